@@ -1,0 +1,2 @@
+-- placeholder
+CREATE TABLE placeholder (id INTEGER PRIMARY KEY);

@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MediaIndex",
+    products: [
+        .library(name: "MediaIndex", targets: ["MediaIndex"]),
+        .executable(name: "mediaindex", targets: ["mediaindex"]),
+    ],
+    targets: [
+        // System libraries, from Debian's -dev packages.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+
+        // Pure readers: bytes -> facts. Knows nothing of SQLite.
+        .target(
+            name: "MediaMetadata",
+            dependencies: ["CExif"]
+        ),
+
+        // The library product: database, indexer, identity, queries.
+        .target(
+            name: "MediaIndex",
+            dependencies: ["MediaMetadata", "CSQLite"],
+            plugins: ["EmbedMigrations"]
+        ),
+
+        // Argument parsing, commands and output.
+        .target(
+            name: "MediaIndexCLI",
+            dependencies: ["MediaIndex"]
+        ),
+        .executableTarget(
+            name: "mediaindex",
+            dependencies: ["MediaIndexCLI"]
+        ),
+
+        // Build-time: turns Migrations/*.sql into a Swift source file.
+        .executableTarget(name: "MigrationEmbedder"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+
+        // Finds the shared corpus and reads the reference tools' readings, for tests.
+        .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
+        .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "CorpusSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random access to the bytes of one file or buffer, read in bounded pieces.
+///
+/// Readers never load a whole file: they ask for the few ranges they need.
+public protocol ByteSource {
+    /// The total number of bytes.
+    var size: UInt64 { get }
+
+    /// Reads up to `count` bytes starting at `offset`.
+    ///
+    /// Returns fewer bytes than asked at the end of the source, and none past it.
+    /// - Throws: `MetadataError.io` when the underlying read fails.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+extension ByteSource {
+    /// Reads exactly `count` bytes at `offset`, or throws `MetadataError.truncated`.
+    public func readExactly(at offset: UInt64, count: Int) throws -> [UInt8] {
+        let bytes = try read(at: offset, count: count)
+        guard bytes.count == count else {
+            throw MetadataError.truncated("wanted \(count) bytes at offset \(offset), the file has \(size)")
+        }
+        return bytes
+    }
+}
+
+/// A byte source over bytes held in memory; used for embedded data and in tests.
+public struct MemoryByteSource: ByteSource, Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public var size: UInt64 { UInt64(bytes.count) }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0, offset < UInt64(bytes.count) else { return [] }
+        let start = Int(offset)
+        let end = start + min(count, bytes.count - start)
+        return Array(bytes[start..<end])
+    }
+}
+
+/// A read-only open file, read with `pread`; closed when the value is released.
+///
+/// The file is opened with `O_RDONLY | O_CLOEXEC | O_NOFOLLOW`: originals are never
+/// written, and a symbolic link is never followed here.
+public final class FileByteSource: ByteSource {
+    private let descriptor: Int32
+    public let size: UInt64
+    /// The path as given, for error messages.
+    public let path: String
+
+    /// Opens the file at `path` (raw bytes, no encoding assumed) for reading.
+    ///
+    /// - Throws: `MetadataError.io` naming the path and the system's reason.
+    /// Wraps `open(2)` and `fstat(2)`.
+    public init(pathBytes: [UInt8]) throws {
+        let display = String(decoding: pathBytes, as: UTF8.self)
+        self.path = display
+        var cString = pathBytes.map { CChar(bitPattern: $0) }
+        cString.append(0)
+        let fd = retryingOnInterrupt { open(cString, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        guard fd >= 0 else {
+            throw MetadataError.io("cannot open \(display): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw MetadataError.io("cannot stat \(display): \(reason)")
+        }
+        self.descriptor = fd
+        self.size = UInt64(max(0, info.st_size))
+    }
+
+    /// Opens the file at a path string.
+    public convenience init(path: String) throws {
+        try self.init(pathBytes: Array(path.utf8))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Wraps `pread(2)`, retrying on `EINTR` and short reads.
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0, offset < size else { return [] }
+        let wanted = Int(min(UInt64(count), size - offset))
+        var buffer = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        while filled < wanted {
+            let got = buffer.withUnsafeMutableBytes { raw in
+                retryingOnInterrupt {
+                    pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+                }
+            }
+            if got < 0 {
+                throw MetadataError.io("cannot read \(path) at offset \(offset): \(String(cString: strerror(errno)))")
+            }
+            if got == 0 { break }  // the file shrank under us
+            filled += got
+        }
+        if filled < wanted { buffer.removeLast(wanted - filled) }
+        return buffer
+    }
+}
+
+@inline(__always)
+func retryingOnInterrupt<T: FixedWidthInteger>(_ body: () -> T) -> T {
+    while true {
+        let result = body()
+        if result == -1 && errno == EINTR { continue }
+        return result
+    }
+}

@@ -1,0 +1,79 @@
+/// A file format, as recognised from the file's first bytes (never its name).
+public enum MediaFormat: String, Sendable, Codable, CaseIterable {
+    // Still images
+    case jpeg, png, gif, webp, bmp, tiff, heic, heif, avif, jpegXL = "jxl"
+    // Camera raws (most are TIFF-based; CR3 is ISO-BMFF based)
+    case dng, cr2, cr3, crw, nef, arw, orf, rw2, raf, pef, srw, x3f, iiq
+    // Movies
+    case quickTime = "mov", mp4, m4v, threeGP = "3gp", matroska = "mkv", webm, avi
+    case mpegTS = "ts", mpegPS = "mpg", wmv = "asf", flv, dv, mxf, ogv = "ogg"
+
+    /// Whether files of this format become image or video assets.
+    public var mediaType: MediaType {
+        switch self {
+        case .quickTime, .mp4, .m4v, .threeGP, .matroska, .webm, .avi,
+             .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv:
+            return .video
+        default:
+            return .image
+        }
+    }
+
+    /// Whether the format is a camera raw.
+    public var isRaw: Bool {
+        switch self {
+        case .dng, .cr2, .cr3, .crw, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .x3f, .iiq:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The MIME type reported for resources of this format.
+    public var contentType: String {
+        switch self {
+        case .jpeg: return "image/jpeg"
+        case .png: return "image/png"
+        case .gif: return "image/gif"
+        case .webp: return "image/webp"
+        case .bmp: return "image/bmp"
+        case .tiff: return "image/tiff"
+        case .heic: return "image/heic"
+        case .heif: return "image/heif"
+        case .avif: return "image/avif"
+        case .jpegXL: return "image/jxl"
+        case .dng: return "image/x-adobe-dng"
+        case .cr2: return "image/x-canon-cr2"
+        case .cr3: return "image/x-canon-cr3"
+        case .crw: return "image/x-canon-crw"
+        case .nef: return "image/x-nikon-nef"
+        case .arw: return "image/x-sony-arw"
+        case .orf: return "image/x-olympus-orf"
+        case .rw2: return "image/x-panasonic-rw2"
+        case .raf: return "image/x-fuji-raf"
+        case .pef: return "image/x-pentax-pef"
+        case .srw: return "image/x-samsung-srw"
+        case .x3f: return "image/x-sigma-x3f"
+        case .iiq: return "image/x-phaseone-iiq"
+        case .quickTime: return "video/quicktime"
+        case .mp4: return "video/mp4"
+        case .m4v: return "video/x-m4v"
+        case .threeGP: return "video/3gpp"
+        case .matroska: return "video/x-matroska"
+        case .webm: return "video/webm"
+        case .avi: return "video/x-msvideo"
+        case .mpegTS: return "video/mp2t"
+        case .mpegPS: return "video/mpeg"
+        case .wmv: return "video/x-ms-asf"
+        case .flv: return "video/x-flv"
+        case .dv: return "video/dv"
+        case .mxf: return "application/mxf"
+        case .ogv: return "video/ogg"
+        }
+    }
+}
+
+/// Image or video, as PHAssetMediaType.
+public enum MediaType: String, Sendable, Codable {
+    case image, video
+}

@@ -1,0 +1,206 @@
+/// Everything the index records about one media file, as read from its bytes.
+///
+/// Every field is optional: a file with partial metadata is still an asset with what
+/// could be read. Problems that did not stop the read are listed in `warnings`.
+public struct MediaMetadata: Sendable, Equatable, Codable {
+    /// The format, recognised by magic bytes.
+    public var format: MediaFormat
+    /// Stored (coded) pixel size, before orientation is applied.
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    /// EXIF orientation 1–8 (1 when the file says nothing).
+    public var orientation: Int?
+    /// When the picture was taken or the movie recorded.
+    public var captureDate: CaptureDate?
+    public var make: String?
+    public var model: String?
+    public var software: String?
+    public var lensMake: String?
+    public var lensModel: String?
+    /// Focal length in millimetres.
+    public var focalLength: Double?
+    public var fNumber: Double?
+    /// Exposure time in seconds.
+    public var exposureTime: Double?
+    public var iso: Int?
+    /// The EXIF Flash value (bit 0: fired).
+    public var flash: Int?
+    public var location: GeoLocation?
+    public var durationSeconds: Double?
+    public var frameRate: Double?
+    public var videoCodec: String?
+    public var hasAudio: Bool?
+    /// Apple's live-photo content identifier (maker note 0x0011, or the movie's
+    /// `com.apple.quicktime.content.identifier`).
+    public var contentIdentifier: String?
+    /// Apple's burst identifier (maker note 0x000b).
+    public var burstIdentifier: String?
+    /// Problems that did not stop the read, one sentence each.
+    public var warnings: [String]
+
+    public init(format: MediaFormat) {
+        self.format = format
+        self.warnings = []
+    }
+
+    /// Width and height as displayed, after orientation (5–8 swap the axes).
+    public var displaySize: (width: Int, height: Int)? {
+        guard let w = pixelWidth, let h = pixelHeight else { return nil }
+        if let o = orientation, (5...8).contains(o) { return (h, w) }
+        return (w, h)
+    }
+}
+
+/// A capture date as the file records it: local wall-clock time, with the UTC offset
+/// when the file has one.
+public struct CaptureDate: Sendable, Equatable, Hashable, Codable {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+    /// Fraction of a second, in nanoseconds.
+    public var nanosecond: Int
+    /// The recorded offset from UTC in seconds; nil when only local time is known.
+    public var utcOffsetSeconds: Int?
+
+    public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+                nanosecond: Int = 0, utcOffsetSeconds: Int? = nil) {
+        self.year = year; self.month = month; self.day = day
+        self.hour = hour; self.minute = minute; self.second = second
+        self.nanosecond = nanosecond; self.utcOffsetSeconds = utcOffsetSeconds
+    }
+
+    /// Parses EXIF's `YYYY:MM:DD HH:MM:SS` (also accepts `-` in the date and a `T`).
+    ///
+    /// Returns nil for blank or impossible dates such as `0000:00:00 00:00:00`.
+    public init?(exif text: String, subseconds: String? = nil, offset: String? = nil) {
+        let digits = text.unicodeScalars.filter { ("0"..."9").contains($0) }.map { Int($0.value) - 48 }
+        guard digits.count >= 12 else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int {
+            digits[from..<(from + count)].reduce(0) { $0 * 10 + $1 }
+        }
+        let year = number(0, 4), month = number(4, 2), day = number(6, 2)
+        let hour = number(8, 2), minute = number(10, 2)
+        let second = digits.count >= 14 ? number(12, 2) : 0
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+              (0...24).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        var nanos = 0
+        if let sub = subseconds?.trimmingSpacesAndNULs(), !sub.isEmpty,
+           sub.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            let padded = (sub + "000000000").prefix(9)
+            nanos = Int(padded) ?? 0
+        }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                  nanosecond: nanos, utcOffsetSeconds: offset.flatMap(CaptureDate.parseOffset))
+    }
+
+    /// Parses `+HH:MM`, `-HH:MM`, `+HHMM` or `Z`.
+    public static func parseOffset(_ text: String) -> Int? {
+        let t = text.trimmingSpacesAndNULs()
+        if t == "Z" { return 0 }
+        guard let sign = t.first, sign == "+" || sign == "-" else { return nil }
+        let digits = t.dropFirst().filter { $0 != ":" }
+        guard digits.count == 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let hh = Int(digits.prefix(2)), let mm = Int(digits.suffix(2)),
+              hh <= 18, mm < 60 else { return nil }
+        let seconds = hh * 3600 + mm * 60
+        return sign == "-" ? -seconds : seconds
+    }
+
+    /// ISO 8601: `2023-11-01T15:11:17.049+01:00`; `Z` for UTC; no suffix when the
+    /// offset is unknown. Sub-seconds appear only when recorded, to millisecond
+    /// precision or finer as needed.
+    public var iso8601: String {
+        func pad(_ v: Int, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+        if nanosecond > 0 {
+            var fraction = pad(nanosecond, 9)
+            while fraction.count > 3 && fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        if let offset = utcOffsetSeconds {
+            if offset == 0 { text += "Z" } else {
+                let sign = offset < 0 ? "-" : "+"
+                let a = abs(offset)
+                text += "\(sign)\(pad(a / 3600, 2)):\(pad((a % 3600) / 60, 2))"
+            }
+        }
+        return text
+    }
+
+    /// Seconds since 1970 in UTC, for sorting. A date without an offset is taken as
+    /// if it were UTC ("floating" time), which keeps a camera's own order.
+    public var sortTimestamp: Double {
+        let days = CaptureDate.daysFromCivil(year: year, month: month, day: day)
+        let local = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(nanosecond) / 1e9
+        return local - Double(utcOffsetSeconds ?? 0)
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The civil date of a UTC timestamp, with the given offset recorded.
+    public init(timestamp: Double, utcOffsetSeconds: Int?) {
+        let shifted = timestamp + Double(utcOffsetSeconds ?? 0)
+        let whole = Int(shifted.rounded(.down))
+        let nanos = Int(((shifted - Double(whole)) * 1e9).rounded())
+        var days = whole / 86_400
+        var secs = whole % 86_400
+        if secs < 0 { secs += 86_400; days -= 1 }
+        // Inverse of daysFromCivil.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        self.init(year: y, month: m, day: d, hour: secs / 3600, minute: (secs % 3600) / 60,
+                  second: secs % 60, nanosecond: min(nanos, 999_999_999), utcOffsetSeconds: utcOffsetSeconds)
+    }
+}
+
+/// A position on Earth in WGS 84 degrees, signed (south and west are negative).
+public struct GeoLocation: Sendable, Equatable, Hashable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres above sea level (negative below); nil when not recorded.
+    public var altitude: Double?
+
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
+        self.latitude = latitude; self.longitude = longitude; self.altitude = altitude
+    }
+
+    /// Whether the coordinates are on Earth and not the (0, 0) placeholder some
+    /// cameras write when they have no fix.
+    public var isPlausible: Bool {
+        latitude.isFinite && longitude.isFinite && abs(latitude) <= 90 && abs(longitude) <= 180
+            && !(latitude == 0 && longitude == 0)
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and NUL padding.
+    public func trimmingSpacesAndNULs() -> String {
+        var scalars = Substring(self)
+        while let f = scalars.first, f == " " || f == "\0" || f == "\t" || f == "\n" || f == "\r" { scalars.removeFirst() }
+        while let l = scalars.last, l == " " || l == "\0" || l == "\t" || l == "\n" || l == "\r" { scalars.removeLast() }
+        return String(scalars)
+    }
+}
