@@ -1,0 +1,93 @@
+import Foundation
+import CSQLite
+
+/// The library's single writer connection; calls are serialised.
+public final class DatabaseWriter: @unchecked Sendable {
+    // @unchecked: the connection is only touched inside `lock`, one caller at a time.
+    private let connection: DatabaseConnection
+    private let lock = NSLock()
+
+    init(connection: DatabaseConnection) { self.connection = connection }
+
+    /// Runs `body` with the writer connection, outside any transaction.
+    public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
+    public func transaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        try write { db in try db.inTransaction { try body(db) } }
+    }
+}
+
+/// Read-only access. Each read runs in its own deferred transaction, so it sees one
+/// committed state of the database and never blocks the writer (WAL).
+public final class DatabaseReader: @unchecked Sendable {
+    // @unchecked: connections are handed out one caller at a time under `lock`.
+    private let path: String
+    private let lock = NSLock()
+    private var idle: [DatabaseConnection] = []
+
+    init(path: String) { self.path = path }
+
+    /// Runs `body` on a read-only connection inside a read transaction.
+    public func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try connection.inTransaction(immediate: false) { try body(connection) }
+    }
+
+    private func checkOut() throws -> DatabaseConnection {
+        lock.lock()
+        if let connection = idle.popLast() { lock.unlock(); return connection }
+        lock.unlock()
+        return try DatabaseConnection(path: path, readOnly: true)
+    }
+
+    private func checkIn(_ connection: DatabaseConnection) {
+        lock.lock()
+        if idle.count < 4 { idle.append(connection) }
+        lock.unlock()
+    }
+}
+
+/// Checks that an existing file is a MediaIndex library before anything writes to it.
+enum LibraryFileCheck {
+    static let applicationID = 1_296_630_872  // 'MIDX'
+
+    /// Throws `LibraryError.notALibrary` unless the file is empty, a fresh SQLite
+    /// database with no tables, or a database stamped with our application id.
+    /// Opens the file read-only, so a foreign file is never modified.
+    static func verify(path: String) throws {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = attributes[.size] as? NSNumber else { return }
+        if size.intValue == 0 { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw LibraryError.notALibrary(path: path, reason: "it cannot be opened for reading")
+        }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else {
+            throw LibraryError.notALibrary(path: path, reason: "it is not a SQLite database")
+        }
+        let connection: DatabaseConnection
+        do {
+            connection = try DatabaseConnection(path: path, readOnly: true)
+        } catch let error as DatabaseError {
+            throw LibraryError.notALibrary(path: path, reason: error.message)
+        }
+        do {
+            let id = try connection.scalarInt("PRAGMA application_id") ?? 0
+            if id == applicationID { return }
+            let tables = try connection.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
+            if id == 0 && tables == 0 { return }
+            throw LibraryError.notALibrary(
+                path: path,
+                reason: id == 0 ? "it is a SQLite database of another application" : "its application id is \(id)")
+        } catch let error as DatabaseError {
+            throw LibraryError.notALibrary(path: path, reason: error.message)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import CSQLite
+
+/// One SQLite connection; closed when released.
+///
+/// Not `Sendable`: code reaches a connection through `DatabaseWriter.write` or
+/// `DatabaseReader.read`, which serialise access to it.
+public final class DatabaseConnection {
+    let handle: OpaquePointer
+    /// The database file's path, for messages.
+    public let path: String
+    /// Whether the connection was opened read-only.
+    public let isReadOnly: Bool
+    private var statementCache: [String: Statement] = [:]
+
+    /// How long a connection waits on a lock held by another before failing.
+    public static let busyTimeoutMilliseconds: Int32 = 5_000
+
+    /// Opens a connection and sets it up in one fixed order: busy timeout, foreign
+    /// keys, extended result codes, then (for a writer) WAL with `synchronous = NORMAL`.
+    ///
+    /// - Throws: `DatabaseError` when the file cannot be opened.
+    /// Wraps `sqlite3_open_v2`.
+    public init(path: String, readOnly: Bool, create: Bool = false) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let connection { sqlite3_close_v2(connection) }
+            throw DatabaseError(extendedCode: code, message: "\(message) (\(path))")
+        }
+        self.handle = connection
+        self.path = path
+        self.isReadOnly = readOnly
+
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        try execute("PRAGMA foreign_keys = ON")
+        sqlite3_extended_result_codes(handle, 1)
+        if !readOnly {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = NORMAL")
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements with no parameters. Wraps `sqlite3_exec`.
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with parameters, ignoring rows.
+    public func execute(_ sql: String, _ values: [DatabaseValueConvertible]) throws {
+        try cachedStatement(sql).execute(values)
+    }
+
+    /// A prepared statement for `sql`, reused across calls.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Every row of a query.
+    public func rows(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> [Row] {
+        try cachedStatement(sql).rows(values)
+    }
+
+    /// The first row of a query, or nil.
+    public func row(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Row? {
+        let statement = try cachedStatement(sql)
+        try statement.bind(values)
+        defer { sqlite3_reset(statement.handle) }
+        return try statement.step() ? statement.currentRow() : nil
+    }
+
+    /// The first column of the first row as an integer, or nil.
+    public func scalarInt(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Int? {
+        guard let row = try row(sql, values) else { return nil }
+        switch row[0] {
+        case .integer(let v): return Int(v)
+        case .real(let v): return Int(v)
+        default: return nil
+        }
+    }
+
+    /// The rowid of the last insert. Wraps `sqlite3_last_insert_rowid`.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement. Wraps `sqlite3_changes`.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// `immediate` takes the write lock at once (`BEGIN IMMEDIATE`), so a writer never
+    /// fails half-way for want of it.
+    public func inTransaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+        try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func error(code: Int32, sql: String?) -> DatabaseError {
+        DatabaseError(extendedCode: sqlite3_extended_errcode(handle),
+                      message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

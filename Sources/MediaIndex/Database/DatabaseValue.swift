@@ -1,0 +1,42 @@
+/// A value SQLite stores: the five storage classes.
+public enum DatabaseValue: Sendable, Equatable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A Swift value that can be bound as a statement parameter.
+public protocol DatabaseValueConvertible {
+    var databaseValue: DatabaseValue { get }
+}
+
+extension DatabaseValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self }
+}
+extension Int: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+}
+extension Int64: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self) }
+}
+extension UInt64: DatabaseValueConvertible {
+    /// Stored as the same 64 bits, reinterpreted as signed.
+    public var databaseValue: DatabaseValue { .integer(Int64(bitPattern: self)) }
+}
+extension Double: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { isFinite ? .real(self) : .null }
+}
+extension Bool: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+}
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+}
+extension Array: DatabaseValueConvertible where Element == UInt8 {
+    public var databaseValue: DatabaseValue { .blob(self) }
+}
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+}

@@ -1,0 +1,41 @@
+/// What one index run did. Every file seen is counted in exactly one of
+/// `added`, `updated`, `moved`, `unchanged`, `failed` or `skipped`.
+public struct IndexSummary: Sendable, Equatable, Codable {
+    /// Regular files found under the roots.
+    public var scanned = 0
+    /// New assets.
+    public var added = 0
+    /// Known files whose content or metadata changed.
+    public var updated = 0
+    /// Known content found at a new path (renamed or moved); the asset is kept.
+    public var moved = 0
+    /// Files recorded before and gone now.
+    public var removed = 0
+    /// Files whose size, mtime and inode are as recorded: not opened.
+    public var unchanged = 0
+    /// Files that could not be read or parsed (see `mediaindex errors`).
+    public var failed = 0
+    /// Files that are not images or videos.
+    public var skipped = 0
+    /// Files this run opened.
+    public var opened = 0
+    /// Folders that could not be listed.
+    public var unreadableFolders = 0
+    public var elapsedSeconds = 0.0
+
+    public init() {}
+}
+
+/// A snapshot of an index run in progress, for a progress line.
+public struct IndexProgress: Sendable {
+    public enum Phase: String, Sendable { case walking, reading, finishing }
+    public var phase: Phase
+    /// Files found so far (walking) or in all (reading).
+    public var scanned: Int
+    /// Files to open this run.
+    public var toRead: Int
+    /// Of those, read so far.
+    public var read: Int
+    public var failed: Int
+    public var elapsedSeconds: Double
+}
