@@ -35,10 +35,28 @@ public enum ExifDecoder {
         apply(directories, to: &metadata)
     }
 
+    private static let appleSignature: [UInt8] = Array("Apple iOS\0".utf8)
+
+    /// The string tags of Apple's maker note: `Apple iOS\0`, a 2-byte version, a byte
+    /// order mark at 12, then one directory at 14 whose offsets count from the note's
+    /// start. Read here rather than through libexif's maker-note API, whose 0.6.24
+    /// value formatting returned "b" for the content identifier instead of the UUID.
+    static func appleMakerNote(_ note: ExifValue?) -> [UInt16: String] {
+        guard let bytes = note?.bytes, bytes.count > 16, bytes.starts(with: appleSignature) else { return [:] }
+        let littleEndian = bytes[12] == 0x49 && bytes[13] == 0x49
+        let walker = TIFFDirectoryWalker(source: MemoryByteSource(bytes), base: 0,
+                                         littleEndian: littleEndian, firstDirectoryOffset: 14)
+        var warnings: [String] = []
+        guard let directory = try? walker.directory(at: 14, warnings: &warnings),
+              let values = try? walker.values(of: directory.entries, wanted: [0x0011, 0x000B]) else { return [:] }
+        return values.compactMapValues { $0.type == 2 ? $0.string : nil }
+    }
+
     /// Fills the still-empty fields of `metadata` from decoded directories.
     static func apply(_ dirs: ExifDirectories, to m: inout MediaMetadata) {
         m.warnings.append(contentsOf: dirs.warnings)
         let ifd0 = dirs.ifd0, exif = dirs.exif, gps = dirs.gps
+        let makerNote = appleMakerNote(exif[ExifTag.makerNote])
 
         if m.captureDate == nil {
             m.captureDate = captureDate(ifd0: ifd0, exif: exif)
@@ -63,8 +81,8 @@ public enum ExifDecoder {
             m.pixelHeight = h
         }
         if m.location == nil { m.location = location(gps) }
-        if m.contentIdentifier == nil { m.contentIdentifier = dirs.appleMakerNote[0x0011] }
-        if m.burstIdentifier == nil { m.burstIdentifier = dirs.appleMakerNote[0x000B] }
+        if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
+        if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
     }
 
     /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own

@@ -82,16 +82,15 @@ struct ExifValue: Sendable {
     }
 }
 
-/// The fields the index uses from the three EXIF directories, plus Apple's maker note.
+/// The fields the index uses from the three EXIF directories (the Exif IFD's
+/// MakerNote included, for Apple's identifiers).
 struct ExifDirectories: Sendable {
     var ifd0: [UInt16: ExifValue] = [:]
     var exif: [UInt16: ExifValue] = [:]
     var gps: [UInt16: ExifValue] = [:]
-    /// Apple maker-note strings by tag (0x0011 content identifier, 0x000b burst).
-    var appleMakerNote: [UInt16: String] = [:]
     var warnings: [String] = []
 
-    var isEmpty: Bool { ifd0.isEmpty && exif.isEmpty && gps.isEmpty && appleMakerNote.isEmpty }
+    var isEmpty: Bool { ifd0.isEmpty && exif.isEmpty && gps.isEmpty }
 }
 
 /// Tag numbers used by the mapper and the walker.
@@ -121,7 +120,7 @@ enum ExifTag {
     static let wantedExif: Set<UInt16> = [exposureTime, fNumber, iso, dateTimeOriginal, dateTimeDigitized,
                                           offsetTime, offsetTimeOriginal, offsetTimeDigitized, flash, focalLength,
                                           subSecTime, subSecTimeOriginal, subSecTimeDigitized,
-                                          pixelXDimension, pixelYDimension, lensMake, lensModel]
+                                          pixelXDimension, pixelYDimension, lensMake, lensModel, makerNote]
     static let wantedGPS: Set<UInt16> = [gpsLatitudeRef, gpsLatitude, gpsLongitudeRef, gpsLongitude,
                                          gpsAltitudeRef, gpsAltitude]
 }

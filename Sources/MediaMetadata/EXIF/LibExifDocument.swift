@@ -33,7 +33,7 @@ final class LibExifDocument {
 
     private var handle: UnsafeMutablePointer<ExifData> { UnsafeMutablePointer<ExifData>(data) }
 
-    /// The wanted fields of IFD0, the Exif IFD and the GPS IFD, plus Apple's maker note.
+    /// The wanted fields of IFD0, the Exif IFD and the GPS IFD.
     func directories() -> ExifDirectories {
         var dirs = ExifDirectories()
         let littleEndian = exif_data_get_byte_order(handle) == EXIF_BYTE_ORDER_INTEL
@@ -41,7 +41,6 @@ final class LibExifDocument {
         dirs.ifd0 = values(of: ifds.0, wanted: ExifTag.wantedIFD0, littleEndian: littleEndian)
         dirs.exif = values(of: ifds.2, wanted: ExifTag.wantedExif, littleEndian: littleEndian)
         dirs.gps = values(of: ifds.3, wanted: ExifTag.wantedGPS, littleEndian: littleEndian)
-        dirs.appleMakerNote = appleMakerNote()
         return dirs
     }
 
@@ -60,27 +59,6 @@ final class LibExifDocument {
             result[tag] = ExifValue(type: type, count: count,
                                     bytes: Array(UnsafeBufferPointer(start: bytes, count: size)),
                                     littleEndian: littleEndian)
-        }
-        return result
-    }
-
-    /// Apple maker-note strings (content and burst identifiers), when libexif
-    /// recognised an Apple maker note.
-    private func appleMakerNote() -> [UInt16: String] {
-        guard let note = exif_data_get_mnote_data(handle) else { return [:] }
-        var result: [UInt16: String] = [:]
-        let count = min(exif_mnote_data_count(note), 512)
-        var buffer = [CChar](repeating: 0, count: 256)
-        for i in 0..<count {
-            let id = exif_mnote_data_get_id(note, i)
-            guard id == 0x0011 || id == 0x000B else { continue }
-            let text: String? = buffer.withUnsafeMutableBufferPointer { raw in
-                guard let base = raw.baseAddress,
-                      exif_mnote_data_get_value(note, i, base, UInt32(raw.count)) != nil else { return nil }
-                let bytes = UnsafeRawBufferPointer(raw).prefix { $0 != 0 }
-                return ExifValue.decodeLeniently(ArraySlice(bytes))
-            }
-            if let text = text?.trimmingSpacesAndNULs(), !text.isEmpty { result[UInt16(id)] = text }
         }
         return result
     }

@@ -47,6 +47,16 @@ struct TIFFDirectoryWalker {
         firstDirectoryOffset = TIFFDirectoryWalker.u32(header, 4, littleEndian)
     }
 
+    /// A walker over a directory without a TIFF header (Apple's maker note), whose
+    /// offsets count from `base`.
+    init(source: ByteSource, base: UInt64, littleEndian: Bool, firstDirectoryOffset: UInt32) {
+        self.source = source
+        self.base = base
+        self.littleEndian = littleEndian
+        self.firstDirectoryOffset = firstDirectoryOffset
+        self.isBigTIFF = false
+    }
+
     static func u16(_ b: [UInt8], _ at: Int, _ le: Bool) -> UInt16 {
         guard at >= 0, at + 2 <= b.count else { return 0 }
         return le ? UInt16(b[at]) | UInt16(b[at + 1]) << 8 : UInt16(b[at]) << 8 | UInt16(b[at + 1])
@@ -75,8 +85,11 @@ struct TIFFDirectoryWalker {
         }
         let body = try source.read(at: start + 2, count: wanted * 12 + 4)
         let present = min(wanted, body.count / 12)
-        if present < declared && declared <= TIFFDirectoryWalker.maxEntries {
-            warnings.append("a TIFF directory claims \(declared) entries but the file ends after \(present)")
+        if present < wanted {
+            // Like exiftool, drop a directory that runs past the end: its entries are
+            // more likely garbage than data.
+            warnings.append("a TIFF directory claims \(declared) entries but the file ends after \(present); it was ignored")
+            return ([], 0)
         }
         var entries: [Entry] = []
         entries.reserveCapacity(present)

@@ -36,9 +36,17 @@ enum JPEGReader {
             // A marker is 0xFF, any number of 0xFF fill bytes, then the code.
             var head = try bytes(at: offset, count: 2)
             guard head.count == 2 else { problem = "the file ends before the image data"; break }
-            guard head[0] == 0xFF else {
-                problem = "expected a JPEG marker at offset \(offset) but found data"
-                break
+            if head[0] != 0xFF {
+                // Some writers leave stray bytes between segments; exiftool skips to
+                // the next 0xFF, and so do we, within a bound.
+                guard let resumed = try nextMarker(after: offset, bytes: { try bytes(at: $0, count: $1) }) else {
+                    problem = "expected a JPEG marker at offset \(offset) but found data"
+                    break
+                }
+                reading.metadata.warnings.append("skipped \(resumed - offset) stray bytes at offset \(offset)")
+                offset = resumed
+                head = try bytes(at: offset, count: 2)
+                guard head.count == 2 else { problem = "the file ends before the image data"; break }
             }
             var fill = 0
             while head.count == 2 && head[1] == 0xFF && fill < 65_536 {
@@ -108,5 +116,16 @@ enum JPEGReader {
             reading.metadata.warnings.append("no JPEG frame header was found before the segment limit")
         }
         return reading
+    }
+
+    /// The offset of the next 0xFF that starts a marker, looking at most 64 KiB ahead.
+    private static func nextMarker(after offset: UInt64, bytes: (UInt64, Int) throws -> [UInt8]) throws -> UInt64? {
+        let window = try bytes(offset, 65_536)
+        var i = 0
+        while i + 1 < window.count {
+            if window[i] == 0xFF && window[i + 1] != 0 && window[i + 1] != 0xFF { return offset + UInt64(i) }
+            i += 1
+        }
+        return nil
     }
 }
