@@ -100,6 +100,8 @@ enum FormatDetector {
             brands.append(String(decoding: h[offset..<(offset + 4)], as: UTF8.self))
             offset += 4
         }
+        // Audio-only majors are not media even when they list video-capable brands.
+        if ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "].contains(brands[0]) { return nil }
         // The major brand decides first; compatible brands only when it says nothing.
         for brand in brands {
             if let format = format(ofBrand: brand) { return format }
