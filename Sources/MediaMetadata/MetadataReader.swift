@@ -2,15 +2,56 @@
 public enum MetadataReader {
     /// Recognises the format from the first bytes; nil when the file is not an image
     /// or video this library indexes.
+    ///
+    /// - Throws: `MetadataError.io` when the first bytes cannot be read.
     public static func detectFormat(_ source: ByteSource) throws -> MediaFormat? {
-        nil // filled in by the format detector
+        try FormatDetector.detect(source)
     }
 
     /// Reads everything the index records; nil when the file is not media.
     ///
+    /// Container facts win; EXIF fills the fields still empty.
     /// - Throws: `MetadataError` when the file is media but unreadable.
     public static func read(_ source: ByteSource) throws -> MediaMetadata? {
         guard let format = try detectFormat(source) else { return nil }
-        return MediaMetadata(format: format)
+        let reading = try readContainer(source, format: format)
+        var metadata = reading.metadata
+        if let exif = reading.exif {
+            ExifDecoder.apply(exif: exif, to: &metadata)
+        }
+        return metadata
+    }
+
+    /// The container reader for each format. Formats whose reader lives elsewhere
+    /// return the format alone until wired here (one line each).
+    static func readContainer(_ source: ByteSource, format: MediaFormat) throws -> ContainerReading {
+        switch format {
+        case .jpeg:
+            return try JPEGReader.read(source)
+        case .png:
+            return try SimpleImageReaders.readPNG(source)
+        case .gif:
+            return try SimpleImageReaders.readGIF(source)
+        case .bmp:
+            return try SimpleImageReaders.readBMP(source)
+        case .webp:
+            return try SimpleImageReaders.readWebP(source)
+        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .iiq:
+            return try TIFFReader.read(source, format: format)
+        case .raf:
+            return try TIFFReader.readRAF(source)
+        case .crw, .x3f:
+            var metadata = MediaMetadata(format: format)
+            metadata.warnings.append("metadata of \(format.rawValue.uppercased()) raws is not read yet")
+            return ContainerReading(metadata: metadata)
+        case .heic, .heif, .avif, .cr3, .quickTime, .mp4, .m4v, .threeGP:
+            return ContainerReading(metadata: MediaMetadata(format: format))  // ISOBMFFReader
+        case .matroska, .webm:
+            return ContainerReading(metadata: MediaMetadata(format: format))  // Matroska reader
+        case .avi:
+            return ContainerReading(metadata: MediaMetadata(format: format))  // RIFF reader
+        case .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv:
+            return ContainerReading(metadata: MediaMetadata(format: format))
+        }
     }
 }

@@ -1,0 +1,126 @@
+/// Decodes EXIF blocks into `MediaMetadata` fields.
+///
+/// Small blocks (a JPEG APP1, a HEIC `Exif` item) go through libexif, which also reads
+/// Apple's maker note. Blocks beyond libexif's 64 KiB limit go through the bounded
+/// `TIFFDirectoryWalker`. Either way one mapper fills the fields, and only fields that
+/// are still nil: container facts win.
+public enum ExifDecoder {
+    /// Fills the still-empty fields of `metadata` from an EXIF block.
+    ///
+    /// `block` is a TIFF header (`II*\0` / `MM\0*`) or `Exif\0\0` followed by one.
+    /// Problems are added to `metadata.warnings`; this never throws.
+    public static func apply(exif block: [UInt8], to metadata: inout MediaMetadata) {
+        var start = 0
+        if block.count >= 6, block[0] == 0x45, block[1] == 0x78, block[2] == 0x69, block[3] == 0x66,
+           block[4] == 0, block[5] == 0 {
+            start = 6
+        }
+        let tiff = block[start...]
+        guard tiff.count >= 8, (tiff.first == 0x49 || tiff.first == 0x4D) else {
+            metadata.warnings.append("the EXIF block has no TIFF header and was ignored")
+            return
+        }
+        let directories: ExifDirectories
+        if tiff.count + 6 <= LibExifDocument.maxBlockBytes, let document = LibExifDocument(tiff: tiff) {
+            directories = document.directories()
+        } else {
+            do {
+                let walker = try TIFFDirectoryWalker(source: MemoryByteSource(Array(tiff)))
+                directories = try walker.exifDirectories().directories
+            } catch {
+                metadata.warnings.append("the EXIF block could not be read: \(error)")
+                return
+            }
+        }
+        apply(directories, to: &metadata)
+    }
+
+    private static let appleSignature: [UInt8] = Array("Apple iOS\0".utf8)
+
+    /// The string tags of Apple's maker note: `Apple iOS\0`, a 2-byte version, a byte
+    /// order mark at 12, then one directory at 14 whose offsets count from the note's
+    /// start. Read here rather than through libexif's maker-note API, whose 0.6.24
+    /// value formatting returned "b" for the content identifier instead of the UUID.
+    static func appleMakerNote(_ note: ExifValue?) -> [UInt16: String] {
+        guard let bytes = note?.bytes, bytes.count > 16, bytes.starts(with: appleSignature) else { return [:] }
+        let littleEndian = bytes[12] == 0x49 && bytes[13] == 0x49
+        let walker = TIFFDirectoryWalker(source: MemoryByteSource(bytes), base: 0,
+                                         littleEndian: littleEndian, firstDirectoryOffset: 14)
+        var warnings: [String] = []
+        guard let directory = try? walker.directory(at: 14, warnings: &warnings),
+              let values = try? walker.values(of: directory.entries, wanted: [0x0011, 0x000B]) else { return [:] }
+        return values.compactMapValues { $0.type == 2 ? $0.string : nil }
+    }
+
+    /// Fills the still-empty fields of `metadata` from decoded directories.
+    static func apply(_ dirs: ExifDirectories, to m: inout MediaMetadata) {
+        m.warnings.append(contentsOf: dirs.warnings)
+        let ifd0 = dirs.ifd0, exif = dirs.exif, gps = dirs.gps
+        let makerNote = appleMakerNote(exif[ExifTag.makerNote])
+
+        if m.captureDate == nil {
+            m.captureDate = captureDate(ifd0: ifd0, exif: exif)
+        }
+        if m.make == nil { m.make = ifd0[ExifTag.make]?.string }
+        if m.model == nil { m.model = ifd0[ExifTag.model]?.string }
+        if m.software == nil { m.software = ifd0[ExifTag.software]?.string }
+        if m.lensMake == nil { m.lensMake = exif[ExifTag.lensMake]?.string }
+        if m.lensModel == nil { m.lensModel = exif[ExifTag.lensModel]?.string }
+        if m.focalLength == nil { m.focalLength = exif[ExifTag.focalLength]?.number() }
+        if m.fNumber == nil { m.fNumber = exif[ExifTag.fNumber]?.number() }
+        if m.exposureTime == nil { m.exposureTime = exif[ExifTag.exposureTime]?.number() }
+        if m.iso == nil { m.iso = exif[ExifTag.iso]?.integer() }
+        if m.flash == nil { m.flash = exif[ExifTag.flash]?.integer() }
+        if m.orientation == nil, let o = ifd0[ExifTag.orientation]?.integer(), (1...8).contains(o) {
+            m.orientation = o
+        }
+        if m.pixelWidth == nil && m.pixelHeight == nil,
+           let w = exif[ExifTag.pixelXDimension]?.integer(), let h = exif[ExifTag.pixelYDimension]?.integer(),
+           w > 0, h > 0 {
+            m.pixelWidth = w
+            m.pixelHeight = h
+        }
+        if m.location == nil { m.location = location(gps) }
+        if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
+        if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
+    }
+
+    /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own
+    /// sub-seconds and offset (falling back to OffsetTime).
+    static func captureDate(ifd0: [UInt16: ExifValue], exif: [UInt16: ExifValue]) -> CaptureDate? {
+        let generalOffset = exif[ExifTag.offsetTime]?.string
+        let candidates: [(ExifValue?, UInt16, UInt16)] = [
+            (exif[ExifTag.dateTimeOriginal], ExifTag.subSecTimeOriginal, ExifTag.offsetTimeOriginal),
+            (exif[ExifTag.dateTimeDigitized], ExifTag.subSecTimeDigitized, ExifTag.offsetTimeDigitized),
+            (ifd0[ExifTag.dateTime], ExifTag.subSecTime, ExifTag.offsetTime),
+        ]
+        for (value, subSecTag, offsetTag) in candidates {
+            guard let text = value?.string else { continue }
+            let offset = exif[offsetTag]?.string ?? generalOffset
+            if let date = CaptureDate(exif: text, subseconds: exif[subSecTag]?.string, offset: offset) {
+                return date
+            }
+        }
+        return nil
+    }
+
+    /// Degrees from a GPS coordinate triple (degrees, minutes, seconds).
+    private static func degrees(_ value: ExifValue?) -> Double? {
+        guard let value, let d = value.number(at: 0) else { return nil }
+        let minutes = value.count > 1 ? (value.number(at: 1) ?? 0) : 0
+        let seconds = value.count > 2 ? (value.number(at: 2) ?? 0) : 0
+        let result = d + minutes / 60 + seconds / 3600
+        return result.isFinite ? result : nil
+    }
+
+    static func location(_ gps: [UInt16: ExifValue]) -> GeoLocation? {
+        guard var latitude = degrees(gps[ExifTag.gpsLatitude]),
+              var longitude = degrees(gps[ExifTag.gpsLongitude]) else { return nil }
+        if gps[ExifTag.gpsLatitudeRef]?.string?.uppercased().first == "S" { latitude = -latitude }
+        if gps[ExifTag.gpsLongitudeRef]?.string?.uppercased().first == "W" { longitude = -longitude }
+        guard abs(latitude) <= 90, abs(longitude) <= 180 else { return nil }
+        var altitude = gps[ExifTag.gpsAltitude]?.number()
+        if let a = altitude, gps[ExifTag.gpsAltitudeRef]?.integer() == 1 { altitude = -a }
+        return GeoLocation(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+}

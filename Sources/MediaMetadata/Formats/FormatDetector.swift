@@ -1,0 +1,173 @@
+/// Recognises a file's format from its first bytes, never its name.
+enum FormatDetector {
+    /// How many bytes the first look reads; enough for every magic number here.
+    static let headerBytes = 64
+
+    /// The format of the file, or nil when it is not an image or video we index
+    /// (audio, text, XMP, Photoshop files …).
+    static func detect(_ source: ByteSource) throws -> MediaFormat? {
+        let h = try source.read(at: 0, count: headerBytes)
+        guard h.count >= 4 else { return nil }
+
+        func at(_ offset: Int, _ ascii: String) -> Bool {
+            let bytes = Array(ascii.utf8)
+            guard offset + bytes.count <= h.count else { return false }
+            for i in 0..<bytes.count where h[offset + i] != bytes[i] { return false }
+            return true
+        }
+        func starts(_ prefix: [UInt8]) -> Bool {
+            prefix.count <= h.count && zip(prefix, h).allSatisfy { $0 == $1 }
+        }
+
+        if h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if at(0, "GIF87a") || at(0, "GIF89a") { return .gif }
+        if at(0, "RIFF") && h.count >= 12 {
+            if at(8, "WEBP") { return .webp }
+            if at(8, "AVI ") || at(8, "AVIX") { return .avi }
+            return nil  // WAV and other RIFF forms
+        }
+        if at(0, "BM") && h.count >= 18 {
+            // The DIB header size distinguishes a bitmap from text starting with "BM".
+            let dib = UInt32(h[14]) | UInt32(h[15]) << 8 | UInt32(h[16]) << 16 | UInt32(h[17]) << 24
+            if [12, 40, 52, 56, 64, 108, 124].contains(dib) { return .bmp }
+        }
+        if at(0, "II") || at(0, "MM") { if let tiff = try detectTIFF(h, source) { return tiff } }
+        if at(0, "FUJIFILMCCD-RAW") { return .raf }
+        if at(0, "FOVb") { return .x3f }
+        if h.count >= 14 && at(0, "II") && at(6, "HEAPCCDR") { return .crw }
+        if h.count >= 12 && at(4, "ftyp") { return detectISOBMFF(h, source) }
+        if h.count >= 8 && (at(4, "moov") || at(4, "mdat") || at(4, "wide") || at(4, "free") || at(4, "skip") || at(4, "pnot")) {
+            return .quickTime
+        }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return try detectMatroska(source) }
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            return .jpegXL
+        }
+        if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11, 0xA6, 0xD9, 0x00, 0xAA, 0x00, 0x62, 0xCE, 0x6C]) {
+            return .wmv
+        }
+        if at(0, "FLV") && h[3] == 1 { return .flv }
+        if starts([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02]) { return .mxf }
+        if starts([0, 0, 1, 0xBA]) { return .mpegPS }
+        if at(0, "OggS") { return try detectOgg(source) }
+        if h[0] == 0x47, try isTransportStream(source) { return .mpegTS }
+        if h[0] == 0x1F && h[1] == 0x07 && h[2] == 0x00 { return .dv }  // DIF header block
+        return nil
+    }
+
+    /// TIFF and the TIFF-based raws; nil when the header is not TIFF after all.
+    private static func detectTIFF(_ h: [UInt8], _ source: ByteSource) throws -> MediaFormat? {
+        guard h.count >= 8 else { return nil }
+        let le = h[0] == 0x49
+        let magic = le ? UInt16(h[2]) | UInt16(h[3]) << 8 : UInt16(h[2]) << 8 | UInt16(h[3])
+        switch magic {
+        case 0x4F52, 0x5352: return .orf   // "IIRO", "IIRS", "MMOR"
+        case 0x0055: return .rw2           // "IIU\0"
+        case 42, 43: break
+        default: return nil
+        }
+        if magic == 42 && h.count >= 10 && h[8] == 0x43 && h[9] == 0x52 { return .cr2 }  // "CR"
+        if magic == 43 { return .tiff }  // BigTIFF
+        // Phase One IIQ carries "IIII" right after the TIFF header.
+        if h.count >= 12 && h[8] == 0x49 && h[9] == 0x49 && h[10] == 0x49 && h[11] == 0x49 { return .iiq }
+        // The rest need IFD0: DNGVersion marks a DNG; the maker distinguishes raws.
+        var warnings: [String] = []
+        guard let walker = try? TIFFDirectoryWalker(source: source),
+              let ifd0 = try? walker.directory(at: walker.firstDirectoryOffset, warnings: &warnings) else {
+            return .tiff
+        }
+        if ifd0.entries.contains(where: { $0.tag == ExifTag.dngVersion }) { return .dng }
+        // A maker's raw has a full-size image in a SubIFD or is not RGB (CFA
+        // photometric 32803); a TIFF a camera or scanner wrote is plain RGB.
+        let hasSubIFDs = ifd0.entries.contains { $0.tag == ExifTag.subIFDs }
+        guard hasSubIFDs, let makeEntry = ifd0.entries.first(where: { $0.tag == ExifTag.make }),
+              let make = try walker.value(of: makeEntry)?.string?.uppercased() else { return .tiff }
+        if make.hasPrefix("NIKON") { return .nef }
+        if make.hasPrefix("SONY") { return .arw }
+        if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") { return .pef }
+        if make.hasPrefix("SAMSUNG") { return .srw }
+        return .tiff
+    }
+
+    /// ISO base media files by `ftyp` brands.
+    private static func detectISOBMFF(_ h: [UInt8], _ source: ByteSource) -> MediaFormat? {
+        let boxSize = Int(UInt32(h[0]) << 24 | UInt32(h[1]) << 16 | UInt32(h[2]) << 8 | UInt32(h[3]))
+        var brands: [String] = [String(decoding: h[8..<12], as: UTF8.self)]
+        var offset = 16
+        let end = min(max(boxSize, 16), h.count)
+        while offset + 4 <= end {
+            brands.append(String(decoding: h[offset..<(offset + 4)], as: UTF8.self))
+            offset += 4
+        }
+        // Audio-only majors are not media even when they list video-capable brands.
+        if ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "].contains(brands[0]) { return nil }
+        // The major brand decides first; compatible brands only when it says nothing.
+        for brand in brands {
+            if let format = format(ofBrand: brand) { return format }
+        }
+        return nil
+    }
+
+    private static func format(ofBrand brand: String) -> MediaFormat? {
+        switch brand {
+        case "heic", "heix", "hevc", "heim", "heis", "hevm", "hevs", "hevx": return .heic
+        case "avif", "avis": return .avif
+        case "crx ": return .cr3
+        case "mif1", "msf1": return .heif
+        case "qt  ": return .quickTime
+        case "M4V ", "M4VH", "M4VP": return .m4v
+        case "isom", "iso2", "iso3", "iso4", "iso5", "iso6", "mp41", "mp42", "avc1", "dash", "mmp4",
+             "MSNV", "NDAS", "f4v ", "XAVC", "mp71", "iso8", "iso9": return .mp4
+        default:
+            if brand.hasPrefix("3gp") || brand.hasPrefix("3g2") || brand.hasPrefix("3ge") { return .threeGP }
+            return nil  // M4A, M4B, F4A, jp2 … are not indexed
+        }
+    }
+
+    /// WebM when the EBML DocType says so, Matroska otherwise.
+    private static func detectMatroska(_ source: ByteSource) throws -> MediaFormat {
+        let head = try source.read(at: 0, count: 64)
+        // DocType element 0x4282, then a one-byte size marker, then the text.
+        var i = 4
+        while i + 3 < head.count {
+            if head[i] == 0x42 && head[i + 1] == 0x82 {
+                let text = head[(i + 3)..<min(head.count, i + 7)]
+                return Array(text) == Array("webm".utf8) ? .webm : .matroska
+            }
+            i += 1
+        }
+        return .matroska
+    }
+
+    /// Ogg with a Theora (or other video) stream is a video; audio-only Ogg is not media.
+    private static func detectOgg(_ source: ByteSource) throws -> MediaFormat? {
+        // The first page of each logical stream holds its codec header; video streams
+        // usually come first, so the first few pages are enough.
+        let head = try source.read(at: 0, count: 4096)
+        let theora: [UInt8] = [0x80, 0x74, 0x68, 0x65, 0x6F, 0x72, 0x61]
+        let dirac: [UInt8] = [0x42, 0x42, 0x43, 0x44]  // "BBCD"
+        let vp8: [UInt8] = [0x4F, 0x56, 0x50, 0x38, 0x30]  // "OVP80"
+        for pattern in [theora, dirac, vp8] where contains(head, pattern) { return .ogv }
+        return nil
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count, let first = needle.first else { return false }
+        var i = 0
+        while i + needle.count <= haystack.count {
+            if haystack[i] == first && Array(haystack[i..<(i + needle.count)]) == needle { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// MPEG transport streams: sync byte 0x47 every 188 bytes (or 192 with a timecode).
+    private static func isTransportStream(_ source: ByteSource) throws -> Bool {
+        let head = try source.read(at: 0, count: 192 * 4 + 1)
+        for stride in [188, 192] where head.count > stride * 3 {
+            if (0..<4).allSatisfy({ $0 * stride < head.count && head[$0 * stride] == 0x47 }) { return true }
+        }
+        return false
+    }
+}
