@@ -90,9 +90,10 @@ public final class TextOutput: Sendable {
     /// Wraps `write(2)`.
     private static func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = Glibc.write(fileDescriptor, base + offset, buffer.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0, errno == EINTR {
