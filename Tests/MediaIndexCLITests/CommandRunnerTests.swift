@@ -55,3 +55,20 @@ struct CommandRunnerTests {
         #expect(version.output == "1.2.3\n")
     }
 }
+
+@Suite("RawArgument")
+struct RawArgumentTests {
+    @Test("argv read as bytes matches CommandLine.arguments for this (UTF-8) process")
+    func processArgumentsMatchCommandLine() {
+        #expect(RawArgument.processArguments().map(\.string) == Array(CommandLine.arguments.dropFirst()))
+    }
+
+    @Test("invalid UTF-8 reads as U+FFFD in string but survives in bytes")
+    func invalidUTF8() {
+        let argument = RawArgument(bytes: [0x61, 0xC3, 0x28])
+        #expect(argument.string == "a\u{FFFD}(")
+        #expect(argument.bytes == [0x61, 0xC3, 0x28])
+        #expect(!argument.isValidUTF8)
+        #expect(RawArgument("café").isValidUTF8)
+    }
+}

@@ -19,6 +19,24 @@ public protocol ParsableArguments: Sendable {
 ///
 /// A group (non-empty `configuration.subcommands`) takes no arguments of its own; given
 /// no subcommand, the parser answers with its help.
+///
+///     struct RootsRemove: ParsableCommand {
+///         static let configuration = CommandConfiguration(name: "remove", abstract: "Stop indexing a root.")
+///         static let arguments = LibraryOptions.arguments + [
+///             .flag("force", short: "f", help: "Remove even when albums hold its assets."),
+///             .positional("root", help: "The root folder."),
+///         ]
+///         var library: LibraryOptions
+///         var force: Bool
+///         var root: RawArgument
+///
+///         init(parsed: ParsedArguments) throws {
+///             library = try LibraryOptions(parsed: parsed)
+///             force = parsed.flag("force")
+///             root = parsed.rawPositional("root") ?? ""   // required: the parser ensured it
+///         }
+///         func run(in context: CommandContext) async throws { … }
+///     }
 public protocol ParsableCommand: ParsableArguments {
     /// The command's name, help texts, version (root only) and subcommands.
     static var configuration: CommandConfiguration { get }

@@ -18,10 +18,11 @@ public final class ProgressLine: Sendable {
     private let state = Mutex(State())
 
     /// A progress line on `output`, drawn only when `output` is a terminal; text is cut
-    /// to `width - 1` columns so the line never wraps.
+    /// to `width - 1` columns (by default stderr's terminal width) so it never wraps,
+    /// which would break the rewrite.
     public init(
         output: TextOutput = .standardError,
-        width: Int? = nil,
+        width: Int? = Terminal.width(of: 2, environment: [:]),
         minimumInterval: Duration = .milliseconds(100)
     ) {
         self.output = output
