@@ -22,6 +22,9 @@ public enum HumanReadable {
         return "\(bytes) B"
     }
 
+    /// `byteCount(_:)` for an `Int`.
+    public static func byteCount(_ bytes: Int) -> String { byteCount(Int64(bytes)) }
+
     /// A duration as a clock reads, rounded to the second: `0:03`, `4:05`, `1:02:03`.
     /// Negative durations get a `-`; NaN, infinities and absurd values read `--:--`.
     public static func duration(seconds: Double) -> String {
