@@ -1,0 +1,41 @@
+/// Finds the name a user probably meant, for "Did you mean …?".
+enum Suggestion {
+    /// The candidate nearest to `typed`: within two edits (a swap of neighbours counts
+    /// as one), or one that `typed` abbreviates (at least three characters); nil when
+    /// none is near.
+    static func closest(to typed: String, among candidates: [String]) -> String? {
+        var best: (name: String, distance: Int)?
+        for candidate in Set(candidates).sorted() {
+            let distance = editDistance(typed, candidate)
+            let isAbbreviation = typed.count >= 3 && candidate.hasPrefix(typed)
+            guard distance <= 2 || isAbbreviation else { continue }
+            let score = isAbbreviation ? min(distance, 1) : distance
+            if let current = best, current.distance <= score { continue }
+            best = (candidate, score)
+        }
+        return best?.name
+    }
+
+    /// Optimal-string-alignment distance: insertions, deletions, substitutions and
+    /// transpositions of adjacent characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previousPrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previousPrevious[j - 2] + 1)
+                }
+            }
+            (previousPrevious, previous, current) = (previous, current, previousPrevious)
+        }
+        return previous[b.count]
+    }
+}
