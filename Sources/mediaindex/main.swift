@@ -1,1 +1,3 @@
 import MediaIndexCLI
+
+await CommandRunner.main(root: MediaIndexCommand.self)

@@ -1,0 +1,106 @@
+import Foundation
+import MediaIndex
+
+/// `mediaindex index [ROOT...]`: registers roots and brings the library up to date.
+struct IndexCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "index",
+        abstract: "Index the given folders, or every registered root.",
+        discussion: """
+            Given folders are registered as roots and indexed; with none, every registered root \
+            is re-indexed (the cron job). Only new and changed files are opened. A second run on \
+            the same library exits at once with code 75 unless --wait is given.
+            Exit codes: 0 done (files that could not be read are recorded; see 'mediaindex errors'), \
+            1 the run failed, 64 bad command line, 75 another index run holds the library.
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .positional("roots", arity: .zeroOrMore, help: "Folders to register and index."),
+        .flag("quiet", short: "q", help: "Print nothing but errors (for cron)."),
+        .flag("json", help: "Print the run's summary as JSON."),
+        .flag("wait", help: "Wait for another index run to finish instead of exiting with code 75."),
+        .option("batch-size", valueName: "n", default: "256", help: "Files committed per transaction."),
+    ]
+
+    static let lockHeldExitCode: Int32 = 75
+
+    var library: LibraryOptions
+    var roots: [RawArgument]
+    var quiet: Bool
+    var json: Bool
+    var wait: Bool
+    var batchSize: Int
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        roots = parsed.rawPositionals("roots")
+        quiet = parsed.flag("quiet")
+        json = parsed.flag("json")
+        wait = parsed.flag("wait")
+        batchSize = try parsed.option("batch-size", as: Int.self) ?? 256
+    }
+
+    func validate() throws {
+        guard batchSize >= 1 && batchSize <= 100_000 else {
+            throw ValidationError("--batch-size must be between 1 and 100000")
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let location = library.location(in: context)
+        let mediaLibrary = try MediaLibrary(location: location)
+        var options = MediaLibrary.IndexOptions()
+        options.waitForLock = wait
+        options.batchSize = batchSize
+        if try mediaLibrary.roots().isEmpty && roots.isEmpty {
+            throw ValidationError("no roots are registered yet; give a folder: mediaindex index ~/Pictures")
+        }
+        let progressLine = quiet ? nil : ProgressLine(output: context.standardError)
+        let summary: IndexSummary
+        do {
+            summary = try mediaLibrary.index(roots: roots.map { PathBytes($0.bytes) }, options: options) { progress in
+                progressLine?.update(Self.progressText(progress))
+            }
+        } catch let error as LibraryError {
+            progressLine?.clear()
+            if case .indexRunInProgress = error {
+                context.standardError.writeLine("Error: \(error.description)")
+                throw ExitCode(Self.lockHeldExitCode)
+            }
+            throw error
+        }
+        progressLine?.clear()
+        if json {
+            context.standardOutput.writeLine(JSONShapes.summary(summary).prettyText)
+        } else if !quiet {
+            context.standardOutput.writeLine(Self.summaryText(summary))
+            if summary.failed > 0 {
+                context.standardOutput.writeLine("\(summary.failed) files could not be read; 'mediaindex errors' lists them.")
+            }
+        }
+    }
+
+    static func progressText(_ p: IndexProgress) -> String {
+        switch p.phase {
+        case .walking:
+            return "Scanning… \(p.scanned) files found"
+        case .reading:
+            let rate = p.elapsedSeconds > 0 ? Double(p.read) / p.elapsedSeconds : 0
+            let remaining = rate > 0 ? Double(p.toRead - p.read) / rate : 0
+            return "Reading \(p.read)/\(p.toRead) files, \(Int(rate)) files/s, \(p.failed) failed, ETA \(HumanReadable.duration(seconds: remaining))"
+        case .finishing:
+            return "Finishing…"
+        }
+    }
+
+    static func summaryText(_ s: IndexSummary) -> String {
+        var parts = ["scanned \(s.scanned)", "added \(s.added)", "updated \(s.updated)"]
+        if s.moved > 0 { parts.append("moved \(s.moved)") }
+        parts += ["removed \(s.removed)", "unchanged \(s.unchanged)", "failed \(s.failed)",
+                  "skipped \(s.skipped) (not media)", "opened \(s.opened)"]
+        if s.unreadableFolders > 0 { parts.append("unreadable folders \(s.unreadableFolders)") }
+        parts.append(String(format: "%.2f s", s.elapsedSeconds))
+        return "Indexed: " + parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import MediaIndex
+
+/// The JSON shapes the CLI prints. Names are stable: later versions add fields, never rename.
+enum JSONShapes {
+    static func asset(_ a: Asset) -> JSON {
+        var location = JSON.null
+        if let l = a.location {
+            location = .object([("latitude", .double(l.latitude)), ("longitude", .double(l.longitude)),
+                                ("altitude", JSON(l.altitude))])
+        }
+        return .object([
+            ("id", .string(a.id)),
+            ("mediaType", .string(a.mediaType.rawValue)),
+            ("mediaSubtypes", .array(a.mediaSubtypes.map(JSON.string))),
+            ("creationDate", JSON(a.creationDate)),
+            ("pixelWidth", JSON(a.pixelWidth)),
+            ("pixelHeight", JSON(a.pixelHeight)),
+            ("orientation", JSON(a.orientation)),
+            ("durationSeconds", JSON(a.durationSeconds)),
+            ("frameRate", JSON(a.frameRate)),
+            ("location", location),
+            ("make", JSON(a.make)),
+            ("model", JSON(a.model)),
+            ("lensModel", JSON(a.lensModel)),
+            ("contentIdentifier", JSON(a.contentIdentifier)),
+            ("burstIdentifier", JSON(a.burstIdentifier)),
+            ("resources", .array(a.resources.map(resource))),
+            ("software", JSON(a.software)),
+            ("lensMake", JSON(a.lensMake)),
+            ("focalLength", JSON(a.focalLength)),
+            ("fNumber", JSON(a.fNumber)),
+            ("exposureTime", JSON(a.exposureTime)),
+            ("iso", JSON(a.iso)),
+            ("flash", JSON(a.flash)),
+            ("videoCodec", JSON(a.videoCodec)),
+            ("hasAudio", JSON(a.hasAudio)),
+            ("revision", .int(a.revision)),
+            ("addedDate", .string(isoUTC(a.addedDate))),
+            ("modificationDate", .string(isoUTC(a.modificationDate))),
+        ])
+    }
+
+    static func resource(_ r: AssetResource) -> JSON {
+        var members: [(String, JSON)] = [
+            ("role", .string(r.role)),
+            ("path", .string(r.path.displayString)),
+            ("bytes", .int(Int(r.bytes))),
+            ("contentType", JSON(r.contentType)),
+        ]
+        // A name that is not UTF-8 cannot be a JSON string; its exact bytes ride along.
+        if !r.path.isValidUTF8 { members.append(("pathBase64", .string(Data(r.path.bytes).base64EncodedString()))) }
+        return .object(members)
+    }
+
+    static func summary(_ s: IndexSummary) -> JSON {
+        .object([
+            ("scanned", .int(s.scanned)), ("added", .int(s.added)), ("updated", .int(s.updated)),
+            ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),
+            ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
+            ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
+        ])
+    }
+
+    static func error(_ e: IndexedFileError) -> JSON {
+        var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
+                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedAt)))]
+        if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
+        return .object(members)
+    }
+
+    /// Unix time as ISO 8601 UTC with milliseconds.
+    static func isoUTC(_ time: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: time))
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+import MediaIndex
+
+/// `mediaindex assets`: every asset, newest first.
+struct AssetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "assets",
+        abstract: "List assets, newest first.",
+        discussion: "On a terminal, a table; --json prints one document, --jsonl one asset per line."
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .option("limit", valueName: "n", help: "Print at most this many assets."),
+        .flag("json", help: "Print one JSON document: {\"assets\": [...], \"nextCursor\": null}."),
+        .flag("jsonl", help: "Print one JSON asset per line."),
+    ]
+
+    var library: LibraryOptions
+    var limit: Int?
+    var format: OutputFormat
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        limit = try parsed.option("limit", as: Int.self)
+        if parsed.flag("json") && parsed.flag("jsonl") {
+            throw ValidationError("--json and --jsonl cannot be used together")
+        }
+        format = parsed.flag("json") ? .json : parsed.flag("jsonl") ? .jsonLines : .table
+    }
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try library.openForReading(in: context)
+        switch format {
+        case .jsonLines:
+            var count = 0
+            try mediaLibrary.forEachAsset { asset in
+                guard limit.map({ count < $0 }) ?? true else { return }
+                count += 1
+                context.standardOutput.writeLine(JSONShapes.asset(asset).compactText)
+            }
+        case .json:
+            let assets = try mediaLibrary.assets(limit: limit)
+            let document = JSON.object([("assets", .array(assets.map(JSONShapes.asset))), ("nextCursor", .null)])
+            context.standardOutput.writeLine(document.prettyText)
+        case .table:
+            let assets = try mediaLibrary.assets(limit: limit)
+            let dates = LocalDateFormatter()
+            let table = TableRenderer(columns: [
+                TableColumn("ID", isTruncatable: false), TableColumn("TYPE", isTruncatable: false),
+                TableColumn("DATE", isTruncatable: false), TableColumn("SIZE", alignment: .right, isTruncatable: false),
+                TableColumn("DURATION", alignment: .right, isTruncatable: false), TableColumn("CAMERA"),
+                TableColumn("FILE"),
+            ])
+            let rows = assets.map { a -> [String] in
+                [a.id, a.mediaType.rawValue, a.creationDate.map(dates.string(fromISO8601:)) ?? "-",
+                 a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
+                 a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
+                 [a.make, a.model].compactMap { $0 }.joined(separator: " "),
+                 a.resources.first?.path.displayString ?? ""]
+            }
+            if rows.isEmpty {
+                context.standardOutput.writeLine("No assets. Index a folder first: mediaindex index ~/Pictures")
+            } else {
+                context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
+            }
+        }
+    }
+}
+
+/// `mediaindex show ID|PATH`: one asset in full.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "show",
+        abstract: "Show one asset, by identifier or by the path of one of its files."
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .positional("asset", help: "An asset identifier, or a file path."),
+        .flag("json", help: "Print the asset as JSON."),
+    ]
+
+    var library: LibraryOptions
+    var key: RawArgument
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        key = parsed.rawPositional("asset") ?? RawArgument("")
+        json = parsed.flag("json")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try library.openForReading(in: context)
+        var asset: Asset?
+        if AssetIdentifierFactory.isWellFormed(key.string) { asset = try mediaLibrary.asset(identifier: key.string) }
+        if asset == nil { asset = try mediaLibrary.asset(path: PathBytes(key.bytes)) }
+        guard let asset else { throw LibraryError.assetNotFound(key.string) }
+        if json {
+            context.standardOutput.writeLine(JSONShapes.asset(asset).prettyText)
+            return
+        }
+        let dates = LocalDateFormatter(includesSeconds: true)
+        var lines: [(String, String)] = [
+            ("Identifier", asset.id),
+            ("Type", ([asset.mediaType.rawValue] + asset.mediaSubtypes).joined(separator: ", ")),
+        ]
+        if let date = asset.creationDate { lines.append(("Created", "\(dates.string(fromISO8601: date))  (\(date))")) }
+        if let w = asset.pixelWidth, let h = asset.pixelHeight { lines.append(("Size", "\(w) × \(h)")) }
+        if let o = asset.orientation, o != 1 { lines.append(("Orientation", String(o))) }
+        if let d = asset.durationSeconds { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
+        if let r = asset.frameRate { lines.append(("Frame rate", String(format: "%.3g fps", r))) }
+        if let c = asset.videoCodec { lines.append(("Codec", c)) }
+        let camera = [asset.make, asset.model].compactMap { $0 }.joined(separator: " ")
+        if !camera.isEmpty { lines.append(("Camera", camera)) }
+        if let lens = asset.lensModel { lines.append(("Lens", lens)) }
+        var exposure: [String] = []
+        if let f = asset.focalLength { exposure.append(String(format: "%g mm", f)) }
+        if let n = asset.fNumber { exposure.append(String(format: "f/%g", n)) }
+        if let t = asset.exposureTime { exposure.append(t < 1 && t > 0 ? "1/\(Int((1 / t).rounded())) s" : String(format: "%g s", t)) }
+        if let iso = asset.iso { exposure.append("ISO \(iso)") }
+        if !exposure.isEmpty { lines.append(("Exposure", exposure.joined(separator: ", "))) }
+        if let l = asset.location {
+            var text = String(format: "%.6f, %.6f", l.latitude, l.longitude)
+            if let alt = l.altitude { text += String(format: ", %.1f m", alt) }
+            lines.append(("Location", text))
+        }
+        if let c = asset.contentIdentifier { lines.append(("Content ID", c)) }
+        if let b = asset.burstIdentifier { lines.append(("Burst ID", b)) }
+        lines.append(("Revision", String(asset.revision)))
+        for resource in asset.resources {
+            lines.append(("Resource", "\(resource.role): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.contentType ?? "?"))"))
+        }
+        let width = lines.map { $0.0.count }.max() ?? 0
+        for (label, value) in lines {
+            context.standardOutput.writeLine(label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+        }
+    }
+}
+
+/// `mediaindex errors`: files that could not be read.
+struct ErrorsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "errors",
+        abstract: "List files that could not be read, with the reason.",
+        discussion: "A file is retried when it changes."
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .flag("json", help: "Print a JSON array."),
+    ]
+
+    var library: LibraryOptions
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let errors = try library.openForReading(in: context).errors()
+        if json {
+            context.standardOutput.writeLine(JSON.array(errors.map(JSONShapes.error)).prettyText)
+        } else if errors.isEmpty {
+            context.standardOutput.writeLine("No errors.")
+        } else {
+            let table = TableRenderer(columns: [TableColumn("FILE"), TableColumn("ERROR")])
+            context.standardOutput.writeLine(table.render(errors.map { [$0.path.displayString, $0.message] },
+                                                          maxWidth: context.terminalWidth))
+        }
+    }
+}
+
+/// `mediaindex stats`: counts over the library.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(name: "stats", abstract: "Show counts over the library.")
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .flag("json", help: "Print the counts as JSON."),
+    ]
+
+    var library: LibraryOptions
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try library.openForReading(in: context)
+        let s = try mediaLibrary.statistics()
+        if json {
+            context.standardOutput.writeLine(JSON.object([
+                ("library", .string(mediaLibrary.location.directory)),
+                ("schemaVersion", .int(s.schemaVersion)),
+                ("roots", .int(s.roots)), ("assets", .int(s.assets)), ("images", .int(s.images)),
+                ("videos", .int(s.videos)), ("files", .int(s.files)), ("errors", .int(s.errors)),
+                ("skipped", .int(s.ignored)), ("bytes", .int(Int(s.totalBytes))),
+                ("byFormat", .object(s.byFormat.map { ($0.format, JSON.int($0.count)) })),
+                ("lastRun", s.lastRun.map(JSONShapes.summary) ?? .null),
+            ]).prettyText)
+            return
+        }
+        let out = context.standardOutput
+        out.writeLine("Library   \(mediaLibrary.location.directory)")
+        out.writeLine("Roots     \(s.roots)")
+        out.writeLine("Assets    \(s.assets)  (\(s.images) images, \(s.videos) videos, \(HumanReadable.byteCount(s.totalBytes)))")
+        out.writeLine("Errors    \(s.errors)")
+        out.writeLine("Skipped   \(s.ignored)  (not images or videos)")
+        if !s.byFormat.isEmpty {
+            out.writeLine("Formats   " + s.byFormat.map { "\($0.format) \($0.count)" }.joined(separator: ", "))
+        }
+        if let run = s.lastRun {
+            out.writeLine("Last run  " + IndexCommand.summaryText(run))
+        }
+    }
+}
+
+/// `mediaindex roots` lists the roots; `mediaindex roots remove ROOT` forgets one.
+struct RootsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "roots",
+        abstract: "List the registered roots, or forget one with 'roots remove ROOT'.",
+        discussion: "Forgetting a root removes its files and assets from the library; the files themselves are never touched."
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .positional("action", arity: .optional, help: "'remove' to forget a root."),
+        .positional("root", arity: .optional, help: "The root to forget."),
+        .flag("json", help: "Print the roots as JSON."),
+    ]
+
+    var library: LibraryOptions
+    var action: String?
+    var root: RawArgument?
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        action = parsed.positional("action")
+        root = parsed.rawPositional("root")
+        json = parsed.flag("json")
+    }
+
+    func validate() throws {
+        switch action {
+        case nil: break
+        case "remove"?:
+            if root == nil { throw ValidationError("'roots remove' needs the root to forget") }
+        case let other?:
+            throw ValidationError("unknown action '\(other)'; the only action is 'remove'")
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        if action == "remove", let root {
+            let mediaLibrary = try MediaLibrary(location: library.location(in: context))
+            try mediaLibrary.removeRoot(PathBytes(root.bytes))
+            context.standardOutput.writeLine("Forgot \(root.string) and its assets.")
+            return
+        }
+        let roots = try library.openForReading(in: context).roots()
+        if json {
+            context.standardOutput.writeLine(JSON.array(roots.map { r in
+                .object([("path", .string(r.path.displayString)), ("assets", .int(r.assetCount)),
+                         ("errors", .int(r.errorCount)), ("addedDate", .string(JSONShapes.isoUTC(r.addedAt))),
+                         ("lastIndexedDate", r.lastIndexedAt.map { .string(JSONShapes.isoUTC($0)) } ?? .null)])
+            }).prettyText)
+        } else if roots.isEmpty {
+            context.standardOutput.writeLine("No roots. Add one: mediaindex index ~/Pictures")
+        } else {
+            let dates = LocalDateFormatter()
+            let table = TableRenderer(columns: [TableColumn("ROOT"), TableColumn("ASSETS", alignment: .right),
+                                                TableColumn("ERRORS", alignment: .right), TableColumn("LAST INDEXED")])
+            context.standardOutput.writeLine(table.render(roots.map {
+                [$0.path.displayString, String($0.assetCount), String($0.errorCount),
+                 $0.lastIndexedAt.map { dates.string(fromISO8601: JSONShapes.isoUTC($0)) } ?? "never"]
+            }, maxWidth: context.terminalWidth))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import MediaIndex
+
+/// `mediaindex`: the root command.
+public struct MediaIndexCommand: ParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        name: "mediaindex",
+        abstract: "Index photo and video folders and answer a photo picker's questions.",
+        discussion: """
+            The library lives in --library DIR, else $MEDIAINDEX_LIBRARY, else \
+            $XDG_DATA_HOME/mediaindex (~/.local/share/mediaindex).
+            """,
+        version: version,
+        subcommands: [IndexCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
+                      ShowCommand.self, ErrorsCommand.self]
+    )
+
+    public init(parsed: ParsedArguments) throws {}
+}
+
+/// `--library DIR`, shared by every command.
+struct LibraryOptions: ParsableArguments {
+    static let arguments: [ArgumentDefinition] = [
+        .option("library", valueName: "dir",
+                help: "The library folder (default: $MEDIAINDEX_LIBRARY, else $XDG_DATA_HOME/mediaindex)."),
+    ]
+
+    var explicitDirectory: String?
+
+    init(parsed: ParsedArguments) throws {
+        explicitDirectory = parsed.option("library")
+    }
+
+    func location(in context: CommandContext) -> LibraryLocation {
+        LibraryLocation.resolve(explicit: explicitDirectory, environment: context.environment)
+    }
+
+    /// Opens the library for reading: it must exist.
+    func openForReading(in context: CommandContext) throws -> MediaLibrary {
+        try MediaLibrary(location: location(in: context), mode: .readOnly)
+    }
+}
+
+/// `--json` / `--jsonl` output choice, shared by listing commands.
+enum OutputFormat {
+    case table, json, jsonLines
+}
