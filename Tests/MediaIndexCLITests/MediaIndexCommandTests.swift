@@ -1,0 +1,147 @@
+import CorpusSupport
+import Foundation
+import Testing
+@testable import MediaIndexCLI
+
+/// Runs `mediaindex` in-process with captured output.
+private func mediaindex(_ arguments: [String], library: String) async -> (code: Int32, out: String, err: String) {
+    let context = CommandContext.capturing(environment: ["MEDIAINDEX_LIBRARY": library, "HOME": "/nonexistent"])
+    let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
+                                       context: context)
+    return (code, context.standardOutput.capturedText, context.standardError.capturedText)
+}
+
+private func temporaryLibrary() -> String {
+    NSTemporaryDirectory() + "mediaindex-cli-" + UUID().uuidString
+}
+
+@Suite("mediaindex command tree")
+struct MediaIndexCommandTreeTests {
+    @Test("declares no conflicting names or misplaced positionals")
+    func declarationsAreSound() {
+        #expect(CommandParser(root: MediaIndexCommand.self).declarationProblems() == [])
+    }
+
+    @Test("the root help has the fixed OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS shape")
+    func rootHelp() throws {
+        let help = try CommandParser(root: MediaIndexCommand.self).helpText(for: [])
+        #expect(help == """
+            OVERVIEW: Index photo and video folders and answer a photo picker's questions.
+
+            The library lives in --library DIR, else $MEDIAINDEX_LIBRARY, else $XDG_DATA_HOME/mediaindex (~/.local/share/mediaindex).
+
+            USAGE: mediaindex <subcommand>
+
+            OPTIONS:
+              --version               Show the version.
+              -h, --help              Show help information.
+
+            SUBCOMMANDS:
+              index                   Index the given folders, or every registered root.
+              roots                   List the registered roots, or forget one with 'roots
+                                      remove ROOT'.
+              stats                   Show counts over the library.
+              assets                  List assets, newest first.
+              show                    Show one asset, by identifier or by the path of one of
+                                      its files.
+              errors                  List files that could not be read, with the reason.
+
+              See 'mediaindex help <subcommand>' for detailed help.
+            """)
+    }
+
+    @Test("every command's help lists --library")
+    func everyCommandTakesLibrary() throws {
+        let parser = CommandParser(root: MediaIndexCommand.self)
+        for name in ["index", "roots", "stats", "assets", "show", "errors"] {
+            let help = try parser.helpText(for: [name])
+            #expect(help.contains("--library <dir>"), "\(name) lacks --library")
+            #expect(help.hasPrefix("OVERVIEW: "))
+            #expect(help.contains("\nUSAGE: mediaindex \(name)"))
+        }
+    }
+
+    @Test("a bad command line exits 64 with Error: and a usage line on stderr")
+    func usageErrors() async {
+        let library = temporaryLibrary()
+        let unknown = await mediaindex(["assets", "--limt", "3"], library: library)
+        #expect(unknown.code == 64)
+        #expect(unknown.err.hasPrefix("Error: Unknown option '--limt'. Did you mean '--limit'?"))
+        #expect(unknown.err.contains("Usage: mediaindex assets"))
+        let both = await mediaindex(["assets", "--json", "--jsonl"], library: library)
+        #expect(both.code == 64)
+        let badAction = await mediaindex(["roots", "delete", "/x"], library: library)
+        #expect(badAction.code == 64)
+        #expect(badAction.err.contains("unknown action 'delete'"))
+    }
+
+    @Test("reading a library that does not exist fails with exit 1 and says what to do")
+    func missingLibrary() async {
+        let result = await mediaindex(["stats"], library: temporaryLibrary())
+        #expect(result.code == 1)
+        #expect(result.err.contains("no library at"))
+        #expect(result.err.contains("mediaindex index FOLDER"))
+    }
+}
+
+@Suite("mediaindex on the corpus", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct MediaIndexCommandCorpusTests {
+    @Test("index, then stats, assets, show and errors answer in JSON with the documented shape")
+    func endToEnd() async throws {
+        let library = temporaryLibrary()
+        defer { try? FileManager.default.removeItem(atPath: library) }
+        let root = Corpus.media!.path + "/ianare-exif-samples"
+
+        let indexed = await mediaindex(["index", "--json", root], library: library)
+        #expect(indexed.code == 0, "\(indexed.err)")
+        let summary = try JSONSerialization.jsonObject(with: Data(indexed.out.utf8)) as? [String: Any]
+        let scanned = summary?["scanned"] as? Int ?? -1
+        #expect(scanned > 50)
+        #expect(summary?["opened"] as? Int == scanned)
+
+        let again = await mediaindex(["index", "--json"], library: library)
+        let second = try JSONSerialization.jsonObject(with: Data(again.out.utf8)) as? [String: Any]
+        #expect(second?["opened"] as? Int == 0)
+        #expect(second?["unchanged"] as? Int == scanned)
+
+        let lines = await mediaindex(["assets", "--jsonl"], library: library)
+        #expect(lines.code == 0)
+        let assets = try lines.out.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(assets.count == (summary?["added"] as? Int))
+        let documented = ["id", "mediaType", "mediaSubtypes", "creationDate", "pixelWidth", "pixelHeight",
+                          "orientation", "durationSeconds", "frameRate", "location", "make", "model", "lensModel",
+                          "contentIdentifier", "burstIdentifier", "resources"]
+        for asset in assets {
+            for key in documented { #expect(asset.keys.contains(key), "missing \(key)") }
+        }
+
+        // A known file, checked against exiftool's reading of it.
+        let relative = "ianare-exif-samples/jpg/Canon_40D.jpg"
+        let reference = try #require(Corpus.exiftool[relative])
+        let shown = await mediaindex(["show", "--json", Corpus.media!.path + "/" + relative], library: library)
+        #expect(shown.code == 0, "\(shown.err)")
+        let asset = try #require(try JSONSerialization.jsonObject(with: Data(shown.out.utf8)) as? [String: Any])
+        #expect(asset["make"] as? String == reference["IFD0:Make"]?.string)
+        #expect(asset["model"] as? String == reference["IFD0:Model"]?.string)
+        #expect(asset["pixelWidth"] as? Int == reference["File:ImageWidth"]?.number.map { Int($0) })
+        let date = try #require(reference["ExifIFD:DateTimeOriginal"]?.string)  // 2008:05:30 15:56:01
+        #expect((asset["creationDate"] as? String)?.hasPrefix(
+            date.prefix(10).replacingOccurrences(of: ":", with: "-") + "T" + date.suffix(8)) == true)
+        let byID = await mediaindex(["show", asset["id"] as? String ?? "", "--json"], library: library)
+        #expect(byID.out == shown.out)
+
+        let errors = await mediaindex(["errors", "--json"], library: library)
+        #expect(errors.code == 0)
+        #expect((try JSONSerialization.jsonObject(with: Data(errors.out.utf8))) is [Any])
+
+        let stats = await mediaindex(["stats", "--json"], library: library)
+        let counts = try JSONSerialization.jsonObject(with: Data(stats.out.utf8)) as? [String: Any]
+        #expect(counts?["assets"] as? Int == assets.count)
+
+        let missing = await mediaindex(["show", "zzzzzzzzzzzzz"], library: library)
+        #expect(missing.code == 1)
+        #expect(missing.err.contains("no asset matches"))
+    }
+}
