@@ -12,8 +12,9 @@
 ///   then `udta` `©day`, then `mvhd` creation time (UTC, offset 0).
 /// - HEIF: `pixelWidth`/`pixelHeight` are the primary item's `ispe` (what exiftool
 ///   calls `File:ImageWidth`), and `orientation` comes from `irot`/`imir`, which govern
-///   display in HEIF; it is 1 when the primary item has neither, so an EXIF orientation
-///   that disagrees does not rotate the picture a second time. The `Exif` item goes to
+///   display in HEIF, so an EXIF orientation that disagrees does not rotate the picture
+///   a second time. When the primary item has neither, `orientation` stays nil and the
+///   EXIF orientation applies (Samsung and early iOS HEICs rely on it). The `Exif` item goes to
 ///   `exif` (from its TIFF header), the XMP item to `xmp`.
 /// - CR3: the largest track's coded size, and Canon's `CMT1` (IFD0) as `exif` with
 ///   `CMT2` (Exif IFD) and `CMT4` (GPS IFD) in `extraExifBlocks`.
@@ -84,7 +85,8 @@ public enum ISOBMFFReader {
             metadata.durationSeconds = longest
         }
 
-        let videoTracks = parser.tracks.filter { $0.handler == "vide" && $0.codedWidth != nil }
+        // AVIF and HEIF image sequences carry their frames in a `pict` track.
+        let videoTracks = parser.tracks.filter { ($0.handler == "vide" || $0.handler == "pict") && $0.codedWidth != nil }
         if let video = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
             metadata.pixelWidth = video.codedWidth
             metadata.pixelHeight = video.codedHeight
@@ -111,12 +113,13 @@ public enum ISOBMFFReader {
         if let fps = keyed["com.android.capture.fps"]?.number, fps.isFinite, fps > 0 {
             metadata.captureFrameRate = fps
         }
-        if let point = (keyed["com.apple.quicktime.location.ISO6709"]?.text ?? atoms["\u{A9}xyz"]?.text)
+        if let point = (keyed["com.apple.quicktime.location.ISO6709"]?.text ?? atoms["\u{A9}xyz"]?.text ?? atoms["loci"]?.text)
             .flatMap(QuickTimeValues.location(iso6709:)) {
             metadata.location = point
         }
         metadata.captureDate = keyed["com.apple.quicktime.creationdate"]?.text.flatMap(QuickTimeValues.date(iso8601:))
             ?? atoms["\u{A9}day"]?.text.flatMap(QuickTimeValues.date(iso8601:))
+            ?? atoms["date"]?.text.flatMap(QuickTimeValues.date(iso8601:))
             ?? QuickTimeValues.date(quickTimeSeconds: parser.creationTime)
         if reading.xmp == nil { reading.xmp = parser.xmp }
         reading.metadata = metadata
@@ -158,7 +161,9 @@ public enum ISOBMFFReader {
             metadata.pixelHeight = size.height
         }
         if metadata.pixelWidth == nil { metadata.warnings.append("the primary image has no size ('ispe')") }
-        metadata.orientation = orientation(applying: transforms)
+        // Without `irot`/`imir` the EXIF orientation decides (Samsung and early iOS
+        // HEICs rely on it); with them, they govern and EXIF is not applied again.
+        if !transforms.isEmpty { metadata.orientation = orientation(applying: transforms) }
 
         // Auxiliary images of the primary: depth, portrait matte, gain map.
         var auxiliaryTypes: [String] = []

@@ -190,7 +190,7 @@ struct MovieBoxParser {
         track.codec = try cursor.fourCC()
         let entryEnd = entrySize >= 8 ? min(payload.count, entryStart + entrySize) : payload.count
         // Visual sample entry: 6 reserved, data reference index, 16 bytes pre-defined/reserved, then width, height.
-        if track.handler == "vide" || track.handler == nil {
+        if track.handler == "vide" || track.handler == "pict" || track.handler == nil {
             var visual = ByteCursor(payload, from: entryStart + 8 + 24, to: entryEnd, context: "visual sample entry")
             if let width = try? visual.u16(), let height = try? visual.u16(), width > 0, height > 0 {
                 track.codedWidth = Int(width)
@@ -302,11 +302,40 @@ struct MovieBoxParser {
                 try parseMeta(child, depth: depth + 1)
             } else if child.type == "XMP_" {
                 if xmp == nil { xmp = try boxes.payload(of: child, limit: MovieBoxParser.payloadLimit) }
+            } else if child.type == "loci", tags.atoms[child.type] == nil {
+                if let payload = try boxes.payload(of: child, limit: 1 << 16),
+                   let point = MovieBoxParser.locationInformation(payload) {
+                    tags.atoms[child.type] = .text(point)
+                }
+            } else if child.type == "date", tags.atoms[child.type] == nil {
+                // Samsung's capture date: a bare ISO 8601 string.
+                if let payload = try boxes.payload(of: child, limit: 256) {
+                    tags.atoms[child.type] = .text(String(decoding: payload, as: UTF8.self).trimmingSpacesAndNULs())
+                }
             } else if child.type.rawValue >> 24 == 0xA9, tags.atoms[child.type] == nil {
                 guard let payload = try boxes.payload(of: child, limit: 1 << 16) else { continue }
                 if let value = MovieBoxParser.userDataText(payload) { tags.atoms[child.type] = value }
             }
         }
+    }
+
+    /// 3GPP's `loci` (TS 26.244 §8.9) as an ISO 6709 string, so it joins `©xyz`.
+    static func locationInformation(_ payload: [UInt8]) -> String? {
+        var cursor = ByteCursor(payload, context: "location information ('loci')")
+        guard (try? cursor.fullBoxHeader()) != nil, (try? cursor.skip(2)) != nil else { return nil }
+        // The name is UTF-8, or UTF-16 starting with a byte-order mark: skip to its terminator.
+        if payload.count >= cursor.position + 2, payload[cursor.position] == 0xFE || payload[cursor.position] == 0xFF {
+            while let unit = try? cursor.u16(), unit != 0 {}
+        } else {
+            _ = cursor.cString()
+        }
+        guard (try? cursor.skip(1)) != nil, let longitude = try? cursor.i32(), let latitude = try? cursor.i32(),
+              let altitude = try? cursor.i32() else { return nil }
+        func text(_ fixed: Int32) -> String {
+            let value = Double(fixed) / 65536
+            return (value < 0 ? "-" : "+") + String(abs(value))
+        }
+        return text(latitude) + text(longitude) + text(altitude) + "/"
     }
 
     /// A `udta` `©` atom: QuickTime's `size(2) language(2) text`, or a nested `data` atom.
