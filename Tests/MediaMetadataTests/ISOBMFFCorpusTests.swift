@@ -213,6 +213,40 @@ struct ISOBMFFCorpusTests {
         #expect(duration.compared >= 20 && imageSize.compared >= 30, "the corpus should exercise both movies and images")
     }
 
+    @Test("finds the still-image-time track exactly in the movies that declare its key",
+          .enabled(if: Corpus.isAvailable, "the shared corpus is needed"))
+    func stillImageTime() throws {
+        let media = try #require(Corpus.media)
+        var found = 0
+        for file in ISOBMFFCorpus.files where file.format.mediaType == .video {
+            guard case .success(let reading) = ISOBMFFCorpus.read(file.path, format: file.format, in: media),
+                  reading.metadata.hasStillImageTime != nil else { continue }
+            // Reference: the key's bytes anywhere in the file (corpus files are small).
+            let bytes = try [UInt8](Data(contentsOf: media.appendingPathComponent(file.path)))
+            let declares = bytes.contains(subsequence: MovieBoxParser.stillImageTimeKey)
+            #expect(reading.metadata.hasStillImageTime == declares, "\(file.path)")
+            if declares { found += 1 }
+        }
+        #expect(found >= 1)
+    }
+
+    @Test("hands over a CR3's CMT1 as EXIF and CMT2/CMT4 as extra TIFF blocks",
+          .enabled(if: Corpus.isAvailable, "the shared corpus is needed"))
+    func canonCR3() throws {
+        for file in ISOBMFFCorpus.files where file.format == .cr3 {
+            let reading = try ISOBMFFCorpus.read(file.path, format: .cr3, in: Corpus.media).get()
+            let reference = try #require(Corpus.exiftool[file.path])
+            #expect(reading.exif?.starts(with: [0x49, 0x49, 0x2A, 0x00]) == true, "\(file.path)")
+            // CMT2 (Exif IFD) always; CMT4 (GPS) is present in files with GPS tags.
+            let hasGPS = reference.keys.contains { $0.hasPrefix("GPS:") }
+            #expect(reading.extraExifBlocks.count >= 1, "\(file.path)")
+            if hasGPS { #expect(reading.extraExifBlocks.count == 2, "\(file.path)") }
+            #expect(reading.extraExifBlocks.allSatisfy { $0.starts(with: [0x49, 0x49, 0x2A, 0x00]) })
+            #expect(reading.metadata.durationSeconds == nil && reading.metadata.videoCodec == nil)
+            #expect(reading.metadata.pixelWidth == reference["IFD0:ImageWidth"]?.number.map(Int.init))
+        }
+    }
+
     /// Disagreements we accept, by field, each with its reason.
     static let deliberateDisagreements: [String: [String]] = [
         // Nokia writes irot 3 (display 90° clockwise) and EXIF orientation 1; HEIF says
