@@ -84,6 +84,7 @@ struct ISOBMFFCorpusTests {
         var exifBlock = FieldAgreement(name: "EXIF block handed over (exiftool)")
         var xmpPacket = FieldAgreement(name: "XMP packet handed over (exiftool)")
         var failures: [String] = []
+        var warned: [String] = []
 
         for file in ISOBMFFCorpus.files {
             let started = Date()
@@ -95,6 +96,7 @@ struct ISOBMFFCorpusTests {
                 continue
             }
             let ours = reading.metadata
+            if !ours.warnings.isEmpty { warned.append("\(file.path): \(ours.warnings.joined(separator: " | "))") }
             let exif = Corpus.exiftool[file.path] ?? [:]
             let exiftoolFailed = exif["ExifTool:Error"] != nil
 
@@ -196,6 +198,8 @@ struct ISOBMFFCorpusTests {
             print("  \(field.name.padding(toLength: 40, withPad: " ", startingAt: 0)) \(percent)  (\(field.agreed)/\(field.compared))")
             for line in field.disagreements { print("      - \(line)") }
         }
+        print("  read with warnings (\(warned.count)):")
+        for line in warned { print("      - \(line)") }
         print("  read failures (\(failures.count)):")
         for line in failures { print("      - \(line)") }
         let unexpectedFailures = failures.filter { line in !ISOBMFFCorpusTests.expectedFailures.contains { line.hasPrefix($0 + ":") } }

@@ -56,8 +56,10 @@ struct BoxReader {
                 break
             }
             guard limit - position >= 8 else {
-                // Trailing padding shorter than a header is common (and harmless) after `mdat`.
-                if limit - position > 0, parent != "the file" || found.isEmpty {
+                // QuickTime ends some lists with a 32-bit zero; other short zero padding is
+                // harmless too. Only non-zero leftovers are worth a warning.
+                let rest = try source.read(at: position, count: Int(limit - position))
+                if rest.contains(where: { $0 != 0 }) {
                     warn("\(limit - position) stray bytes at the end of \(parent)")
                 }
                 break

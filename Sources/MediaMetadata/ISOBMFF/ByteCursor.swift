@@ -92,9 +92,12 @@ struct FourCC: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringL
         rawValue = value
     }
 
-    /// The code as text; bytes outside printable ASCII are read as Latin-1 (`©` is 0xA9).
+    /// The code as text; bytes above ASCII are read as Latin-1 (`©` is 0xA9) and
+    /// control characters shown as `?`, so a fuzzed type cannot garble a message.
     var description: String {
         let bytes = [24, 16, 8, 0].map { UInt8((rawValue >> UInt32($0)) & 0xFF) }
-        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        return String(String.UnicodeScalarView(bytes.map { byte in
+            byte < 0x20 || (0x7F..<0xA0).contains(byte) ? "?" : Unicode.Scalar(byte)
+        }))
     }
 }
