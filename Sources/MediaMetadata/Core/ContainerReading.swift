@@ -10,6 +10,10 @@ public struct ContainerReading: Sendable {
     public var exif: [UInt8]?
     /// An XMP packet (UTF-8 XML).
     public var xmp: [UInt8]?
+    /// Further TIFF blocks that complete `exif`, in order: Canon CR3 keeps IFD0 in
+    /// `CMT1` (handed as `exif`), the Exif IFD in `CMT2` and GPS in `CMT4`, each a
+    /// TIFF structure of its own whose first IFD is that directory.
+    public var extraExifBlocks: [[UInt8]] = []
 
     public init(metadata: MediaMetadata, exif: [UInt8]? = nil, xmp: [UInt8]? = nil) {
         self.metadata = metadata

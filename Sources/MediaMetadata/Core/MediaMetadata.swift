@@ -35,6 +35,17 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var contentIdentifier: String?
     /// Apple's burst identifier (maker note 0x000b).
     public var burstIdentifier: String?
+    /// The capture rate of a slow-motion or time-lapse movie, when it differs from
+    /// playback (Android's `com.android.capture.fps`).
+    public var captureFrameRate: Double?
+    /// Whether a movie has Apple's still-image-time metadata track (live-photo movies).
+    public var hasStillImageTime: Bool?
+    /// Whether the image carries a depth map (HEIF auxiliary image).
+    public var hasDepth: Bool?
+    /// Whether the image carries Apple's portrait effects matte.
+    public var hasPortraitMatte: Bool?
+    /// Whether the image carries an HDR gain map.
+    public var hasGainMap: Bool?
     /// Problems that did not stop the read, one sentence each.
     public var warnings: [String]
 
