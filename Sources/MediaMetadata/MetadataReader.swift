@@ -19,6 +19,10 @@ public enum MetadataReader {
         if let exif = reading.exif {
             ExifDecoder.apply(exif: exif, to: &metadata)
         }
+        // CR3 splits its EXIF into several TIFF blocks (IFD0, Exif IFD, GPS).
+        for block in reading.extraExifBlocks {
+            ExifDecoder.apply(exif: block, to: &metadata)
+        }
         return metadata
     }
 
@@ -45,13 +49,15 @@ public enum MetadataReader {
             metadata.warnings.append("metadata of \(format.rawValue.uppercased()) raws is not read yet")
             return ContainerReading(metadata: metadata)
         case .heic, .heif, .avif, .cr3, .quickTime, .mp4, .m4v, .threeGP:
-            return ContainerReading(metadata: MediaMetadata(format: format))  // ISOBMFFReader
+            return try ISOBMFFReader.read(source, format: format)
         case .matroska, .webm:
             return ContainerReading(metadata: MediaMetadata(format: format))  // Matroska reader
         case .avi:
             return ContainerReading(metadata: MediaMetadata(format: format))  // RIFF reader
         case .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv:
-            return ContainerReading(metadata: MediaMetadata(format: format))
+            var metadata = MediaMetadata(format: format)
+            metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
+            return ContainerReading(metadata: metadata)
         }
     }
 }
