@@ -61,24 +61,3 @@ struct AssetColumns {
     }
 }
 
-/// Apple's media subtypes that MediaIndex records, as a bit set stored in `assets.subtypes`.
-public struct MediaSubtypes: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    public static let raw = MediaSubtypes(rawValue: 1 << 0)
-
-    /// Names as they appear in JSON, in a fixed order.
-    public static let names: [(MediaSubtypes, String)] = [
-        (.raw, "raw"),
-    ]
-
-    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
-
-    /// The subtypes a single file's metadata shows.
-    public init(inferredFrom metadata: MediaMetadata) {
-        var subtypes: MediaSubtypes = []
-        if metadata.format.isRaw { subtypes.insert(.raw) }
-        self = subtypes
-    }
-}
