@@ -33,6 +33,7 @@ public enum PNGReader {
 
         var offset: UInt64 = 8
         var chunks = 0
+        var sawEnd = false
         while offset + 12 <= source.size {
             chunks += 1
             if chunks > maxChunks {
@@ -49,7 +50,7 @@ public enum PNGReader {
             }
             let dataStart = offset + 8
             let next = dataStart + UInt64(length) + 4
-            if type == "IEND" { break }
+            if type == "IEND" { sawEnd = true; break }
             if next > source.size {
                 reading.metadata.warnings.append("the PNG chunk '\(type)' at offset \(offset) runs past the end of the file")
             }
@@ -76,6 +77,9 @@ public enum PNGReader {
                 }
             }
             offset = next  // always advances by at least 12
+        }
+        if !sawEnd, chunks <= maxChunks {
+            reading.metadata.warnings.append("the PNG ends before its IEND chunk")
         }
         if reading.metadata.isAnimated == nil { reading.metadata.isAnimated = false }
         return reading
