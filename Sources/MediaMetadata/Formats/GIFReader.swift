@@ -51,9 +51,14 @@ public enum GIFReader {
                     guard input.skipSubBlocks() else { problem = "the GIF ends inside its XMP block"; break walk }
                     let end = input.offset
                     let count = Int(min(UInt64(XMPReader.maxPacketBytes), end - start))
-                    if let raw = try? source.read(at: start, count: count),
-                       let close = raw.lastIndex(of: UInt8(ascii: ">")) {
-                        reading.xmp = Array(raw[...close])
+                    if var raw = try? source.read(at: start, count: count) {
+                        // The trailer (01 FF FE … 00) holds a '>' byte itself: cut it off first.
+                        if let trailer = raw.indices.first(where: { i in
+                            i + 2 < raw.count && raw[i] == 0x01 && raw[i + 1] == 0xFF && raw[i + 2] == 0xFE
+                        }) {
+                            raw.removeSubrange(trailer...)
+                        }
+                        if let close = raw.lastIndex(of: UInt8(ascii: ">")) { reading.xmp = Array(raw[...close]) }
                     }
                 } else if !input.skipSubBlocks() {
                     problem = "the GIF ends inside an extension"
