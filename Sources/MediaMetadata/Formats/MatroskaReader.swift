@@ -162,6 +162,7 @@ private struct MatroskaState {
     var rawDuration: Double?
     var tagDuration: Double?
     var tagDate: CaptureDate?
+    var videoDefaultDuration: UInt64?
     private typealias ID = MatroskaReader.ID
 
     mutating func readSeekHead(_ bytes: [UInt8]) {
@@ -233,10 +234,7 @@ private struct MatroskaState {
             if let width, let height, width > 0, height > 0 {
                 metadata.pixelWidth = width; metadata.pixelHeight = height
             }
-            if defaultDuration > 0 {
-                let fps = 1e9 / Double(defaultDuration)
-                if fps.isFinite, fps < 10_000 { metadata.frameRate = fps }
-            }
+            if defaultDuration > 0 { videoDefaultDuration = defaultDuration }
         }
         metadata.hasAudio = hasAudio
     }
@@ -282,6 +280,13 @@ private struct MatroskaState {
             result.durationSeconds = tagDuration
         }
         if result.captureDate == nil { result.captureDate = tagDate }
+        if let videoDefaultDuration {
+            let fps = 1e9 / Double(videoDefaultDuration)
+            // Some muxers write a DefaultDuration of one timestamp tick (1 ms: "1000 fps")
+            // when the rate is variable or unknown; that is no frame rate.
+            let isOneTick = videoDefaultDuration <= timestampScale && fps > 480
+            if fps.isFinite, fps < 10_000, !isOneTick { result.frameRate = fps }
+        }
         return ContainerReading(metadata: result)
     }
 }
