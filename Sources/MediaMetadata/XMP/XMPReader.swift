@@ -115,6 +115,7 @@ public enum XMPReader {
             properties.warnings.append("XMP: the packet is larger than \(maxPacketBytes) bytes and was cut")
         }
         if input.starts(with: [0xEF, 0xBB, 0xBF]) { input.removeFirst(3) }
+        if let utf8 = transcodedFromUTF16(input) { input = utf8 }
         var scanner = XMLScanner(input)
         let root = scanner.parse()
         properties.warnings += scanner.warnings
@@ -124,6 +125,30 @@ public enum XMPReader {
         properties.containerItems = collector.containerItems
         properties.interpret()
         return properties
+    }
+
+    /// XMP may be UTF-16 (the XMP spec allows it, and some writers use it): recognised
+    /// by a byte-order mark or by `<` as the first code unit.
+    static func transcodedFromUTF16(_ bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count >= 2 else { return nil }
+        let bigEndian: Bool
+        var start = 0
+        switch (bytes[0], bytes[1]) {
+        case (0xFE, 0xFF): bigEndian = true; start = 2
+        case (0xFF, 0xFE): bigEndian = false; start = 2
+        case (0x00, 0x3C): bigEndian = true
+        case (0x3C, 0x00): bigEndian = false
+        default: return nil
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity((bytes.count - start) / 2)
+        var i = start
+        while i + 1 < bytes.count {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            units.append(bigEndian ? a << 8 | b : b << 8 | a)
+            i += 2
+        }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
     }
 
     /// Parses `packet` and fills the fields of `metadata` that are still empty
