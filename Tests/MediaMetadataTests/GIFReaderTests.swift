@@ -46,6 +46,18 @@ struct GIFReaderTests {
         tally.expectAgreement()
     }
 
+    @Test("reads or rejects every corpus file of any type without crashing", .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func everyCorpusFile() {
+        let result = runOnEveryCorpusFile(GIFReader.read)
+        #expect(result.other.isEmpty)
+        #expect(result.read >= 13)
+    }
+
+    @Test("every truncation of an animated GIF is read or rejected cleanly")
+    func truncations() {
+        readEveryTruncation(makeGIF(body: gifFrame + gifFrame + [0x3B]), GIFReader.read)
+    }
+
     @Test("counts frames through extensions and local colour tables")
     func countsFrames() throws {
         let gif = makeGIF(body: gifFrame + gifFrame + gifFrame + [0x3B])

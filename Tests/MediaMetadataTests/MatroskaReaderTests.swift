@@ -71,6 +71,13 @@ struct MatroskaReaderTests {
         ])
     }
 
+    @Test("reads or rejects every corpus file of any type without crashing", .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func everyCorpusFile() {
+        let result = runOnEveryCorpusFile(MatroskaReader.read)
+        #expect(result.other.isEmpty)
+        #expect(result.read >= 4)
+    }
+
     @Test("reads Info, Tracks and a date from a WebM built in code")
     func builtWebM() throws {
         // 2.5 s at a 1 ms scale, as a 4-byte float; DateUTC 2023-07-14T21:30:00Z.

@@ -80,6 +80,36 @@ func makePNG(width: UInt32 = 4, height: UInt32 = 3, chunks: [(String, [UInt8])])
     return out
 }
 
+/// Runs a reader over every corpus file, whatever its type (the corrupted and
+/// mislabelled ones included): it must return or throw `MetadataError`, never crash.
+func runOnEveryCorpusFile(_ reader: (ByteSource) throws -> ContainerReading) -> (read: Int, rejected: Int, other: [String]) {
+    guard let media = Corpus.media else { return (0, 0, []) }
+    var read = 0, rejected = 0
+    var other: [String] = []
+    for entry in Corpus.manifest {
+        guard let path = entry["path"]?.string,
+              let source = try? FileByteSource(path: media.appendingPathComponent(path).path) else { continue }
+        do {
+            _ = try reader(source)
+            read += 1
+        } catch is MetadataError {
+            rejected += 1
+        } catch {
+            other.append("\(path): \(error)")
+        }
+    }
+    return (read, rejected, other)
+}
+
+/// Every prefix of `bytes`, fed to `read`: never a crash, only results or `MetadataError`.
+func readEveryTruncation(_ bytes: [UInt8], _ read: (ByteSource) throws -> ContainerReading) {
+    for cut in 0..<bytes.count {
+        do { _ = try read(MemoryByteSource(Array(bytes.prefix(cut)))) } catch {
+            #expect(error is MetadataError)
+        }
+    }
+}
+
 @Suite("PNG reader")
 struct PNGReaderTests {
     @Test("reads size, animation, EXIF and XMP presence of every corpus PNG like exiftool",
@@ -110,6 +140,20 @@ struct PNGReaderTests {
         }
         tally.printTable()
         tally.expectAgreement(deliberate: [:])
+    }
+
+    @Test("reads or rejects every corpus file of any type without crashing", .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func everyCorpusFile() {
+        let result = runOnEveryCorpusFile(PNGReader.read)
+        #expect(result.other.isEmpty)
+        #expect(result.read >= 55)
+    }
+
+    @Test("every truncation of a PNG with metadata is read or rejected cleanly")
+    func truncations() {
+        let png = makePNG(chunks: [("acTL", [0, 0, 0, 2, 0, 0, 0, 0]), ("eXIf", Array("MM\0*\0\0\0\u{8}".utf8)),
+                                   ("iTXt", Array("XML:com.adobe.xmp\0\0\0\0\0<x/>".utf8)), ("IEND", [])])
+        readEveryTruncation(png, PNGReader.read)
     }
 
     @Test("reads IHDR size and an eXIf chunk after IDAT")

@@ -109,6 +109,16 @@ struct RIFFReaderTests {
         tally.expectAgreement()
     }
 
+    @Test("reads or rejects every corpus file of any type without crashing", .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func everyCorpusFile() {
+        let avi = runOnEveryCorpusFile(RIFFReader.readAVI)
+        #expect(avi.other.isEmpty)
+        #expect(avi.read >= 10)
+        let webP = runOnEveryCorpusFile(RIFFReader.readWebP)
+        #expect(webP.other.isEmpty)
+        #expect(webP.read >= 15)
+    }
+
     @Test("reads a lossy, a lossless and an extended WebP built in code")
     func webPFlavours() throws {
         let lossy = makeRIFF(form: "WEBP", chunks: [riffChunk("VP8 ", [0x30, 0x01, 0x00, 0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01, 0, 0])])
