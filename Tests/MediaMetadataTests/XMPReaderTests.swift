@@ -49,7 +49,8 @@ struct XMPReaderTests {
             var packet: [UInt8]?
             switch type {
             case "XMP":
-                packet = (try? Data(contentsOf: file.url)).map { Array($0) }
+                // Sidecars go through readSidecar below; the packet here is the file itself.
+                packet = (try? FileByteSource(path: file.url.path)).flatMap { try? $0.read(at: 0, count: XMPReader.maxPacketBytes) }
             case "JPEG":
                 packet = (try? Data(contentsOf: file.url)).flatMap { jpegXMPPacket(Array($0)) }
             case "PNG":
@@ -155,6 +156,32 @@ struct XMPReaderTests {
             // One of the two panoramas is marked by its name and aspect only, without XMP.
             if let xmp = jpegXMPPacket(Array(data)) { #expect(XMPReader.parse(xmp).isPanorama, "\(name)") }
         }
+    }
+
+    @Test("reads a sidecar's camera, date and GPS like exiftool", .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func sidecar() throws {
+        let path = "photoprism/internal/meta/testdata/iphone_7.xmp"
+        let media = try #require(Corpus.media)
+        let tags = try #require(Corpus.exiftool[path])
+        let x = try XMPReader.readSidecar(FileByteSource(path: media.appendingPathComponent(path).path))
+        #expect(x.make == tags["XMP-tiff:Make"]?.string)
+        #expect(x.model == tags["XMP-tiff:Model"]?.string)
+        #expect(x.orientation == tags["XMP-tiff:Orientation"]?.number.map { Int($0) })
+        #expect(x.dateTimeOriginal?.iso8601 == tags["XMP-exif:DateTimeOriginal"]?.string.flatMap(XMPValue.date)?.iso8601)
+        let latitude = try #require(tags["XMP-exif:GPSLatitude"]?.number)
+        #expect(abs((x.location?.latitude ?? 0) - latitude) < 1e-6)
+        var metadata = MediaMetadata(format: .jpeg)
+        x.apply(to: &metadata)
+        #expect(metadata.location?.isPlausible == true)
+    }
+
+    @Test("reads UTF-16 packets")
+    func utf16() {
+        let text = "<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/' tiff:Make='Sixteen'/>"
+        let bigEndian: [UInt8] = [0xFE, 0xFF] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let littleEndian: [UInt8] = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(XMPReader.parse(bigEndian).make == "Sixteen")
+        #expect(XMPReader.parse(littleEndian).make == "Sixteen")
     }
 
     @Test("resolves namespaces by URI whatever the prefix, in attributes and elements")

@@ -127,6 +127,17 @@ public enum XMPReader {
         return properties
     }
 
+    /// Reads an `.xmp` sidecar file: at most `maxPacketBytes` of it, parsed.
+    ///
+    /// - Throws: `MetadataError.io` when the file cannot be read.
+    public static func readSidecar(_ source: ByteSource) throws -> XMPProperties {
+        var properties = parse(try source.read(at: 0, count: maxPacketBytes))
+        if source.size > UInt64(maxPacketBytes) {
+            properties.warnings.append("XMP: the sidecar is larger than \(maxPacketBytes) bytes; only its start was read")
+        }
+        return properties
+    }
+
     /// XMP may be UTF-16 (the XMP spec allows it, and some writers use it): recognised
     /// by a byte-order mark or by `<` as the first code unit.
     static func transcodedFromUTF16(_ bytes: [UInt8]) -> [UInt8]? {
