@@ -76,7 +76,6 @@ public enum RIFFReader {
             reading.metadata.isAnimated = frames > 1 || (frames == 0 && animatedFlag)
         } else {
             reading.metadata.isAnimated = false
-            if reading.metadata.pixelWidth != nil { reading.metadata.frameCount = 1 }
         }
         return reading
     }
