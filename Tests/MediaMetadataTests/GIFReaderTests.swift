@@ -17,7 +17,7 @@ struct GIFReaderTests {
           .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
     func corpusAgreement() throws {
         var tally = FormatsAgreementTally("GIF")
-        let files = corpusFiles(ofTypes: ["GIF"])
+        let files = formatsCorpusFiles(ofTypes: ["GIF"])
         #expect(files.count >= 10)
         for file in files {
             let reading: ContainerReading
@@ -27,7 +27,7 @@ struct GIFReaderTests {
                 tally.record("read", file.path, agree: false, detail: "threw \(error)")
                 continue
             }
-            let size = referenceImageSize(file.exiftool)
+            let size = formatsReferenceImageSize(file.exiftool)
             tally.compare("width", file.path, ours: reading.metadata.pixelWidth, reference: size?.0)
             tally.compare("height", file.path, ours: reading.metadata.pixelHeight, reference: size?.1)
             // exiftool states FrameCount only for animations.
@@ -40,7 +40,7 @@ struct GIFReaderTests {
             let animated = (file.exiftool["GIF:FrameCount"]?.number ?? 1) > 1
             tally.compare("isAnimated", file.path, ours: reading.metadata.isAnimated, reference: animated)
             let xmpHasValues = reading.xmp.map { !XMPReader.parse($0).values.isEmpty } ?? false
-            tally.compare("hasXMP", file.path, ours: xmpHasValues, reference: hasGroup(file.exiftool, "XMP-"))
+            tally.compare("hasXMP", file.path, ours: xmpHasValues, reference: formatsHasGroup(file.exiftool, "XMP-"))
         }
         tally.printTable()
         tally.expectAgreement()

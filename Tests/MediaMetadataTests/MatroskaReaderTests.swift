@@ -40,7 +40,7 @@ struct MatroskaReaderTests {
           .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
     func corpusAgreement() throws {
         var tally = FormatsAgreementTally("Matroska vs ffprobe")
-        let files = corpusFiles(ofTypes: ["MKV", "WEBM"])
+        let files = formatsCorpusFiles(ofTypes: ["MKV", "WEBM"])
         #expect(files.count >= 4)
         for file in files {
             let m = try MatroskaReader.read(FileByteSource(path: file.url.path)).metadata
@@ -50,7 +50,7 @@ struct MatroskaReaderTests {
             tally.compare("width", file.path, ours: m.pixelWidth, reference: video["width"]?.number.map { Int($0) })
             tally.compare("height", file.path, ours: m.pixelHeight, reference: video["height"]?.number.map { Int($0) })
             let duration = Corpus.ffprobe[file.path]?["format"]?["duration"]?.number
-            if let agree = roughlyEqual(m.durationSeconds, duration, tolerance: 0.05) {
+            if let agree = formatsRoughlyEqual(m.durationSeconds, duration, tolerance: 0.05) {
                 tally.record("duration", file.path, agree: agree, detail: "ours \(m.durationSeconds ?? -1), ffprobe \(duration ?? -1)")
             }
             if let rate = ffprobeRate(video["r_frame_rate"]) {

@@ -49,7 +49,7 @@ struct FormatsAgreementTally {
 }
 
 /// Corpus files exiftool typed as one of `types`, with their exiftool readings.
-func corpusFiles(ofTypes types: Set<String>) -> [(path: String, url: URL, exiftool: [String: JSONValue])] {
+func formatsCorpusFiles(ofTypes types: Set<String>) -> [(path: String, url: URL, exiftool: [String: JSONValue])] {
     guard let media = Corpus.media else { return [] }
     return Corpus.manifest.compactMap { entry in
         guard let type = entry["exiftool_file_type"]?.string, types.contains(type),
@@ -59,13 +59,13 @@ func corpusFiles(ofTypes types: Set<String>) -> [(path: String, url: URL, exifto
 }
 
 /// `Composite:ImageSize` ("W H") as numbers.
-func referenceImageSize(_ tags: [String: JSONValue]) -> (Int, Int)? {
+func formatsReferenceImageSize(_ tags: [String: JSONValue]) -> (Int, Int)? {
     guard let text = tags["Composite:ImageSize"]?.string else { return nil }
     let parts = text.split(separator: " ").compactMap { Int($0) }
     return parts.count == 2 ? (parts[0], parts[1]) : nil
 }
 
-func hasGroup(_ tags: [String: JSONValue], _ prefix: String) -> Bool {
+func formatsHasGroup(_ tags: [String: JSONValue], _ prefix: String) -> Bool {
     tags.keys.contains { $0.hasPrefix(prefix) }
 }
 
@@ -116,24 +116,24 @@ struct PNGReaderTests {
           .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
     func corpusAgreement() throws {
         var tally = FormatsAgreementTally("PNG")
-        let files = corpusFiles(ofTypes: ["PNG"])
+        let files = formatsCorpusFiles(ofTypes: ["PNG"])
         #expect(files.count >= 50)
         for file in files {
             let reading: ContainerReading
             do {
                 reading = try PNGReader.read(FileByteSource(path: file.url.path))
             } catch {
-                tally.record("read", file.path, agree: referenceImageSize(file.exiftool) == nil, detail: "threw \(error)")
+                tally.record("read", file.path, agree: formatsReferenceImageSize(file.exiftool) == nil, detail: "threw \(error)")
                 continue
             }
-            let size = referenceImageSize(file.exiftool)
+            let size = formatsReferenceImageSize(file.exiftool)
             tally.compare("width", file.path, ours: reading.metadata.pixelWidth, reference: size?.0)
             tally.compare("height", file.path, ours: reading.metadata.pixelHeight, reference: size?.1)
             let frames = file.exiftool["PNG:AnimationFrames"]?.number.map { Int($0) }
             tally.compare("animationFrames", file.path, ours: reading.metadata.frameCount ?? 1, reference: frames ?? 1)
             tally.compare("hasEXIF", file.path, ours: reading.exif != nil,
-                          reference: hasGroup(file.exiftool, "IFD0:") || hasGroup(file.exiftool, "ExifIFD:"))
-            tally.compare("hasXMP", file.path, ours: reading.xmp != nil, reference: hasGroup(file.exiftool, "XMP-"))
+                          reference: formatsHasGroup(file.exiftool, "IFD0:") || formatsHasGroup(file.exiftool, "ExifIFD:"))
+            tally.compare("hasXMP", file.path, ours: reading.xmp != nil, reference: formatsHasGroup(file.exiftool, "XMP-"))
             if let xmp = reading.xmp, let make = file.exiftool["XMP-tiff:Make"]?.string {
                 tally.compare("XMP tiff:Make", file.path, ours: XMPReader.parse(xmp).make, reference: make)
             }

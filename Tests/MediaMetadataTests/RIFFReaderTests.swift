@@ -21,7 +21,7 @@ func ffprobeRate(_ value: JSONValue?) -> Double? {
     return parts[0] / parts[1]
 }
 
-func roughlyEqual(_ a: Double?, _ b: Double?, tolerance: Double) -> Bool? {
+func formatsRoughlyEqual(_ a: Double?, _ b: Double?, tolerance: Double) -> Bool? {
     guard let b else { return nil }
     guard let a else { return false }
     return abs(a - b) <= tolerance
@@ -49,7 +49,7 @@ struct RIFFReaderTests {
           .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
     func aviCorpusAgreement() throws {
         var tally = FormatsAgreementTally("AVI vs ffprobe")
-        let files = corpusFiles(ofTypes: ["AVI"])
+        let files = formatsCorpusFiles(ofTypes: ["AVI"])
         #expect(files.count >= 10)
         for file in files {
             let reading: ContainerReading
@@ -67,10 +67,10 @@ struct RIFFReaderTests {
             tally.compare("width", file.path, ours: m.pixelWidth, reference: video["width"]?.number.map { Int($0) })
             tally.compare("height", file.path, ours: m.pixelHeight, reference: video["height"]?.number.map { Int($0) })
             let duration = video["duration"]?.number ?? Corpus.ffprobe[file.path]?["format"]?["duration"]?.number
-            if let agree = roughlyEqual(m.durationSeconds, duration, tolerance: 0.05) {
+            if let agree = formatsRoughlyEqual(m.durationSeconds, duration, tolerance: 0.05) {
                 tally.record("duration", file.path, agree: agree, detail: "ours \(m.durationSeconds ?? -1), ffprobe \(duration ?? -1)")
             }
-            if let agree = roughlyEqual(m.frameRate, ffprobeRate(video["r_frame_rate"]), tolerance: 0.01) {
+            if let agree = formatsRoughlyEqual(m.frameRate, ffprobeRate(video["r_frame_rate"]), tolerance: 0.01) {
                 tally.record("frameRate", file.path, agree: agree, detail: "ours \(m.frameRate ?? -1), ffprobe \(video["r_frame_rate"]?.string ?? "")")
             }
             tally.compare("codec", file.path, ours: m.videoCodec, reference: video["codec_name"]?.string)
@@ -84,25 +84,25 @@ struct RIFFReaderTests {
           .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
     func webPCorpusAgreement() throws {
         var tally = FormatsAgreementTally("WebP vs exiftool")
-        let files = corpusFiles(ofTypes: ["WEBP", "Extended WEBP"])
+        let files = formatsCorpusFiles(ofTypes: ["WEBP", "Extended WEBP"])
         #expect(files.count >= 15)
         for file in files {
             let reading: ContainerReading
             do {
                 reading = try RIFFReader.readWebP(FileByteSource(path: file.url.path))
             } catch {
-                tally.record("read", file.path, agree: referenceImageSize(file.exiftool) == nil, detail: "threw \(error)")
+                tally.record("read", file.path, agree: formatsReferenceImageSize(file.exiftool) == nil, detail: "threw \(error)")
                 continue
             }
-            let size = referenceImageSize(file.exiftool).flatMap { $0.0 > 0 && $0.1 > 0 ? $0 : nil }
+            let size = formatsReferenceImageSize(file.exiftool).flatMap { $0.0 > 0 && $0.1 > 0 ? $0 : nil }
             tally.compare("width", file.path, ours: reading.metadata.pixelWidth, reference: size?.0)
             tally.compare("height", file.path, ours: reading.metadata.pixelHeight, reference: size?.1)
             if size != nil {
                 let flags = file.exiftool["RIFF:WebP_Flags"]?.number.map { Int($0) } ?? 0
                 tally.compare("isAnimated", file.path, ours: reading.metadata.isAnimated, reference: flags & 0x02 != 0)
                 tally.compare("hasEXIF", file.path, ours: reading.exif != nil,
-                              reference: hasGroup(file.exiftool, "IFD0:") || hasGroup(file.exiftool, "ExifIFD:"))
-                tally.compare("hasXMP", file.path, ours: reading.xmp != nil, reference: hasGroup(file.exiftool, "XMP-"))
+                              reference: formatsHasGroup(file.exiftool, "IFD0:") || formatsHasGroup(file.exiftool, "ExifIFD:"))
+                tally.compare("hasXMP", file.path, ours: reading.xmp != nil, reference: formatsHasGroup(file.exiftool, "XMP-"))
             }
         }
         tally.printTable()

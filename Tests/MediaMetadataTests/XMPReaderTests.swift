@@ -34,7 +34,7 @@ func xmpPacket(_ description: String, extraNamespaces: String = "") -> [UInt8] {
 
 extension String {
     /// nil for an empty string: an empty reference value is no value.
-    var nonEmpty: String? { isEmpty ? nil : self }
+    var formatsNonEmpty: String? { isEmpty ? nil : self }
 }
 
 @Suite("XMP reader")
@@ -43,7 +43,7 @@ struct XMPReaderTests {
     /// APP1 (test-local scanner), PNG, WebP and GIF (our readers), plus the synthetic cases.
     static func corpusPackets() -> [(path: String, packet: [UInt8], exiftool: [String: JSONValue])] {
         var result: [(String, [UInt8], [String: JSONValue])] = []
-        for file in corpusFiles(ofTypes: ["XMP", "JPEG", "PNG", "WEBP", "Extended WEBP", "GIF"]) {
+        for file in formatsCorpusFiles(ofTypes: ["XMP", "JPEG", "PNG", "WEBP", "Extended WEBP", "GIF"]) {
             guard let type = Corpus.manifest.first(where: { $0["path"]?.string == file.path })?["exiftool_file_type"]?.string
             else { continue }
             var packet: [UInt8]?
@@ -127,8 +127,8 @@ struct XMPReaderTests {
             tally.compare("XMP-photoshop:SidecarForExtension", path, ours: x.sidecarForExtension,
                           reference: tags["XMP-photoshop:SidecarForExtension"]?.string)
             tally.compare("XMP-xmp:Rating", path, ours: x.rating, reference: tags["XMP-xmp:Rating"]?.number)
-            tally.compare("XMP-dc:Title", path, ours: x.title, reference: tags["XMP-dc:Title"]?.string?.trimmingSpacesAndNULs().nonEmpty)
-            tally.compare("XMP-dc:Description", path, ours: x.description, reference: tags["XMP-dc:Description"]?.string?.trimmingSpacesAndNULs().nonEmpty)
+            tally.compare("XMP-dc:Title", path, ours: x.title, reference: tags["XMP-dc:Title"]?.string?.trimmingSpacesAndNULs().formatsNonEmpty)
+            tally.compare("XMP-dc:Description", path, ours: x.description, reference: tags["XMP-dc:Description"]?.string?.trimmingSpacesAndNULs().formatsNonEmpty)
         }
         tally.printTable()
         tally.expectAgreement(deliberate: [
@@ -293,7 +293,7 @@ struct XMPReaderTests {
     func inflatesCompressedPNGText() throws {
         // Every zTXt/iTXt-compressed chunk in the corpus PNGs must inflate.
         var inflated = 0
-        for file in corpusFiles(ofTypes: ["PNG"]) {
+        for file in formatsCorpusFiles(ofTypes: ["PNG"]) {
             guard let data = try? Data(contentsOf: file.url) else { continue }
             let bytes = Array(data)
             var offset = 8

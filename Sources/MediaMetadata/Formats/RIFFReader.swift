@@ -20,7 +20,7 @@ public enum RIFFReader {
         var frames = 0
         var animatedFlag = false
         var sawAnimation = false
-        var walker = ChunkWalker(source: source, start: 12, end: riffEnd)
+        var walker = RIFFChunkWalker(source: source, start: 12, end: riffEnd)
         while let chunk = walker.next() {
             switch chunk.id {
             case "VP8X":
@@ -107,7 +107,7 @@ public enum RIFFReader {
         var streams: [AVIStream] = []
         var dateText: String?
         var software: String?
-        var walker = ChunkWalker(source: source, start: 12, end: riffEnd)
+        var walker = RIFFChunkWalker(source: source, start: 12, end: riffEnd)
         var stack: [String] = []  // enclosing LIST types, for context
 
         func small(_ chunk: RIFFChunk) throws -> [UInt8] {
@@ -116,7 +116,7 @@ public enum RIFFReader {
         }
 
         // A flat walk that descends into the LISTs we care about, by pushing their bounds.
-        var pending: [(walker: ChunkWalker, listType: String)] = []
+        var pending: [(walker: RIFFChunkWalker, listType: String)] = []
         while true {
             guard let chunk = walker.next() else {
                 reading.metadata.warnings += walker.warnings
@@ -136,7 +136,7 @@ public enum RIFFReader {
                 if listType == "strl" { streams.append(AVIStream()) }
                 pending.append((walker, listType))
                 stack.append(listType)
-                walker = ChunkWalker(source: source, start: chunk.dataOffset + 4,
+                walker = RIFFChunkWalker(source: source, start: chunk.dataOffset + 4,
                                      end: min(walker.end, chunk.dataOffset + UInt64(chunk.size)),
                                      sharedBudget: walker.remaining)
                 continue
@@ -275,7 +275,7 @@ struct RIFFChunk {
 
 /// Walks chunk headers between two offsets; sizes are padded to even and clamped
 /// to the end, and every step advances at least 8 bytes.
-struct ChunkWalker {
+struct RIFFChunkWalker {
     let source: ByteSource
     var position: UInt64
     let end: UInt64
