@@ -30,6 +30,11 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var frameRate: Double?
     public var videoCodec: String?
     public var hasAudio: Bool?
+    /// Whether an image holds more than one frame (animated GIF, APNG, animated WebP).
+    public var isAnimated: Bool?
+    /// The number of frames of an image, when its container counts them: always for
+    /// GIF (1 for a still), for APNG (`acTL`) and animated WebP (`ANMF`); nil otherwise.
+    public var frameCount: Int?
     /// Apple's live-photo content identifier (maker note 0x0011, or the movie's
     /// `com.apple.quicktime.content.identifier`).
     public var contentIdentifier: String?
