@@ -10,7 +10,7 @@ public enum MetadataReader {
 
     /// Reads everything the index records; nil when the file is not media.
     ///
-    /// Container facts win; EXIF fills the fields still empty.
+    /// Container facts win; EXIF fills the fields still empty, then XMP.
     /// - Throws: `MetadataError` when the file is media but unreadable.
     public static func read(_ source: ByteSource) throws -> MediaMetadata? {
         guard let format = try detectFormat(source) else { return nil }
@@ -23,6 +23,9 @@ public enum MetadataReader {
         for block in reading.extraExifBlocks {
             ExifDecoder.apply(exif: block, to: &metadata)
         }
+        if let xmp = reading.xmp {
+            XMPReader.apply(xmp, to: &metadata)
+        }
         return metadata
     }
 
@@ -33,13 +36,13 @@ public enum MetadataReader {
         case .jpeg:
             return try JPEGReader.read(source)
         case .png:
-            return try SimpleImageReaders.readPNG(source)
+            return try PNGReader.read(source)
         case .gif:
-            return try SimpleImageReaders.readGIF(source)
+            return try GIFReader.read(source)
         case .bmp:
-            return try SimpleImageReaders.readBMP(source)
+            return try BMPReader.read(source)
         case .webp:
-            return try SimpleImageReaders.readWebP(source)
+            return try RIFFReader.readWebP(source)
         case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .iiq:
             return try TIFFReader.read(source, format: format)
         case .raf:
@@ -51,9 +54,9 @@ public enum MetadataReader {
         case .heic, .heif, .avif, .cr3, .quickTime, .mp4, .m4v, .threeGP:
             return try ISOBMFFReader.read(source, format: format)
         case .matroska, .webm:
-            return ContainerReading(metadata: MediaMetadata(format: format))  // Matroska reader
+            return try MatroskaReader.read(source)
         case .avi:
-            return ContainerReading(metadata: MediaMetadata(format: format))  // RIFF reader
+            return try RIFFReader.readAVI(source)
         case .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv:
             var metadata = MediaMetadata(format: format)
             metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")

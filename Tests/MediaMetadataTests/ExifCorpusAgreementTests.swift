@@ -36,6 +36,7 @@ struct ExifCorpusAgreementTests {
         var rate: Double { compared == 0 ? 1 : Double(agreed) / Double(compared) }
     }
 
+    /// exiftool's capture date in our order of preference: EXIF's, then XMP's.
     static func referenceDate(_ e: [String: JSONValue]) -> (local: String, offset: String?)? {
         let chain: [(String, [String])] = [
             ("ExifIFD:DateTimeOriginal", ["ExifIFD:OffsetTimeOriginal", "ExifIFD:OffsetTime"]),
@@ -46,6 +47,12 @@ struct ExifCorpusAgreementTests {
             guard let text = e[dateKey]?.string, let date = CaptureDate(exif: text) else { continue }
             let offset = offsetKeys.lazy.compactMap { e[$0]?.string }.first
             return (localString(date), offset)
+        }
+        // Without an EXIF date, XMP's, whose text carries its own offset.
+        for key in ["XMP-exif:DateTimeOriginal", "XMP-photoshop:DateCreated", "XMP-xmp:CreateDate"] {
+            guard let text = e[key]?.string, let date = CaptureDate(exif: text) else { continue }
+            let offset = text.count > 19 ? String(text.dropFirst(19)).drop { $0 != "Z" && $0 != "+" && $0 != "-" } : ""
+            return (localString(date), offset.isEmpty ? nil : String(offset))
         }
         return nil
     }
@@ -115,12 +122,14 @@ struct ExifCorpusAgreementTests {
                 check("utcOffset", false, "ours \(ourOffset), exiftool none")
             }
             for (field, key, value) in [("make", "IFD0:Make", ours?.make), ("model", "IFD0:Model", ours?.model)] {
-                let ref = reference[key]?.string?.trimmingSpacesAndNULs().nilIfEmpty
+                let xmpKey = "XMP-tiff:" + key.dropFirst(5)
+                let ref = (reference[key] ?? reference[xmpKey])?.string?.trimmingSpacesAndNULs().nilIfEmpty
                 if ref != nil || value != nil {
                     check(field, ref == value, "ours \(value ?? "nil"), exiftool \(ref ?? "nil")")
                 }
             }
-            let refLat = reference["Composite:GPSLatitude"]?.number, refLon = reference["Composite:GPSLongitude"]?.number
+            let refLat = (reference["Composite:GPSLatitude"] ?? reference["XMP-exif:GPSLatitude"])?.number
+            let refLon = (reference["Composite:GPSLongitude"] ?? reference["XMP-exif:GPSLongitude"])?.number
             if refLat != nil || ours?.location != nil {
                 var agree = false
                 if let refLat, let refLon, let loc = ours?.location {
@@ -129,7 +138,7 @@ struct ExifCorpusAgreementTests {
                 check("gps", agree, "ours \(String(describing: ours?.location)), exiftool \(String(describing: refLat)) \(String(describing: refLon))")
             }
             // Values outside 1–8 are not orientations; we record none (read as 1).
-            let refOrientation = reference["IFD0:Orientation"]?.number.map { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
+            let refOrientation = (reference["IFD0:Orientation"] ?? reference["XMP-tiff:Orientation"])?.number.map { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
             if refOrientation != nil || ours?.orientation != nil {
                 check("orientation", refOrientation == ours?.orientation,
                       "ours \(String(describing: ours?.orientation)), exiftool \(String(describing: refOrientation))")

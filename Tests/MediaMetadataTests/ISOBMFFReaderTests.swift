@@ -16,7 +16,7 @@ struct ISOBMFFReaderTests {
         #expect(m.pixelWidth == 1920 && m.pixelHeight == 1080)
         #expect(m.orientation == 6)
         #expect(m.displaySize?.width == 1080 && m.displaySize?.height == 1920)
-        #expect(m.videoCodec == "avc1")
+        #expect(m.videoCodec == "h264")
         #expect(m.frameRate == 30)
         #expect(m.hasAudio == true)
         #expect(m.hasStillImageTime == false)

@@ -6,8 +6,8 @@
 ///   the format duration); `pixelWidth`/`pixelHeight` are the video track's coded size
 ///   (visual sample entry) and `orientation` expresses the track matrix's rotation in
 ///   EXIF terms (90° clockwise display = 6, 180° = 3, 270° = 8), so `displaySize` is
-///   the size a player shows. `videoCodec` is the sample entry's four-character code
-///   (`avc1`, `hvc1`, `ap4h` …). `frameRate` is the average: frames / track duration.
+///   the size a player shows. `videoCodec` is ffprobe's short name for the sample
+///   entry's code (`avc1` → `h264`, `hvc1` → `hevc`, `ap4h` → `prores` …), the code itself when unknown. `frameRate` is the average: frames / track duration.
 ///   `captureDate` prefers `com.apple.quicktime.creationdate` (local time with offset),
 ///   then `udta` `©day`, then `mvhd` creation time (UTC, offset 0).
 /// - HEIF: `pixelWidth`/`pixelHeight` are the primary item's `ispe` (what exiftool
@@ -91,7 +91,7 @@ public enum ISOBMFFReader {
             metadata.pixelWidth = video.codedWidth
             metadata.pixelHeight = video.codedHeight
             metadata.orientation = video.orientation
-            metadata.videoCodec = video.codec?.description.trimmingSpacesAndNULs()
+            metadata.videoCodec = video.codec.map { VideoCodecName.forSampleEntry($0.description) }
             if let seconds = video.mediaSeconds, video.sampleCount > 1 {
                 metadata.frameRate = Double(video.sampleCount) / seconds
             } else if let delta = video.commonSampleDelta, video.mediaTimescale > 0 {

@@ -230,13 +230,17 @@ private struct PropertyCollector {
         if values[key] == nil { values[key] = value }
     }
 
-    mutating func visit(_ node: XMPTreeNode, depth: Int) {
+    /// Records top-level properties only: a field of a structure (such as the
+    /// `exif:GPSLatitude` inside IPTC's `LocationCreated`) describes something else.
+    mutating func visit(_ node: XMPTreeNode, depth: Int, insideProperty: Bool = false) {
         guard depth < XMLLimits.maxDepth + 2 else { return }
-        for attribute in node.attributes {
-            record(attribute.namespace, attribute.localName, attribute.value)
+        if !insideProperty {
+            for attribute in node.attributes {
+                record(attribute.namespace, attribute.localName, attribute.value)
+            }
         }
         let isProperty = !node.namespace.isEmpty && node.namespace != XMPNamespace.rdf && node.namespace != "adobe:ns:meta/"
-        if isProperty {
+        if isProperty && !insideProperty {
             if node.namespace == XMPNamespace.container && node.localName == "Directory" {
                 collectDirectory(node)
             }
@@ -259,7 +263,7 @@ private struct PropertyCollector {
                 }
             }
         }
-        for child in node.children { visit(child, depth: depth + 1) }
+        for child in node.children { visit(child, depth: depth + 1, insideProperty: insideProperty || isProperty) }
     }
 
     /// Reads each `rdf:li` of a directory: `Item:` fields from attributes or elements,
