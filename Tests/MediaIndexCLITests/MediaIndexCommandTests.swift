@@ -45,6 +45,7 @@ struct MediaIndexCommandTreeTests {
               show                    Show one asset, by identifier or by the path of one of
                                       its files.
               errors                  List files that could not be read, with the reason.
+              changes                 List asset changes since a change token.
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)
@@ -53,7 +54,7 @@ struct MediaIndexCommandTreeTests {
     @Test("every command's help lists --library")
     func everyCommandTakesLibrary() throws {
         let parser = CommandParser(root: MediaIndexCommand.self)
-        for name in ["index", "roots", "stats", "assets", "show", "errors"] {
+        for name in ["index", "roots", "stats", "assets", "show", "errors", "changes"] {
             let help = try parser.helpText(for: [name])
             #expect(help.contains("--library <dir>"), "\(name) lacks --library")
             #expect(help.hasPrefix("OVERVIEW: "))

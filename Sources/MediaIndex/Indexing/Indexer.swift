@@ -14,6 +14,8 @@ struct Indexer {
     /// Folders never walked: the library's own.
     let excludedFolders: [PathBytes]
     var batchSize = 256
+    /// How long a deleted asset's identifier is kept for its content's return.
+    var tombstoneRetention = Tombstones.defaultRetention
     var concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     /// A row of `files` as the run found it.
@@ -24,6 +26,7 @@ struct Indexer {
         var status: String
         var assetID: Int64?
         var fingerprint: String?
+        var role: String?
     }
 
     /// What reading one file gave.
@@ -74,7 +77,7 @@ struct Indexer {
         var known: [PathBytes: KnownFile] = [:]
         try writer.write { db in
             let statement = try db.cachedStatement(
-                "SELECT id, root_id, path, size, mtime_ns, inode, status, asset_id, fingerprint FROM files")
+                "SELECT id, root_id, path, size, mtime_ns, inode, status, asset_id, fingerprint, role FROM files")
             try statement.forEachRow { row in
                 guard let rootID = row.int64("root_id"), rootIDs.contains(rootID),
                       let id = row.int64("id"), let path = row.blob("path") else { return }
@@ -83,7 +86,7 @@ struct Indexer {
                     stat: FileStat(size: row.int64("size") ?? -1, modificationNanoseconds: row.int64("mtime_ns") ?? -1,
                                    inode: UInt64(bitPattern: row.int64("inode") ?? -1), device: 0),
                     status: row.string("status") ?? "", assetID: row.int64("asset_id"),
-                    fingerprint: row.string("fingerprint"))
+                    fingerprint: row.string("fingerprint"), role: row.string("role"))
             }
         }
         var toRead: [Work] = []
@@ -107,14 +110,12 @@ struct Indexer {
             if row.stat.size == 0 && row.status == "error" && unreadable.contains(where: { $0.0 == path }) { continue }
             vanished[path] = row
         }
-        var vanishedByFingerprint: [String: [PathBytes]] = [:]
-        for (path, row) in vanished where row.status == "media" {
-            if let fingerprint = row.fingerprint { vanishedByFingerprint[fingerprint, default: []].append(path) }
-        }
-        for key in vanishedByFingerprint.keys { vanishedByFingerprint[key]?.sort() }
         toRead.sort { $0.entry.path < $1.entry.path }
 
-        // 3. Read changed files in parallel; one writer commits each batch.
+        // 3. Decide which asset each changed or new file belongs to, before writing.
+        var planner = planIdentity(toRead: toRead, known: known, vanished: vanished)
+
+        // 4. Read changed files in parallel; one writer commits each batch.
         var read = 0
         var batchStart = 0
         while batchStart < toRead.count {
@@ -126,8 +127,7 @@ struct Indexer {
                 let now = Date().timeIntervalSince1970
                 for (work, outcome) in zip(batch, outcomes) {
                     try record(work: work, outcome: outcome, known: known[work.entry.path],
-                               vanished: &vanished, vanishedByFingerprint: &vanishedByFingerprint,
-                               summary: &summary, now: now, db: db)
+                               planner: &planner, summary: &summary, now: now, db: db)
                 }
                 try db.execute("""
                     UPDATE index_runs SET scanned = ?, added = ?, updated = ?, failed = ?, skipped = ?, opened = ?
@@ -140,7 +140,7 @@ struct Indexer {
                                     failed: summary.failed, elapsedSeconds: elapsed()))
         }
 
-        // 4. Folders that could not be listed, then files that are gone.
+        // 5. Folders that could not be listed, then files that are gone.
         progress?(IndexProgress(phase: .finishing, scanned: summary.scanned, toRead: toRead.count, read: read,
                                 failed: summary.failed, elapsedSeconds: elapsed()))
         try writer.transaction { db in
@@ -155,14 +155,22 @@ struct Indexer {
                         indexed_at = excluded.indexed_at, asset_id = NULL
                     """, [rootID, folder.bytes, "cannot list folder: \(reason)", now])
             }
-            for (_, row) in vanished {
+            for (path, row) in vanished {
                 try db.execute("DELETE FROM files WHERE id = ?", [row.id])
-                if let assetID = row.assetID { try deleteAssetIfOrphaned(assetID, db: db) }
-                summary.removed += 1
+                // A file whose content reappeared elsewhere was moved, not removed.
+                if !planner.takenVanishedPaths.contains(path) { summary.removed += 1 }
+            }
+            for donor in planner.unclaimedDonors {
+                try deleteAssetIfOrphaned(donor.assetID, now: now, db: db)
+            }
+            for (_, row) in vanished where row.status != "media" || row.fingerprint == nil {
+                if let assetID = row.assetID { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
             }
             for root in roots {
                 try db.execute("UPDATE roots SET last_indexed_at = ? WHERE id = ?", [now, root.id])
             }
+            try Tombstones.purge(olderThan: now - tombstoneRetention, db: db)
+            try ChangeLog.trim(now: now, db: db)
             summary.elapsedSeconds = elapsed()
             try db.execute("""
                 UPDATE index_runs SET finished_at = ?, status = 'completed', scanned = ?, added = ?, updated = ?,
@@ -175,9 +183,50 @@ struct Indexer {
         return summary
     }
 
+    /// Fingerprints known files whose stat changed (and, when some content changed,
+    /// the new files too, to tell a rename-and-rewrite from an edit), then plans.
+    private func planIdentity(toRead: [Work], known: [PathBytes: KnownFile],
+                              vanished: [PathBytes: KnownFile]) -> IdentityPlanner {
+        let vanishedDonors = vanished.compactMap { path, row -> IdentityPlanner.Donor? in
+            guard row.status == "media", let assetID = row.assetID, let fingerprint = row.fingerprint else { return nil }
+            return IdentityPlanner.Donor(path: path, assetID: assetID, role: row.role ?? "photo",
+                                         fingerprint: fingerprint, vanished: true)
+        }
+        let changedKnown = toRead.filter { work in
+            guard let row = known[work.entry.path] else { return false }
+            return row.status == "media" && row.assetID != nil && row.fingerprint != nil
+        }
+        let changedFingerprints = fingerprintInParallel(changedKnown.map(\.entry.path))
+        var changed: [IdentityPlanner.ChangedFile] = []
+        for (work, fingerprint) in zip(changedKnown, changedFingerprints) {
+            guard let row = known[work.entry.path], let assetID = row.assetID, let old = row.fingerprint else { continue }
+            changed.append(IdentityPlanner.ChangedFile(path: work.entry.path, assetID: assetID, role: row.role ?? "photo",
+                                                       oldFingerprint: old, newFingerprint: fingerprint))
+        }
+        var newFiles: [(path: PathBytes, fingerprint: String)] = []
+        if changed.contains(where: { $0.newFingerprint != $0.oldFingerprint }) {
+            let fresh = toRead.filter { known[$0.entry.path]?.assetID == nil }.map(\.entry.path)
+            for (path, fingerprint) in zip(fresh, fingerprintInParallel(fresh)) {
+                if let fingerprint { newFiles.append((path, fingerprint)) }
+            }
+        }
+        // These files are read again in their batch; `opened` counts each file once.
+        return IdentityPlanner(vanished: vanishedDonors, changed: changed, newFiles: newFiles)
+    }
+
+    private func fingerprintInParallel(_ paths: [PathBytes]) -> [String?] {
+        let results = Slots<String?>(count: paths.count, initial: nil)
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let fingerprint = (try? FileByteSource(pathBytes: paths[index].bytes))
+                .flatMap { try? ContentFingerprint(of: $0) }
+            results.set(index, fingerprint?.description)
+        }
+        return results.values
+    }
+
     /// Reads every file of the batch, `concurrency` at a time.
     private func readInParallel(_ batch: [Work]) -> [Outcome] {
-        let results = OutcomeSlots(count: batch.count)
+        let results = Slots<Outcome>(count: batch.count, initial: .ignored)
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
             results.set(index, Self.read(batch[index].entry))
         }
@@ -214,12 +263,9 @@ struct Indexer {
         return String(describing: error)
     }
 
-    private func record(work: Work, outcome: Outcome, known: KnownFile?,
-                        vanished: inout [PathBytes: KnownFile], vanishedByFingerprint: inout [String: [PathBytes]],
+    private func record(work: Work, outcome: Outcome, known: KnownFile?, planner: inout IdentityPlanner,
                         summary: inout IndexSummary, now: Double, db: DatabaseConnection) throws {
         let entry = work.entry
-        let statValues: [DatabaseValueConvertible] = [entry.stat.size, entry.stat.modificationNanoseconds,
-                                                      entry.stat.inode]
         switch outcome {
         case .failed, .ignored:
             let status: String
@@ -233,52 +279,97 @@ struct Indexer {
                     mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = excluded.status,
                     error = excluded.error, format = NULL, fingerprint = NULL, metadata = NULL,
                     asset_id = NULL, role = NULL, indexed_at = excluded.indexed_at
-                """, [work.rootID, entry.path.bytes] + statValues + [status, message, now])
-            if let assetID = known?.assetID { try deleteAssetIfOrphaned(assetID, db: db) }
+                """, [work.rootID, entry.path.bytes, entry.stat.size, entry.stat.modificationNanoseconds,
+                      entry.stat.inode, status, message, now])
+            // Its asset goes unless its content reappeared elsewhere (then another row
+            // refers to it). A later arrival of the content finds the tombstone.
+            if let assetID = known?.assetID { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
 
         case .media(let metadata, let fingerprint):
             let fingerprintText = fingerprint.description
             let columns = AssetColumns(metadata)
             let metadataJSON = AssetColumns.encode(metadata)
-            let role = metadata.format.mediaType == .video ? "video" : "photo"
-
-            if let known, let assetID = known.assetID {
-                // Known path, new content or metadata: same asset, new revision.
-                summary.updated += 1
-                let contentChanged = known.fingerprint != fingerprintText
-                try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: contentChanged,
-                                   now: now, db: db)
+            var decision = planner.decisions[entry.path]
+            if decision == nil {
+                // Not planned: a new file, or one that was an error or ignored before.
+                decision = planner.claim(fingerprint: fingerprintText, for: entry.path).map { .take($0) } ?? .fresh
+                if case .take(let donor)? = decision, donor.vanished { planner.takenVanishedPaths.insert(donor.path) }
+            } else if case .take(let donor)? = decision, donor.vanished {
+                planner.takenVanishedPaths.insert(donor.path)
+            }
+            // A donor whose asset was deleted meanwhile (its file failed) is gone:
+            // the content starts afresh, and its tombstone gives the identifier back.
+            if case .take(let donor)? = decision,
+               try db.scalarInt("SELECT 1 FROM assets WHERE id = ?", [donor.assetID]) == nil {
+                decision = .fresh
+            }
+            switch decision ?? .fresh {
+            case .keep(let assetID, let role, let edited):
+                let isPrimary = role == "photo" || role == "video"
+                if isPrimary {
+                    var fields = try columns.changedFields(assetID: assetID, db: db)
+                    try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: edited,
+                                       now: now, db: db)
+                    if edited { fields.append("revision") }
+                    if !fields.isEmpty, let identifier = try identifier(of: assetID, db: db) {
+                        summary.updated += 1
+                        try ChangeLog.record(.updated, identifier: identifier, fields: fields, now: now, db: db)
+                    } else {
+                        summary.unchanged += 1
+                    }
+                } else {
+                    summary.updated += 1
+                }
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,
                                role: role, metadataJSON: metadataJSON, now: now, db: db)
-                return
-            }
-            // Known content at a new path: a rename or move keeps its asset.
-            if var candidates = vanishedByFingerprint[fingerprintText], !candidates.isEmpty {
-                let oldPath = candidates.removeFirst()
-                vanishedByFingerprint[fingerprintText] = candidates
-                if let old = vanished.removeValue(forKey: oldPath), let assetID = old.assetID {
-                    summary.moved += 1
-                    if known != nil { try db.execute("DELETE FROM files WHERE path = ?", [entry.path.bytes]) }
-                    try db.execute("""
-                        UPDATE files SET root_id = ?, path = ?, size = ?, mtime_ns = ?, inode = ?, indexed_at = ?,
-                            metadata = ?, format = ?
-                        WHERE id = ?
-                        """, [work.rootID, entry.path.bytes] + statValues + [now, metadataJSON, metadata.format.rawValue, old.id])
-                    try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: false, now: now, db: db)
-                    return
+
+            case .take(let donor):
+                // Content that left `donor.path` arrived here: same asset, new place.
+                summary.moved += 1
+                if !donor.vanished {
+                    // Its old path now holds other content, decided on its own turn.
+                    try db.execute("UPDATE files SET asset_id = NULL, fingerprint = NULL WHERE path = ? AND asset_id = ?",
+                                   [donor.path.bytes, donor.assetID])
+                } else {
+                    try db.execute("UPDATE files SET asset_id = NULL WHERE path = ?", [donor.path.bytes])
                 }
+                try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: donor.assetID,
+                               role: donor.role, metadataJSON: metadataJSON, now: now, db: db)
+                if donor.role == "photo" || donor.role == "video" {
+                    try columns.update(assetID: donor.assetID, fingerprint: fingerprintText, bumpRevision: false,
+                                       now: now, db: db)
+                }
+                if let identifier = try identifier(of: donor.assetID, db: db) {
+                    try ChangeLog.record(.moved, identifier: identifier, now: now, db: db)
+                }
+
+            case .fresh:
+                summary.added += 1
+                let identifier = try Tombstones.resurrect(fingerprint: fingerprintText, db: db)
+                    ?? freshIdentifier(for: fingerprint, db: db)
+                let assetID = try columns.insert(identifier: identifier, fingerprint: fingerprintText, now: now, db: db)
+                let role = metadata.format.mediaType == .video ? "video" : "photo"
+                try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,
+                               role: role, metadataJSON: metadataJSON, now: now, db: db)
+                try ChangeLog.record(.inserted, identifier: identifier, now: now, db: db)
             }
-            summary.added += 1
-            var ordinal = 0
-            var identifier = AssetIdentifierFactory.identifier(for: fingerprint)
-            while try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil {
-                ordinal += 1
-                identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
-            }
-            let assetID = try columns.insert(identifier: identifier, fingerprint: fingerprintText, now: now, db: db)
-            try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,
-                           role: role, metadataJSON: metadataJSON, now: now, db: db)
         }
+    }
+
+    /// The identifier of the first copy of this content not already taken.
+    private func freshIdentifier(for fingerprint: ContentFingerprint, db: DatabaseConnection) throws -> String {
+        var ordinal = 0
+        var identifier = AssetIdentifierFactory.identifier(for: fingerprint)
+        while try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil
+                || db.scalarInt("SELECT 1 FROM tombstones WHERE identifier = ?", [identifier]) != nil {
+            ordinal += 1
+            identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
+        }
+        return identifier
+    }
+
+    private func identifier(of assetID: Int64, db: DatabaseConnection) throws -> String? {
+        try db.row("SELECT identifier FROM assets WHERE id = ?", [assetID])?.string("identifier")
     }
 
     private func upsertFile(work: Work, format: MediaFormat, fingerprint: String, assetID: Int64, role: String,
@@ -297,23 +388,27 @@ struct Indexer {
     }
 }
 
-/// Deletes an asset that no file refers to any more.
-func deleteAssetIfOrphaned(_ assetID: Int64, db: DatabaseConnection) throws {
-    try db.execute("""
-        DELETE FROM assets WHERE id = ? AND NOT EXISTS (SELECT 1 FROM files WHERE asset_id = ?)
-        """, [assetID, assetID])
+/// Deletes an asset that no file refers to any more, keeping its identifier in a
+/// tombstone and recording the deletion in the change feed.
+func deleteAssetIfOrphaned(_ assetID: Int64, now: Double, db: DatabaseConnection) throws {
+    guard try db.scalarInt("SELECT 1 FROM files WHERE asset_id = ? LIMIT 1", [assetID]) == nil,
+          let row = try db.row("SELECT identifier, fingerprint FROM assets WHERE id = ?", [assetID]),
+          let identifier = row.string("identifier") else { return }
+    try db.execute("DELETE FROM assets WHERE id = ?", [assetID])
+    try Tombstones.bury(identifier: identifier, fingerprint: row.string("fingerprint") ?? "", now: now, db: db)
+    try ChangeLog.record(.deleted, identifier: identifier, now: now, db: db)
 }
 
 /// Result slots filled concurrently, one index per worker.
-private final class OutcomeSlots: @unchecked Sendable {
+private final class Slots<Value>: @unchecked Sendable {
     // @unchecked: each index is written by exactly one worker, and read only after
     // concurrentPerform has returned.
-    private var storage: [Indexer.Outcome]
-    init(count: Int) { storage = Array(repeating: .ignored, count: count) }
-    func set(_ index: Int, _ value: Indexer.Outcome) {
+    private var storage: [Value]
+    init(count: Int, initial: Value) { storage = Array(repeating: initial, count: count) }
+    func set(_ index: Int, _ value: Value) {
         storage.withUnsafeMutableBufferPointer { $0[index] = value }
     }
-    var values: [Indexer.Outcome] { storage }
+    var values: [Value] { storage }
 }
 
 /// Names that promise an image or video, used only to decide whether an unreadable

@@ -46,6 +46,30 @@ struct AssetColumns {
         return db.lastInsertedRowID
     }
 
+    /// The JSON names of the columns whose stored value differs from this one.
+    func changedFields(assetID: Int64, db: DatabaseConnection) throws -> [String] {
+        let names = values.map(\.0)
+        guard let row = try db.row("SELECT \(names.joined(separator: ", ")) FROM assets WHERE id = ?", [assetID]) else {
+            return []
+        }
+        var changed: [String] = []
+        for (index, (name, value)) in values.enumerated() where row[index] != value.databaseValue {
+            changed.append(Self.jsonNames[name] ?? name)
+        }
+        return changed
+    }
+
+    /// Column names as the JSON asset shape spells them.
+    static let jsonNames: [String: String] = [
+        "media_type": "mediaType", "creation_date": "creationDate", "creation_timestamp": "creationDate",
+        "pixel_width": "pixelWidth", "pixel_height": "pixelHeight", "orientation": "orientation",
+        "duration": "durationSeconds", "frame_rate": "frameRate", "video_codec": "videoCodec", "has_audio": "hasAudio",
+        "latitude": "location", "longitude": "location", "altitude": "location", "make": "make", "model": "model",
+        "software": "software", "lens_make": "lensMake", "lens_model": "lensModel", "focal_length": "focalLength",
+        "f_number": "fNumber", "exposure_time": "exposureTime", "iso": "iso", "flash": "flash",
+        "content_identifier": "contentIdentifier", "burst_identifier": "burstIdentifier", "subtypes": "mediaSubtypes",
+    ]
+
     func update(assetID: Int64, fingerprint: String, bumpRevision: Bool, now: Double, db: DatabaseConnection) throws {
         let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
         try db.execute("""

@@ -16,6 +16,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case unknownRoot(path: String)
     /// No asset with that identifier or path.
     case assetNotFound(String)
+    /// A change token older than the retained change history.
+    case changeTokenExpired(token: Int64, oldest: Int64)
     /// The database failed.
     case database(DatabaseError)
     /// A file system operation on the library's own folder failed.
@@ -39,6 +41,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(path) is not a registered root; 'mediaindex roots' lists them"
         case .assetNotFound(let key):
             return "no asset matches \(key)"
+        case .changeTokenExpired(let token, let oldest):
+            return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"
         case .database(let error):
             return error.description
         case .io(let reason):

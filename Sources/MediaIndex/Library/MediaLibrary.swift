@@ -88,6 +88,9 @@ public final class MediaLibrary: Sendable {
         public var batchSize = 256
         /// Folders never walked besides the library's own (a thumbnail cache).
         public var excludedFolders: [PathBytes] = []
+        /// How long a deleted asset's identifier waits for its content to come back
+        /// (30 days by default).
+        public var tombstoneRetention: Double = 30 * 86_400
         public init() {}
     }
 
@@ -114,6 +117,7 @@ public final class MediaLibrary: Sendable {
             var indexer = Indexer(writer: writer, location: location,
                                   excludedFolders: [PathBytes(location.directory)] + options.excludedFolders)
             indexer.batchSize = max(1, options.batchSize)
+            indexer.tombstoneRetention = options.tombstoneRetention
             return try indexer.run(roots: selected, progress: progress)
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
@@ -183,7 +187,8 @@ public final class MediaLibrary: Sendable {
                                        [rootID]).compactMap { $0.int64("asset_id") }
             try db.execute("DELETE FROM files WHERE root_id = ?", [rootID])
             try db.execute("DELETE FROM roots WHERE id = ?", [rootID])
-            for assetID in assetIDs { try deleteAssetIfOrphaned(assetID, db: db) }
+            let now = Date().timeIntervalSince1970
+            for assetID in assetIDs { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
         }
     }
 

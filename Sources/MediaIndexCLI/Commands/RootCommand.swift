@@ -13,7 +13,7 @@ public struct MediaIndexCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [IndexCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
-                      ShowCommand.self, ErrorsCommand.self]
+                      ShowCommand.self, ErrorsCommand.self, ChangesCommand.self]
     )
 
     public init(parsed: ParsedArguments) throws {}

@@ -1,0 +1,42 @@
+import Foundation
+
+extension MediaLibrary {
+    /// Every change to an asset after `token`, oldest first, and the current token.
+    ///
+    /// Pass 0 for the whole retained history. Like PhotoKit's persistent change
+    /// tokens, a token older than the retained history cannot be answered.
+    /// - Throws: `LibraryError.changeTokenExpired` when history after `token` has been
+    ///   trimmed, or `token` is newer than any change (the library was rebuilt): do a
+    ///   full sync, then continue from `currentChangeToken()`.
+    public func changes(since token: Int64) throws -> AssetChanges {
+        try read { db in
+            let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
+                .string("value").flatMap { Int64($0) } ?? 1)
+            let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
+            // A token from before the trimmed history, or beyond the newest change (a
+            // token from a library that was since rebuilt), cannot be answered.
+            if token < start - 1 || token > current {
+                throw LibraryError.changeTokenExpired(token: token, oldest: start)
+            }
+            let rows = try db.rows(
+                "SELECT token, identifier, kind, fields, changed_at FROM changes WHERE token > ? ORDER BY token",
+                [token])
+            let changes = rows.map { row -> AssetChange in
+                var fields: [String] = []
+                if let json = row.string("fields"), let data = json.data(using: .utf8),
+                   let list = try? JSONDecoder().decode([String].self, from: data) {
+                    fields = list
+                }
+                return AssetChange(token: row.int64("token") ?? 0, identifier: row.string("identifier") ?? "",
+                                   kind: AssetChangeKind(rawValue: row.string("kind") ?? "") ?? .updated,
+                                   fields: fields, date: row.double("changed_at") ?? 0)
+            }
+            return AssetChanges(changes: changes, currentToken: current)
+        }
+    }
+
+    /// The token of the newest change (0 when nothing has changed yet).
+    public func currentChangeToken() throws -> Int64 {
+        try read { db in Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0) }
+    }
+}

@@ -1,0 +1,71 @@
+import MediaIndex
+
+/// `mediaindex changes --since TOKEN`: the change feed.
+struct ChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "changes",
+        abstract: "List asset changes since a change token.",
+        discussion: """
+            Every insert, update, deletion, move and pairing change gets a token larger than all before it. \
+            Ask with the token the previous call printed. A token older than the retained history (90 days, \
+            at most 1,000,000 changes), or from a library since rebuilt, exits with code 3: do a full sync \
+            ('mediaindex assets --jsonl'), then continue from the current token.
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .option("since", valueName: "token", default: "0", help: "Report changes after this token."),
+        .flag("json", help: "Print {\"changes\": [...], \"currentToken\": N}."),
+    ]
+
+    static let tokenExpiredExitCode: Int32 = 3
+
+    var library: LibraryOptions
+    var since: Int64
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        since = try parsed.option("since", as: Int64.self) ?? 0
+        json = parsed.flag("json")
+    }
+
+    func validate() throws {
+        if since < 0 { throw ValidationError("--since must not be negative") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try library.openForReading(in: context)
+        let result: AssetChanges
+        do {
+            result = try mediaLibrary.changes(since: since)
+        } catch let error as LibraryError {
+            if case .changeTokenExpired = error {
+                context.standardError.writeLine("Error: \(error.description)")
+                throw ExitCode(Self.tokenExpiredExitCode)
+            }
+            throw error
+        }
+        if json {
+            context.standardOutput.writeLine(JSON.object([
+                ("changes", .array(result.changes.map { change in
+                    .object([("token", .int(Int(change.token))), ("id", .string(change.identifier)),
+                             ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map(JSON.string))),
+                             ("date", .string(JSONShapes.isoUTC(change.date)))])
+                })),
+                ("currentToken", .int(Int(result.currentToken))),
+            ]).prettyText)
+            return
+        }
+        if result.changes.isEmpty {
+            context.standardOutput.writeLine("No changes since \(since).")
+        } else {
+            let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID"),
+                                                TableColumn("KIND"), TableColumn("FIELDS")])
+            context.standardOutput.writeLine(table.render(result.changes.map {
+                [String($0.token), $0.identifier, $0.kind.rawValue, $0.fields.joined(separator: ", ")]
+            }, maxWidth: context.terminalWidth))
+        }
+        context.standardOutput.writeLine("Current token: \(result.currentToken)")
+    }
+}
