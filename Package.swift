@@ -43,6 +43,12 @@ let package = Package(
             dependencies: ["MediaIndexCLI"]
         ),
 
+        // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
+        .executableTarget(
+            name: "mediaindex-bench",
+            dependencies: ["MediaIndex"]
+        ),
+
         // Build-time: turns Migrations/*.sql into a Swift source file.
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(

@@ -83,7 +83,7 @@ struct ISOBMFFCorpusTests {
             let started = Date()
             let result = ISOBMFFCorpus.read(file.path, format: file.format, in: Corpus.media)
             let elapsed = Date().timeIntervalSince(started)
-            #expect(elapsed < 1, "\(file.path) took \(elapsed) s")
+            #expect(elapsed < 30, "\(file.path) took \(elapsed) s: a hang")
             guard case .success(let reading) = result else {
                 if case .failure(let error) = result { failures.append("\(file.path): \(error)") }
                 continue

@@ -131,10 +131,11 @@ struct ISOBMFFReaderTests {
 
 @Suite("ISO-BMFF reader on hostile input")
 struct ISOBMFFHostileInputTests {
-    /// Reads, and requires either a result or a MetadataError with a sentence, quickly.
+    /// Reads, and requires either a result or a MetadataError with a sentence. The time
+    /// bound only catches hangs: speed is measured by the benchmark, not here.
     private func readHostile(_ bytes: [UInt8], format: MediaFormat = .mp4) -> Result<ContainerReading, MetadataError> {
         let started = Date()
-        defer { #expect(Date().timeIntervalSince(started) < 1) }
+        defer { #expect(Date().timeIntervalSince(started) < 30) }
         do {
             return .success(try ISOBMFFReader.read(MemoryByteSource(bytes), format: format))
         } catch let error as MetadataError {

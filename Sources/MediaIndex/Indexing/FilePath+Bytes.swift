@@ -21,7 +21,21 @@ public struct PathBytes: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Whether the bytes are valid UTF-8 (so `displayString` is exact).
     public var isValidUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
 
-    public static func < (a: PathBytes, b: PathBytes) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
+    /// Byte order, as `memcmp` compares (which is also UTF-8 code point order).
+    public static func < (a: PathBytes, b: PathBytes) -> Bool {
+        a.bytes.withUnsafeBufferPointer { x in
+            b.bytes.withUnsafeBufferPointer { y in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+    }
+
+    // Hashing the bytes as one block, not byte by byte: the indexer hashes every path.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 
     /// `self/name`.
     public func appending(_ name: [UInt8]) -> PathBytes {

@@ -39,15 +39,16 @@ public struct FileWalker: Sendable {
     public func walk(_ root: PathBytes, onFile: ((Int) -> Void)? = nil) -> Result {
         var result = Result()
         var visited = Set<[UInt64]>()
-        var pending: [PathBytes] = [root]
+        guard let rootStat = FileStat.of(root) else {
+            result.unreadableFolders.append((root, systemErrorMessage(errno)))
+            return result
+        }
+        // Folders to list, with the stat their parent's listing already gave.
+        var pending: [(path: PathBytes, stat: FileStat)] = [(root, rootStat)]
         var cursor = 0
         while cursor < pending.count {
-            let folder = pending[cursor]
+            let (folder, folderStat) = pending[cursor]
             cursor += 1
-            guard let folderStat = FileStat.of(folder) else {
-                result.unreadableFolders.append((folder, systemErrorMessage(errno)))
-                continue
-            }
             if excludedFolders.contains(where: { $0.device == folderStat.device && $0.inode == folderStat.inode }) {
                 continue
             }
@@ -57,7 +58,7 @@ public struct FileWalker: Sendable {
                 continue
             }
             let descriptor = dirfd(directory)
-            var children: [PathBytes] = []
+            var children: [(path: PathBytes, stat: FileStat)] = []
             while true {
                 errno = 0
                 guard let entry = readdir(directory) else {
@@ -89,7 +90,7 @@ public struct FileWalker: Sendable {
                     result.files.append(Entry(path: path, stat: FileStat(info)))
                     onFile?(result.files.count)
                 case S_IFDIR:
-                    children.append(path)
+                    children.append((path, FileStat(info)))
                 case S_IFLNK:
                     result.skippedSymlinks += 1
                 default:
@@ -98,7 +99,7 @@ public struct FileWalker: Sendable {
             }
             closedir(directory)
             // Sorted, so a walk lists files in a stable order whatever readdir gives.
-            pending.append(contentsOf: children.sorted())
+            pending.append(contentsOf: children.sorted { $0.path < $1.path })
         }
         return result
     }

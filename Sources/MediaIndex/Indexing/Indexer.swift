@@ -90,11 +90,9 @@ struct Indexer {
             }
         }
         var toRead: [Work] = []
-        var seenPaths = Set<PathBytes>()
-        seenPaths.reserveCapacity(seen.count)
+        var unseen = known
         for work in seen {
-            seenPaths.insert(work.entry.path)
-            if let row = known[work.entry.path], row.rootID == work.rootID,
+            if let row = unseen.removeValue(forKey: work.entry.path), row.rootID == work.rootID,
                row.stat.size == work.entry.stat.size,
                row.stat.modificationNanoseconds == work.entry.stat.modificationNanoseconds,
                row.stat.inode == work.entry.stat.inode {
@@ -105,7 +103,7 @@ struct Indexer {
         }
         // Files recorded but not seen: gone, unless under a folder we could not list.
         var vanished: [PathBytes: KnownFile] = [:]
-        for (path, row) in known where !seenPaths.contains(path) {
+        for (path, row) in unseen {
             if unreadable.contains(where: { path.isInside($0.0) }) && row.status != "error" { continue }
             if row.stat.size == 0 && row.status == "error" && unreadable.contains(where: { $0.0 == path }) { continue }
             vanished[path] = row
@@ -116,12 +114,15 @@ struct Indexer {
         var planner = planIdentity(toRead: toRead, known: known, vanished: vanished)
 
         // 4. Read changed files in parallel; one writer commits each batch.
+        // The next batch is read while this one is written.
         var read = 0
-        var batchStart = 0
-        while batchStart < toRead.count {
-            let batch = Array(toRead[batchStart..<min(batchStart + batchSize, toRead.count)])
-            batchStart += batch.count
-            let outcomes = readInParallel(batch)
+        let batches = stride(from: 0, to: toRead.count, by: batchSize).map {
+            Array(toRead[$0..<min($0 + batchSize, toRead.count)])
+        }
+        var ahead = batches.first.map(startReading)
+        for (index, batch) in batches.enumerated() {
+            let outcomes = ahead?.wait() ?? []
+            ahead = index + 1 < batches.count ? startReading(batches[index + 1]) : nil
             summary.opened += batch.count
             try writer.transaction { db in
                 let now = Date().timeIntervalSince1970
@@ -224,13 +225,15 @@ struct Indexer {
         return results.values
     }
 
-    /// Reads every file of the batch, `concurrency` at a time.
-    private func readInParallel(_ batch: [Work]) -> [Outcome] {
-        let results = Slots<Outcome>(count: batch.count, initial: .ignored)
-        DispatchQueue.concurrentPerform(iterations: batch.count) { index in
-            results.set(index, Self.read(batch[index].entry))
+    /// Starts reading every file of the batch on all cores; `wait()` gives the outcomes.
+    private func startReading(_ batch: [Work]) -> PendingOutcomes {
+        let pending = PendingOutcomes(count: batch.count)
+        DispatchQueue.global(qos: .userInitiated).async(group: pending.group) {
+            DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+                pending.slots.set(index, Self.read(batch[index].entry))
+            }
         }
-        return results.values
+        return pending
     }
 
     /// Reads one file's metadata and fingerprint. Never throws: failures become `.failed`.
@@ -397,6 +400,17 @@ func deleteAssetIfOrphaned(_ assetID: Int64, now: Double, db: DatabaseConnection
     try db.execute("DELETE FROM assets WHERE id = ?", [assetID])
     try Tombstones.bury(identifier: identifier, fingerprint: row.string("fingerprint") ?? "", now: now, db: db)
     try ChangeLog.record(.deleted, identifier: identifier, now: now, db: db)
+}
+
+/// Outcomes of a batch being read in the background.
+private final class PendingOutcomes: Sendable {
+    let group = DispatchGroup()
+    let slots: Slots<Indexer.Outcome>
+    init(count: Int) { slots = Slots(count: count, initial: .ignored) }
+    func wait() -> [Indexer.Outcome] {
+        group.wait()
+        return slots.values
+    }
 }
 
 /// Result slots filled concurrently, one index per worker.

@@ -38,18 +38,27 @@ struct AssetColumns {
         ]
     }
 
-    func insert(identifier: String, fingerprint: String, now: Double, db: DatabaseConnection) throws -> Int64 {
-        let names = values.map(\.0) + ["identifier", "fingerprint", "revision", "added_at", "modified_at"]
+    /// The statements, built once: the column list is the same for every asset.
+    private static let columnNames = AssetColumns(MediaMetadata(format: .jpeg)).values.map(\.0)
+    private static let insertSQL: String = {
+        let names = columnNames + ["identifier", "fingerprint", "revision", "added_at", "modified_at"]
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        try db.execute("INSERT INTO assets (\(names.joined(separator: ", "))) VALUES (\(placeholders))",
-                       values.map(\.1) + [identifier, fingerprint, 1, now, now])
+        return "INSERT INTO assets (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+    }()
+    private static let updateSQL: String = {
+        let assignments = columnNames.map { "\($0) = ?" }.joined(separator: ", ")
+        return "UPDATE assets SET \(assignments), fingerprint = ?, revision = revision + ?, modified_at = ? WHERE id = ?"
+    }()
+    private static let selectSQL = "SELECT \(columnNames.joined(separator: ", ")) FROM assets WHERE id = ?"
+
+    func insert(identifier: String, fingerprint: String, now: Double, db: DatabaseConnection) throws -> Int64 {
+        try db.execute(Self.insertSQL, values.map(\.1) + [identifier, fingerprint, 1, now, now])
         return db.lastInsertedRowID
     }
 
     /// The JSON names of the columns whose stored value differs from this one.
     func changedFields(assetID: Int64, db: DatabaseConnection) throws -> [String] {
-        let names = values.map(\.0)
-        guard let row = try db.row("SELECT \(names.joined(separator: ", ")) FROM assets WHERE id = ?", [assetID]) else {
+        guard let row = try db.row(Self.selectSQL, [assetID]) else {
             return []
         }
         var changed: [String] = []
@@ -71,10 +80,7 @@ struct AssetColumns {
     ]
 
     func update(assetID: Int64, fingerprint: String, bumpRevision: Bool, now: Double, db: DatabaseConnection) throws {
-        let assignments = values.map { "\($0.0) = ?" }.joined(separator: ", ")
-        try db.execute("""
-            UPDATE assets SET \(assignments), fingerprint = ?, revision = revision + ?, modified_at = ? WHERE id = ?
-            """, values.map(\.1) + [fingerprint, bumpRevision ? 1 : 0, now, assetID])
+        try db.execute(Self.updateSQL, values.map(\.1) + [fingerprint, bumpRevision ? 1 : 0, now, assetID])
     }
 
     static func encode(_ metadata: MediaMetadata) -> String {

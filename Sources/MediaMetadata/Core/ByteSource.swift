@@ -91,21 +91,23 @@ public final class FileByteSource: ByteSource {
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0, offset < size else { return [] }
         let wanted = Int(min(UInt64(count), size - offset))
-        var buffer = [UInt8](repeating: 0, count: wanted)
-        var filled = 0
-        while filled < wanted {
-            let got = buffer.withUnsafeMutableBytes { raw in
-                retryingOnInterrupt {
-                    pread(descriptor, raw.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
+        var failure: Int32 = 0
+        // Uninitialised storage: the bytes are about to be overwritten by the read.
+        let buffer = [UInt8](unsafeUninitializedCapacity: wanted) { storage, initialized in
+            var filled = 0
+            while filled < wanted {
+                let got = retryingOnInterrupt {
+                    pread(descriptor, storage.baseAddress! + filled, wanted - filled, off_t(offset) + off_t(filled))
                 }
+                if got < 0 { failure = errno; break }
+                if got == 0 { break }  // the file shrank under us
+                filled += got
             }
-            if got < 0 {
-                throw MetadataError.io("cannot read \(path) at offset \(offset): \(String(cString: strerror(errno)))")
-            }
-            if got == 0 { break }  // the file shrank under us
-            filled += got
+            initialized = filled
         }
-        if filled < wanted { buffer.removeLast(wanted - filled) }
+        if failure != 0 {
+            throw MetadataError.io("cannot read \(path) at offset \(offset): \(String(cString: strerror(failure)))")
+        }
         return buffer
     }
 }

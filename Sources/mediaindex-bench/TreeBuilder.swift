@@ -1,0 +1,36 @@
+import Foundation
+
+/// Makes a tree of `count` files by hard-linking the corpus's files into numbered copies
+/// of its folder structure (hard links: no disk space, and the content is real).
+enum TreeBuilder {
+    static func build(from source: String, into target: String, count: Int) throws -> Int {
+        let fileManager = FileManager.default
+        guard let enumerator = fileManager.enumerator(atPath: source) else {
+            throw BenchmarkError("cannot list \(source)")
+        }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(relative)
+            }
+        }
+        files.sort()
+        guard !files.isEmpty else { throw BenchmarkError("\(source) holds no files") }
+        var made = 0
+        var copy = 0
+        while made < count {
+            for relative in files where made < count {
+                let destination = "\(target)/copy-\(copy)/\(relative)"
+                try fileManager.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+                if link(source + "/" + relative, destination) != 0 {
+                    try fileManager.copyItem(atPath: source + "/" + relative, toPath: destination)
+                }
+                made += 1
+            }
+            copy += 1
+        }
+        return made
+    }
+}

@@ -1,0 +1,170 @@
+// mediaindex-bench: MediaIndex against the reference tools, side by side in one run.
+//
+//   swift build -c release --product mediaindex && swift run -c release mediaindex-bench [--files N] [--runs R]
+//
+// Builds its own inputs from the shared corpus, prints a table and writes JSON, and
+// removes what it made. See README.md, "Performance".
+import Foundation
+import MediaIndex
+
+struct Options {
+    var files = 10_000
+    var runs = 3
+    var jsonPath = "benchmark-results.json"
+    var corpus: String?
+    var mediaindex: String?
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let v = iterator.next() else { throw BenchmarkError("\(argument) needs a value") }
+                return v
+            }
+            switch argument {
+            case "--files": files = Int(try value()) ?? files
+            case "--runs": runs = max(1, Int(try value()) ?? runs)
+            case "--json": jsonPath = try value()
+            case "--corpus": corpus = try value()
+            case "--mediaindex": mediaindex = try value()
+            case "-h", "--help":
+                print("usage: mediaindex-bench [--files N] [--runs R] [--json PATH] [--corpus DIR] [--mediaindex BINARY]")
+                exit(0)
+            default: throw BenchmarkError("unknown argument \(argument)")
+            }
+        }
+    }
+}
+
+/// One line of the results table.
+struct Row {
+    var measurement: String
+    var ours: String
+    var reference: String
+    var ratio: String
+    var target: String
+    var json: [String: Any]
+}
+
+func formatRate(_ files: Int, _ figure: Figure) -> String {
+    String(format: "%.0f files/s (%.2f–%.2f s)", Double(files) / figure.median, figure.min, figure.max)
+}
+
+func mebibytes(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1e6) }
+
+func run() throws {
+    let options = try Options(CommandLine.arguments)
+    let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    let mediaindex = options.mediaindex ?? executableFolder + "/mediaindex"
+    guard FileManager.default.isExecutableFile(atPath: mediaindex) else {
+        throw BenchmarkError("\(mediaindex) not found: build it first with 'swift build -c release --product mediaindex'")
+    }
+    let corpus = options.corpus ?? ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"]
+        ?? FileManager.default.currentDirectoryPath + "/../shared/corpus"
+    let media = corpus + "/media"
+    guard FileManager.default.fileExists(atPath: media) else { throw BenchmarkError("no corpus at \(corpus)") }
+
+    let work = NSTemporaryDirectory() + "mediaindex-bench-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    let tree = work + "/tree"
+    print("Building a tree of \(options.files) files from \(media)…")
+    let fileCount = try TreeBuilder.build(from: media, into: tree, count: options.files)
+    var rows: [Row] = []
+
+    // 1. Cold index against exiftool.
+    var ourIndex: [Double] = [], ourIndexRSS = 0
+    for run in 0..<options.runs {
+        let library = work + "/library-\(run)"
+        let m = try ProcessRunner.measure([mediaindex, "index", "--quiet", "--library", library, tree])
+        guard m.exitCode == 0 else { throw BenchmarkError("mediaindex index failed with \(m.exitCode)") }
+        ourIndex.append(m.seconds)
+        ourIndexRSS = max(ourIndexRSS, m.peakResidentBytes)
+        if run > 0 { try? FileManager.default.removeItem(atPath: library) }
+    }
+    var exiftool: [Double] = []
+    if ProcessRunner.exists("exiftool") {
+        for _ in 0..<options.runs {
+            let m = try ProcessRunner.measure(["exiftool", "-fast2", "-json", "-r", "-ext", "*", tree])
+            exiftool.append(m.seconds)
+        }
+    }
+    let ourFigure = Figure(values: ourIndex), exifFigure = Figure(values: exiftool)
+    rows.append(Row(
+        measurement: "cold index, \(fileCount) files",
+        ours: formatRate(fileCount, ourFigure),
+        reference: exiftool.isEmpty ? "exiftool not installed" : "exiftool -fast2: " + formatRate(fileCount, exifFigure),
+        ratio: exiftool.isEmpty ? "-" : String(format: "%.1f×", exifFigure.median / ourFigure.median),
+        target: "≥ 50×",
+        json: ["ours_seconds": ourIndex, "exiftool_seconds": exiftool, "files": fileCount]))
+
+    // 2. Re-index with nothing changed, against find.
+    var reindex: [Double] = [], reindexRSS = 0
+    for _ in 0..<options.runs {
+        let m = try ProcessRunner.measure([mediaindex, "index", "--quiet", "--library", work + "/library-0"])
+        reindex.append(m.seconds)
+        reindexRSS = max(reindexRSS, m.peakResidentBytes)
+    }
+    var find: [Double] = []
+    for _ in 0..<options.runs {
+        find.append(try ProcessRunner.measure(["find", tree, "-type", "f", "-printf", "%s %T@ %i\\n"]).seconds)
+    }
+    let reFigure = Figure(values: reindex), findFigure = Figure(values: find)
+    rows.append(Row(
+        measurement: "re-index, nothing changed",
+        ours: String(format: "%.3f s (%.3f–%.3f)", reFigure.median, reFigure.min, reFigure.max),
+        reference: String(format: "find -printf: %.3f s", findFigure.median),
+        ratio: String(format: "%.1f× find's time", reFigure.median / findFigure.median),
+        target: "≤ 2×",
+        json: ["ours_seconds": reindex, "find_seconds": find]))
+
+    rows.append(Row(
+        measurement: "peak memory, index \(fileCount) files", ours: mebibytes(ourIndexRSS),
+        reference: "re-index: " + mebibytes(reindexRSS), ratio: "-", target: "≤ 200 MB at 100,000 files",
+        json: ["index_peak_bytes": ourIndexRSS, "reindex_peak_bytes": reindexRSS]))
+
+    rows += try QueryBenchmark.run(work: work, runs: options.runs)
+
+    printTable(rows)
+    let document: [String: Any] = [
+        "date": ISO8601DateFormatter().string(from: Date()),
+        "machine": machineDescription(),
+        "files": fileCount,
+        "runs": options.runs,
+        "results": Dictionary(uniqueKeysWithValues: rows.map { ($0.measurement, $0.json) }),
+    ]
+    let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+    try data.write(to: URL(fileURLWithPath: options.jsonPath))
+    print("\nWritten to \(options.jsonPath)")
+}
+
+func printTable(_ rows: [Row]) {
+    let headers = ["measurement", "MediaIndex", "reference", "ratio", "target"]
+    let cells = rows.map { [$0.measurement, $0.ours, $0.reference, $0.ratio, $0.target] }
+    let widths = headers.indices.map { column in
+        max(headers[column].count, cells.map { $0[column].count }.max() ?? 0)
+    }
+    func line(_ values: [String]) -> String {
+        "| " + values.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+            .joined(separator: " | ") + " |"
+    }
+    print("")
+    print(line(headers))
+    print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+    for row in cells { print(line(row)) }
+    print("\nMachine: \(machineDescription())")
+}
+
+func machineDescription() -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        .split(separator: "\n").first { $0.hasPrefix("model name") }
+        .map { $0.split(separator: ":", maxSplits: 1).last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "" } ?? "?"
+    let memory = ProcessInfo.processInfo.physicalMemory / 1_000_000_000
+    return "\(cpu ?? "?"), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GB"
+}
+
+do {
+    try run()
+} catch {
+    FileHandle.standardError.write(Data("mediaindex-bench: \(error)\n".utf8))
+    exit(1)
+}
