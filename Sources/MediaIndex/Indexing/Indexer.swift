@@ -24,6 +24,7 @@ struct Indexer {
         var status: String
         var assetID: Int64?
         var fingerprint: String?
+        var role: String? = nil
     }
 
     /// What reading one file gave.
@@ -74,7 +75,7 @@ struct Indexer {
         var known: [PathBytes: KnownFile] = [:]
         try writer.write { db in
             let statement = try db.cachedStatement(
-                "SELECT id, root_id, path, size, mtime_ns, inode, status, asset_id, fingerprint FROM files")
+                "SELECT id, root_id, path, size, mtime_ns, inode, status, asset_id, fingerprint, role FROM files")
             try statement.forEachRow { row in
                 guard let rootID = row.int64("root_id"), rootIDs.contains(rootID),
                       let id = row.int64("id"), let path = row.blob("path") else { return }
@@ -83,7 +84,7 @@ struct Indexer {
                     stat: FileStat(size: row.int64("size") ?? -1, modificationNanoseconds: row.int64("mtime_ns") ?? -1,
                                    inode: UInt64(bitPattern: row.int64("inode") ?? -1), device: 0),
                     status: row.string("status") ?? "", assetID: row.int64("asset_id"),
-                    fingerprint: row.string("fingerprint"))
+                    fingerprint: row.string("fingerprint"), role: row.string("role"))
             }
         }
         var toRead: [Work] = []
@@ -160,6 +161,10 @@ struct Indexer {
                 if let assetID = row.assetID { try deleteAssetIfOrphaned(assetID, db: db) }
                 summary.removed += 1
             }
+            var pairer = AssetPairer(db: db, now: now)
+            _ = try pairer.run(touchedSince: try runStartedAt(runID, db: db))
+            summary.paired = pairer.pairedCount
+            summary.unpaired = pairer.unpairedCount
             for root in roots {
                 try db.execute("UPDATE roots SET last_indexed_at = ? WHERE id = ?", [now, root.id])
             }
@@ -238,10 +243,19 @@ struct Indexer {
 
         case .media(let metadata, let fingerprint):
             let fingerprintText = fingerprint.description
-            let columns = AssetColumns(metadata)
+            let columns = AssetColumns(metadata, fileName: String(decoding: entry.path.lastComponent, as: UTF8.self))
             let metadataJSON = AssetColumns.encode(metadata)
             let role = metadata.format.mediaType == .video ? "video" : "photo"
 
+            if let known, known.assetID != nil, ResourceRole.isSecondary(known.role) {
+                // A paired video or RAW alternate changed: it gets its own asset again,
+                // and the pairer decides afresh whether it still belongs with its partner.
+                summary.updated += 1
+                let ownID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+                try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: ownID,
+                               role: role, metadataJSON: metadataJSON, now: now, db: db)
+                return
+            }
             if let known, let assetID = known.assetID {
                 // Known path, new content or metadata: same asset, new revision.
                 summary.updated += 1
@@ -264,7 +278,9 @@ struct Indexer {
                             metadata = ?, format = ?
                         WHERE id = ?
                         """, [work.rootID, entry.path.bytes] + statValues + [now, metadataJSON, metadata.format.rawValue, old.id])
-                    try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: false, now: now, db: db)
+                    if !ResourceRole.isSecondary(old.role) {
+                        try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: false, now: now, db: db)
+                    }
                     return
                 }
             }
