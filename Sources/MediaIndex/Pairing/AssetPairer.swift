@@ -346,6 +346,11 @@ struct AssetPairer {
     /// primary is deleted.
     private mutating func dissolve(assetID: Int64) throws {
         let members = try files(ofAsset: assetID)
+        if !members.contains(where: { ResourceRole.isSecondary($0.role) }) {
+            // The secondary was deleted, or the indexer gave a changed one its own asset.
+            try record(assetID, .unpaired)
+            unpairedCount += 1
+        }
         for file in members where ResourceRole.isSecondary(file.role) { try detach(file) }
         if !members.contains(where: { !ResourceRole.isSecondary($0.role) }) {
             try record(assetID, .deleted)

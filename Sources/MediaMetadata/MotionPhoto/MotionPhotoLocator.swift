@@ -20,6 +20,14 @@ public enum MotionPhotoLocator {
         var candidates: [(offset: UInt64, length: UInt64, by: MotionPhotoInfo.Locator)] = []
         var timestamp: Int64?
         var declared = false
+        // Samsung's own records first: they give the MP4's exact length, where the XMP
+        // directory's last item also spans the trailer that follows the video.
+        if [.heic, .heif, .avif].contains(format), let box = samsungBoxCandidate(source) {
+            candidates.append((box.offset, box.length, .samsungBox))
+        }
+        if let trailer = samsungTrailerCandidate(source) {
+            candidates.append((trailer.offset, trailer.length, .samsungTrailer))
+        }
         if let xmp {
             let vendorOffset = xmp.value(namespace: XMPNamespace.gCamera, localName: "MotionPhotoOffset")
                 .flatMap { Int64($0.trimmingSpacesAndNULs()) }
@@ -36,12 +44,6 @@ public enum MotionPhotoLocator {
                     }
                 }
             }
-        }
-        if let trailer = samsungTrailerCandidate(source) {
-            candidates.append((trailer.offset, trailer.length, .samsungTrailer))
-        }
-        if [.heic, .heif, .avif].contains(format), let box = samsungBoxCandidate(source) {
-            candidates.append((box.offset, box.length, .samsungBox))
         }
         for candidate in candidates where startsWithFileType(source, at: candidate.offset) {
             var info = MotionPhotoInfo(videoOffset: candidate.offset, videoLength: candidate.length,
