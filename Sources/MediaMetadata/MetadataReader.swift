@@ -23,9 +23,15 @@ public enum MetadataReader {
         for block in reading.extraExifBlocks {
             ExifDecoder.apply(exif: block, to: &metadata)
         }
+        var properties: XMPProperties?
         if let xmp = reading.xmp {
-            XMPReader.apply(xmp, to: &metadata)
+            let parsed = XMPReader.parse(xmp)
+            parsed.apply(to: &metadata)
+            parsed.applyClassificationFacts(to: &metadata)
+            properties = parsed
         }
+        metadata.motionPhoto = MotionPhotoLocator.locate(in: source, format: format, xmp: properties,
+                                                         warnings: &metadata.warnings)
         return metadata
     }
 

@@ -21,6 +21,14 @@ struct ScratchLibrary {
         try FileManager.default.copyItem(atPath: Corpus.media!.path + "/" + corpusPath, toPath: target)
     }
 
+    /// Copies a file of the synthetic corpus (path relative to `synthetic/`).
+    func addSynthetic(_ syntheticPath: String, as name: String) throws {
+        let target = root + "/" + name
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Corpus.synthetic!.path + "/" + syntheticPath, toPath: target)
+    }
+
     func move(_ from: String, to: String) throws {
         let target = root + "/" + to
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
@@ -75,6 +83,30 @@ struct IdentityTests {
         let summary = try library.index()
         #expect(summary.moved == 1 && summary.removed == 0 && summary.added == 0)
         #expect(try scratch.identifier("two/deeper/a-renamed.jpg", in: library) == id)
+    }
+
+    @Test("a live photo keeps its identifier when its halves move together, then separately")
+    func livePhotoMoves() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.addSynthetic("live-apple/IMG_7001.HEIC", as: "2024/IMG_7001.HEIC")
+        try scratch.addSynthetic("live-apple/IMG_7001.MOV", as: "2024/IMG_7001.MOV")
+        let library = try scratch.open()
+        try library.index(roots: [PathBytes(scratch.root)])
+        let live = try #require(try library.assets().first)
+        #expect(try library.assets().count == 1)
+        #expect(live.mediaSubtypes.contains("livePhoto"))
+
+        try scratch.move("2024/IMG_7001.HEIC", to: "export/IMG_7001.HEIC")
+        try scratch.move("2024/IMG_7001.MOV", to: "export/IMG_7001.MOV")
+        try library.index()
+        #expect(try library.assets().map(\.id) == [live.id])
+
+        try scratch.move("export/IMG_7001.MOV", to: "movies/IMG_7001.MOV")
+        try library.index()
+        let after = try library.assets()
+        #expect(after.map(\.id) == [live.id])
+        #expect(after.first?.mediaSubtypes.contains("livePhoto") == true)
+        #expect(Set(after.first?.resources.map(\.role) ?? []) == ["photo", "pairedVideo"])
     }
 
     @Test("swapping two files' names: identifiers follow the content")

@@ -21,6 +21,10 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var opened = 0
     /// Folders that could not be listed.
     public var unreadableFolders = 0
+    /// Files this run attached to a partner's asset (live-photo movie, RAW alternate).
+    public var paired = 0
+    /// Pairs this run split (a half deleted, replaced or moved away).
+    public var unpaired = 0
     public var elapsedSeconds = 0.0
 
     public init() {}

@@ -167,6 +167,22 @@ struct Indexer {
             for (_, row) in vanished where row.status != "media" || row.fingerprint == nil {
                 if let assetID = row.assetID { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
             }
+            var pairer = AssetPairer(db: db, now: now)
+            for change in try pairer.run(touchedSince: try runStartedAt(runID, db: db)) {
+                // Deletions were recorded when the asset was deleted.
+                let kind: AssetChangeKind? = switch change.kind {
+                    case .paired: .paired
+                    case .unpaired: .unpaired
+                    case .created: .inserted
+                    case .updated: .updated
+                    case .deleted: nil
+                }
+                if let kind, !change.identifier.isEmpty {
+                    try ChangeLog.record(kind, identifier: change.identifier, now: now, db: db)
+                }
+            }
+            summary.paired = pairer.pairedCount
+            summary.unpaired = pairer.unpairedCount
             for root in roots {
                 try db.execute("UPDATE roots SET last_indexed_at = ? WHERE id = ?", [now, root.id])
             }
@@ -290,7 +306,7 @@ struct Indexer {
 
         case .media(let metadata, let fingerprint):
             let fingerprintText = fingerprint.description
-            let columns = AssetColumns(metadata)
+            let columns = AssetColumns(metadata, fileName: String(decoding: entry.path.lastComponent, as: UTF8.self))
             let metadataJSON = AssetColumns.encode(metadata)
             var decision = planner.decisions[entry.path]
             if decision == nil {
@@ -307,8 +323,20 @@ struct Indexer {
                 decision = .fresh
             }
             switch decision ?? .fresh {
+            case .keep(_, let role, true) where ResourceRole.isSecondary(role):
+                // A paired video or RAW alternate with new content gets its own asset
+                // again; the pairer decides afresh whether it still belongs with its partner.
+                summary.updated += 1
+                let ownID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+                let ownRole = metadata.format.mediaType == .video ? "video" : "photo"
+                try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: ownID,
+                               role: ownRole, metadataJSON: metadataJSON, now: now, db: db)
+                if let identifier = try identifier(of: ownID, db: db) {
+                    try ChangeLog.record(.inserted, identifier: identifier, now: now, db: db)
+                }
+
             case .keep(let assetID, let role, let edited):
-                let isPrimary = role == "photo" || role == "video"
+                let isPrimary = !ResourceRole.isSecondary(role)
                 if isPrimary {
                     var fields = try columns.changedFields(assetID: assetID, db: db)
                     try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: edited,
@@ -338,7 +366,7 @@ struct Indexer {
                 }
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: donor.assetID,
                                role: donor.role, metadataJSON: metadataJSON, now: now, db: db)
-                if donor.role == "photo" || donor.role == "video" {
+                if !ResourceRole.isSecondary(donor.role) {
                     try columns.update(assetID: donor.assetID, fingerprint: fingerprintText, bumpRevision: false,
                                        now: now, db: db)
                 }
@@ -348,27 +376,14 @@ struct Indexer {
 
             case .fresh:
                 summary.added += 1
-                let identifier = try Tombstones.resurrect(fingerprint: fingerprintText, db: db)
-                    ?? freshIdentifier(for: fingerprint, db: db)
-                let assetID = try columns.insert(identifier: identifier, fingerprint: fingerprintText, now: now, db: db)
+                let assetID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+                let identifier = try self.identifier(of: assetID, db: db) ?? ""
                 let role = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,
                                role: role, metadataJSON: metadataJSON, now: now, db: db)
                 try ChangeLog.record(.inserted, identifier: identifier, now: now, db: db)
             }
         }
-    }
-
-    /// The identifier of the first copy of this content not already taken.
-    private func freshIdentifier(for fingerprint: ContentFingerprint, db: DatabaseConnection) throws -> String {
-        var ordinal = 0
-        var identifier = AssetIdentifierFactory.identifier(for: fingerprint)
-        while try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil
-                || db.scalarInt("SELECT 1 FROM tombstones WHERE identifier = ?", [identifier]) != nil {
-            ordinal += 1
-            identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
-        }
-        return identifier
     }
 
     private func identifier(of assetID: Int64, db: DatabaseConnection) throws -> String? {

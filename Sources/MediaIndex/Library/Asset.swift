@@ -41,6 +41,19 @@ public struct Asset: Sendable, Equatable, Identifiable {
     /// Unix time the asset's content or metadata last changed in the index.
     public var modificationDate: Double
     public var resources: [AssetResource]
+    /// Which rule made this a multi-resource asset: `contentIdentifier`,
+    /// `sameStemShortMovie`, `motionPhoto` or `rawPlusJpeg`; nil for a single file.
+    public var pairingRule: String? = nil
+    /// The MP4 inside a motion photo's still; nil for every other asset.
+    public var embeddedVideo: EmbeddedVideo? = nil
+}
+
+/// Where a motion photo's video sits inside its still file.
+public struct EmbeddedVideo: Sendable, Equatable {
+    /// Byte offset from the start of the primary file.
+    public var offset: Int64
+    public var length: Int64
+    public var durationSeconds: Double?
 }
 
 /// One file of an asset, as PHAssetResource.

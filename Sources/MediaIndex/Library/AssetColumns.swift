@@ -5,7 +5,7 @@ import MediaMetadata
 struct AssetColumns {
     var values: [(String, DatabaseValueConvertible)]
 
-    init(_ m: MediaMetadata) {
+    init(_ m: MediaMetadata, fileName: String? = nil) {
         let display = m.displaySize
         let orientation = m.orientation ?? 1
         values = [
@@ -34,7 +34,10 @@ struct AssetColumns {
             ("flash", m.flash),
             ("content_identifier", m.contentIdentifier),
             ("burst_identifier", m.burstIdentifier),
-            ("subtypes", MediaSubtypes(inferredFrom: m).rawValue),
+            ("subtypes", MediaSubtypes(inferredFrom: m, fileName: fileName).rawValue),
+            ("embedded_video_offset", m.motionPhoto.map { Int64(clamping: $0.videoOffset) }),
+            ("embedded_video_length", m.motionPhoto.map { Int64(clamping: $0.videoLength) }),
+            ("embedded_video_duration", m.motionPhoto?.videoDurationSeconds),
         ]
     }
 

@@ -6,7 +6,8 @@ enum AssetQueries {
         a.id AS row_id, a.identifier, a.media_type, a.subtypes, a.creation_date, a.pixel_width, a.pixel_height,
         a.orientation, a.duration, a.frame_rate, a.video_codec, a.has_audio, a.latitude, a.longitude, a.altitude,
         a.make, a.model, a.software, a.lens_make, a.lens_model, a.focal_length, a.f_number, a.exposure_time,
-        a.iso, a.flash, a.content_identifier, a.burst_identifier, a.revision, a.added_at, a.modified_at
+        a.iso, a.flash, a.content_identifier, a.burst_identifier, a.revision, a.added_at, a.modified_at,
+        a.pairing_rule, a.embedded_video_offset, a.embedded_video_length, a.embedded_video_duration
         """
 
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
@@ -31,7 +32,12 @@ enum AssetQueries {
             contentIdentifier: row.string("content_identifier"), burstIdentifier: row.string("burst_identifier"),
             revision: row.int("revision") ?? 1,
             addedDate: row.double("added_at") ?? 0, modificationDate: row.double("modified_at") ?? 0,
-            resources: resources)
+            resources: resources,
+            pairingRule: row.string("pairing_rule"),
+            embeddedVideo: row.int64("embedded_video_offset").map {
+                EmbeddedVideo(offset: $0, length: row.int64("embedded_video_length") ?? 0,
+                              durationSeconds: row.double("embedded_video_duration"))
+            })
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.

@@ -42,9 +42,7 @@ public struct MediaSubtypes: OptionSet, Sendable, Hashable {
     }
 
     /// The subtypes a single file's own metadata shows (pairing adds `livePhoto`).
-    public init(inferredFrom metadata: MediaMetadata) {
-        var subtypes: MediaSubtypes = []
-        if metadata.format.isRaw { subtypes.insert(.raw) }
-        self = subtypes
+    public init(inferredFrom metadata: MediaMetadata, fileName: String? = nil) {
+        self = SubtypeClassifier.subtypes(of: metadata, fileName: fileName)
     }
 }

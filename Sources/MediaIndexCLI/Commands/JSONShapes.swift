@@ -38,6 +38,11 @@ enum JSONShapes {
             ("revision", .int(a.revision)),
             ("addedDate", .string(isoUTC(a.addedDate))),
             ("modificationDate", .string(isoUTC(a.modificationDate))),
+            ("pairingRule", JSON(a.pairingRule)),
+            ("embeddedVideo", a.embeddedVideo.map { v in
+                .object([("offset", .int(Int(v.offset))), ("length", .int(Int(v.length))),
+                         ("durationSeconds", JSON(v.durationSeconds))])
+            } ?? .null),
         ])
     }
 
@@ -59,6 +64,7 @@ enum JSONShapes {
             ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),
             ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
             ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
+            ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)),
         ])
     }
 

@@ -51,6 +51,17 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var hasPortraitMatte: Bool?
     /// Whether the image carries an HDR gain map.
     public var hasGainMap: Bool?
+    /// EXIF `UserComment` (0x9286), else XMP `exif:UserComment`: iOS writes
+    /// "Screenshot" into screenshots.
+    public var userComment: String?
+    /// XMP `GPano:ProjectionType` (`equirectangular`, `cylindrical` …): a photo sphere
+    /// or panorama made by a camera app.
+    public var panoramaProjectionType: String?
+    /// XMP `GPano:UsePanoramaViewer`.
+    public var usesPanoramaViewer: Bool?
+    /// The video of a Google/Android motion photo or a Samsung motion photo, located
+    /// in the file and read in place.
+    public var motionPhoto: MotionPhotoInfo?
     /// Problems that did not stop the read, one sentence each.
     public var warnings: [String]
 

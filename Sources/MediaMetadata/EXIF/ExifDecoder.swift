@@ -83,6 +83,7 @@ public enum ExifDecoder {
         if m.location == nil { m.location = location(gps) }
         if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
         if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
+        if m.userComment == nil { m.userComment = userComment(exif[ExifTag.userComment]) }
     }
 
     /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own

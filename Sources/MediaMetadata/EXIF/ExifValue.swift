@@ -95,6 +95,8 @@ struct ExifDirectories: Sendable {
 
 /// Tag numbers used by the mapper and the walker.
 enum ExifTag {
+    /// Exif IFD `UserComment`: an 8-byte character-code prefix, then the text.
+    static let userComment: UInt16 = 0x9286
     // IFD0
     static let imageWidth: UInt16 = 0x0100, imageLength: UInt16 = 0x0101
     static let make: UInt16 = 0x010F, model: UInt16 = 0x0110, orientation: UInt16 = 0x0112
@@ -120,7 +122,8 @@ enum ExifTag {
     static let wantedExif: Set<UInt16> = [exposureTime, fNumber, iso, dateTimeOriginal, dateTimeDigitized,
                                           offsetTime, offsetTimeOriginal, offsetTimeDigitized, flash, focalLength,
                                           subSecTime, subSecTimeOriginal, subSecTimeDigitized,
-                                          pixelXDimension, pixelYDimension, lensMake, lensModel, makerNote]
+                                          pixelXDimension, pixelYDimension, lensMake, lensModel, makerNote,
+                                          userComment]
     static let wantedGPS: Set<UInt16> = [gpsLatitudeRef, gpsLatitude, gpsLongitudeRef, gpsLongitude,
                                          gpsAltitudeRef, gpsAltitude]
 }
