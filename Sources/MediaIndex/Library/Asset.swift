@@ -41,6 +41,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
     /// Unix time the asset's content or metadata last changed in the index.
     public var modificationDate: Double
     public var resources: [AssetResource]
+    /// The user marked it a favorite (user state, kept by identifier).
+    public var favorite: Bool = false
+    /// The user hid it; hidden assets are left out of queries unless asked for.
+    public var hidden: Bool = false
+    /// Identifiers of the user albums that hold it.
+    public var albums: [String] = []
 }
 
 /// One file of an asset, as PHAssetResource.

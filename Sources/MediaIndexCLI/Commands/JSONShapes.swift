@@ -38,6 +38,9 @@ enum JSONShapes {
             ("revision", .int(a.revision)),
             ("addedDate", .string(isoUTC(a.addedDate))),
             ("modificationDate", .string(isoUTC(a.modificationDate))),
+            ("favorite", .bool(a.favorite)),
+            ("hidden", .bool(a.hidden)),
+            ("albums", .array(a.albums.map(JSON.string))),
         ])
     }
 
