@@ -22,14 +22,16 @@ CREATE TABLE folders (
     path BLOB NOT NULL UNIQUE
 );
 
--- The folder of a path is its bytes up to the last '/'. rtrim() with the set of every
+-- No INSERT OR IGNORE here: an UPSERT on files would impose its own conflict handling
+-- on the trigger's statements. The folder of a path is its bytes up to the last '/'. rtrim() with the set of every
 -- non-slash character of the path strips the last component and never passes a '/'.
 CREATE TRIGGER files_primary_inserted AFTER INSERT ON files
 WHEN NEW.asset_id IS NOT NULL AND NEW.role IN ('photo', 'video')
 BEGIN
-    INSERT OR IGNORE INTO folders (path) VALUES (substr(
+    INSERT INTO folders (path) SELECT folder FROM (SELECT substr(
         CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB), 1,
-        length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) - 1));
+        length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) - 1) AS folder)
+        WHERE NOT EXISTS (SELECT 1 FROM folders WHERE path = folder);
     UPDATE assets SET
         file_name = CAST(substr(NEW.path, length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) + 1) AS TEXT),
         file_size = NEW.size,
@@ -43,9 +45,10 @@ END;
 CREATE TRIGGER files_primary_updated AFTER UPDATE OF path, size, format, role, asset_id ON files
 WHEN NEW.asset_id IS NOT NULL AND NEW.role IN ('photo', 'video')
 BEGIN
-    INSERT OR IGNORE INTO folders (path) VALUES (substr(
+    INSERT INTO folders (path) SELECT folder FROM (SELECT substr(
         CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB), 1,
-        length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) - 1));
+        length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) - 1) AS folder)
+        WHERE NOT EXISTS (SELECT 1 FROM folders WHERE path = folder);
     UPDATE assets SET
         file_name = CAST(substr(NEW.path, length(CAST(rtrim(CAST(NEW.path AS TEXT), replace(CAST(NEW.path AS TEXT), '/', '')) AS BLOB)) + 1) AS TEXT),
         file_size = NEW.size,

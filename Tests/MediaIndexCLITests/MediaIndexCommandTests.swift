@@ -45,6 +45,13 @@ struct MediaIndexCommandTreeTests {
               show                    Show one asset, by identifier or by the path of one of
                                       its files.
               errors                  List files that could not be read, with the reason.
+              albums                  List smart, user and folder albums with their counts.
+              album                   Edit user albums: create, rename, delete, add, remove,
+                                      move, key.
+              favorite                Mark assets as favorites.
+              unfavorite              Unmark favorite assets.
+              hide                    Hide assets from listings (see --include-hidden).
+              unhide                  Show hidden assets again.
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)
