@@ -23,8 +23,6 @@ extension MediaLibrary {
             for smart in SmartAlbum.allCases {
                 var options = FetchOptions()
                 options.album = .smart(smart)
-                // With nothing hidden, the hidden test is skipped so counts read indexes only.
-                options.includeHidden = !anyHidden
                 let album = try summary(of: try AssetQuery(options, now: now), id: AlbumScope.smart(smart).albumID,
                                         kind: .smart, title: smart.title, db: db)
                 if album.count > 0 || smart.isListedWhenEmpty { albums.append(album) }
@@ -37,18 +35,18 @@ extension MediaLibrary {
 
     private func summary(of query: AssetQuery, id: String, kind: Album.Kind, title: String,
                          db: DatabaseConnection) throws -> Album {
-        let (whereSQL, values) = query.whereClause(includingCursor: false)
-        let row = try db.row("""
-            SELECT coalesce(sum(a.media_type = 'image'), 0) AS images, coalesce(sum(a.media_type = 'video'), 0) AS videos,
-                min(nullif(a.capture_sort, -1e300)) AS first, max(nullif(a.capture_sort, -1e300)) AS last
-            FROM \(query.from)\(whereSQL)
-            """, query.fromValues + values)
-        let key = try db.row("""
-            SELECT a.identifier FROM \(query.from)\(whereSQL) ORDER BY a.capture_sort DESC, a.id DESC LIMIT 1
-            """, query.fromValues + values)?.string("identifier")
+        // Counts from a covering index; key and dates from the ends of the capture order.
+        let counts = try query.counts(db: db)
+        guard counts.total > 0 else {
+            return Album(id: id, kind: kind, title: title, path: nil, parentID: nil, imageCount: 0, videoCount: 0,
+                         keyAssetID: nil, startDate: nil, endDate: nil)
+        }
+        let newest = try query.firstByCapture(ascending: false, datedOnly: false, db: db)
+        let newestDated = try query.firstByCapture(ascending: false, datedOnly: true, db: db)
+        let oldestDated = try query.firstByCapture(ascending: true, datedOnly: true, db: db)
         return Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
-                     imageCount: row?.int("images") ?? 0, videoCount: row?.int("videos") ?? 0, keyAssetID: key,
-                     startDate: row?.double("first"), endDate: row?.double("last"))
+                     imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest?.id,
+                     startDate: oldestDated?.capture, endDate: newestDated?.capture)
     }
 
     private func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
@@ -57,7 +55,6 @@ extension MediaLibrary {
             guard let identifier = row.string("identifier") else { continue }
             var options = FetchOptions()
             options.album = .user(identifier)
-            options.includeHidden = !anyHidden
             var album = try summary(of: try AssetQuery(options), id: AlbumScope.user(identifier).albumID, kind: .user,
                                     title: row.string("title") ?? "", db: db)
             // The user's key asset, while it is still in the album and the library.

@@ -11,6 +11,8 @@ struct AssetQuery {
     var sort: AssetSort
     var limit: Int?
     var cursor: AssetCursor?
+    /// Hidden assets are left out (tested per row in pages; subtracted in counts).
+    var excludesHidden = false
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -49,7 +51,7 @@ struct AssetQuery {
                 """
             fromValues = [identifier]
         }
-        if !includeHidden { conditions.append(Self.hiddenCondition) }
+        excludesHidden = !includeHidden
         if !options.includeAllBurstAssets { conditions.append(SQLCondition(sql: "a.is_burst_representative = 1")) }
         if let from = options.capturedFrom {
             conditions.append(SQLCondition(sql: "a.capture_sort >= ?", values: [from.timeIntervalSince1970]))
@@ -171,8 +173,9 @@ struct AssetQuery {
     }
 
     /// WHERE clause and values for the filter conditions (and the cursor when asked).
-    func whereClause(includingCursor: Bool) -> (sql: String, values: [DatabaseValueConvertible]) {
+    func whereClause(includingCursor: Bool, includingHidden: Bool = true) -> (sql: String, values: [DatabaseValueConvertible]) {
         var parts = conditions.map(\.sql)
+        if includingHidden && excludesHidden { parts.append(Self.hiddenCondition.sql) }
         var values = conditions.flatMap(\.values)
         if includingCursor, let cursor {
             let column = Self.sortColumn(sort.key)
@@ -202,9 +205,34 @@ struct AssetQuery {
     }
 
     /// Counts by media type over every matching asset (the cursor is ignored).
-    func countSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
-        let (whereSQL, whereValues) = whereClause(includingCursor: false)
-        return ("SELECT a.media_type, count(*) AS n FROM \(from)\(whereSQL) GROUP BY a.media_type",
-                fromValues + whereValues)
+    ///
+    /// A per-row hidden test would read every row; instead the hidden assets, few and
+    /// found through the user state's index, are counted apart and subtracted.
+    func counts(db: DatabaseConnection) throws -> AssetCounts {
+        let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
+        var counts = AssetCounts(images: 0, videos: 0)
+        for row in try db.rows("SELECT a.media_type, count(*) AS n FROM \(from)\(whereSQL) GROUP BY a.media_type",
+                               fromValues + whereValues) {
+            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
+        }
+        guard excludesHidden else { return counts }
+        let hiddenWhere = whereSQL.isEmpty ? " WHERE" : whereSQL + " AND"
+        let sql = "SELECT a.media_type, count(*) AS n FROM userstate.asset_user_state h CROSS JOIN \(from)\(hiddenWhere)"
+            + " h.hidden = 1 AND a.identifier = h.identifier GROUP BY a.media_type"
+        for row in try db.rows(sql, fromValues + whereValues) {
+            if row.string("media_type") == "video" { counts.videos -= row.int("n") ?? 0 } else { counts.images -= row.int("n") ?? 0 }
+        }
+        return counts
+    }
+
+    /// The first matching asset's identifier and capture key in capture order.
+    func firstByCapture(ascending: Bool, datedOnly: Bool, db: DatabaseConnection) throws -> (id: String, capture: Double?)? {
+        let (whereSQL, values) = whereClause(includingCursor: false)
+        var sql = "SELECT a.identifier, a.capture_sort FROM \(from)\(whereSQL)"
+        if datedOnly { sql += (whereSQL.isEmpty ? " WHERE" : " AND") + " a.capture_sort > -1e300" }
+        let direction = ascending ? "ASC" : "DESC"
+        sql += " ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT 1"
+        guard let row = try db.row(sql, fromValues + values), let id = row.string("identifier") else { return nil }
+        return (id, row.double("capture_sort"))
     }
 }

@@ -66,15 +66,7 @@ extension MediaLibrary {
         var options = options
         options.after = nil
         let query = try AssetQuery(options)
-        let (sql, values) = query.countSQL()
-        return try read { db in
-            var counts = AssetCounts(images: 0, videos: 0)
-            for row in try db.rows(sql, values) {
-                if row.string("media_type") == "video" { counts.videos = row.int("n") ?? 0 }
-                else { counts.images += row.int("n") ?? 0 }
-            }
-            return counts
-        }
+        return try read { db in try query.counts(db: db) }
     }
 
     /// Synchronous `asset(id:)`.
