@@ -49,6 +49,9 @@ let package = Package(
             dependencies: ["MediaIndex"]
         ),
 
+        // The README's library example, built with the tests so it keeps compiling.
+        .executableTarget(name: "example-picker", dependencies: ["MediaIndex"]),
+
         // Build-time: turns Migrations/*.sql into a Swift source file.
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(

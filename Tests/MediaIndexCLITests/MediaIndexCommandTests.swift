@@ -46,6 +46,13 @@ struct MediaIndexCommandTreeTests {
                                       its files.
               errors                  List files that could not be read, with the reason.
               changes                 List asset changes since a change token.
+              albums                  List smart, user and folder albums with their counts.
+              album                   Edit user albums: create, rename, delete, add, remove,
+                                      move, key.
+              favorite                Mark assets as favorites.
+              unfavorite              Unmark favorite assets.
+              hide                    Hide assets from listings (see --include-hidden).
+              unhide                  Show hidden assets again.
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)
@@ -54,7 +61,7 @@ struct MediaIndexCommandTreeTests {
     @Test("every command's help lists --library")
     func everyCommandTakesLibrary() throws {
         let parser = CommandParser(root: MediaIndexCommand.self)
-        for name in ["index", "roots", "stats", "assets", "show", "errors", "changes"] {
+        for name in ["index", "roots", "stats", "assets", "show", "errors", "changes", "albums", "favorite", "hide"] {
             let help = try parser.helpText(for: [name])
             #expect(help.contains("--library <dir>"), "\(name) lacks --library")
             #expect(help.hasPrefix("OVERVIEW: "))

@@ -29,8 +29,13 @@ public final class DatabaseReader: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()
     private var idle: [DatabaseConnection] = []
+    /// Databases attached to every connection, as (schema name, file path).
+    private let attachments: [(schema: String, path: String)]
 
-    init(path: String) { self.path = path }
+    init(path: String, attachments: [(schema: String, path: String)] = []) {
+        self.path = path
+        self.attachments = attachments
+    }
 
     /// Runs `body` on a read-only connection inside a read transaction.
     public func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
@@ -43,7 +48,11 @@ public final class DatabaseReader: @unchecked Sendable {
         lock.lock()
         if let connection = idle.popLast() { lock.unlock(); return connection }
         lock.unlock()
-        return try DatabaseConnection(path: path, readOnly: true)
+        let connection = try DatabaseConnection(path: path, readOnly: true)
+        for attachment in attachments {
+            try connection.execute("ATTACH DATABASE ? AS \(attachment.schema)", [attachment.path])
+        }
+        return connection
     }
 
     private func checkIn(_ connection: DatabaseConnection) {

@@ -46,6 +46,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var pairingRule: String? = nil
     /// The MP4 inside a motion photo's still; nil for every other asset.
     public var embeddedVideo: EmbeddedVideo? = nil
+    /// The user marked it a favorite (user state, kept by identifier).
+    public var favorite: Bool = false
+    /// The user hid it; hidden assets are left out of queries unless asked for.
+    public var hidden: Bool = false
+    /// Identifiers of the user albums that hold it.
+    public var albums: [String] = []
 }
 
 /// Where a motion photo's video sits inside its still file.

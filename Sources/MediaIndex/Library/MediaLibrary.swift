@@ -50,6 +50,7 @@ public final class MediaLibrary: Sendable {
                 }
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
                 try DatabaseMigrator().migrate(connection)
+                try UserStateStore.attachAndSetUp(connection, path: location.userStatePath)
                 writer = DatabaseWriter(connection: connection)
             case .readOnly:
                 // A library written by an older build is migrated once, if we may write.
@@ -60,12 +61,14 @@ public final class MediaLibrary: Sendable {
                     let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
                     try migrator.migrate(connection)
                 }
+                try UserStateStore.ensureExists(path: location.userStatePath)
                 writer = nil
             }
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
         }
-        reader = DatabaseReader(path: location.databasePath)
+        reader = DatabaseReader(path: location.databasePath,
+                                attachments: [(UserStateStore.schema, location.userStatePath)])
     }
 
     func requireWriter() throws -> DatabaseWriter {

@@ -43,6 +43,9 @@ enum JSONShapes {
                 .object([("offset", .int(Int(v.offset))), ("length", .int(Int(v.length))),
                          ("durationSeconds", JSON(v.durationSeconds))])
             } ?? .null),
+            ("favorite", .bool(a.favorite)),
+            ("hidden", .bool(a.hidden)),
+            ("albums", .array(a.albums.map(JSON.string))),
         ])
     }
 

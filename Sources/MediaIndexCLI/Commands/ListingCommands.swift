@@ -1,75 +1,7 @@
 import Foundation
 import MediaIndex
 
-/// `mediaindex assets`: every asset, newest first.
-struct AssetsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        name: "assets",
-        abstract: "List assets, newest first.",
-        discussion: "On a terminal, a table; --json prints one document, --jsonl one asset per line."
-    )
-
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("limit", valueName: "n", help: "Print at most this many assets."),
-        .flag("json", help: "Print one JSON document: {\"assets\": [...], \"nextCursor\": null}."),
-        .flag("jsonl", help: "Print one JSON asset per line."),
-    ]
-
-    var library: LibraryOptions
-    var limit: Int?
-    var format: OutputFormat
-
-    init(parsed: ParsedArguments) throws {
-        library = try LibraryOptions(parsed: parsed)
-        limit = try parsed.option("limit", as: Int.self)
-        if parsed.flag("json") && parsed.flag("jsonl") {
-            throw ValidationError("--json and --jsonl cannot be used together")
-        }
-        format = parsed.flag("json") ? .json : parsed.flag("jsonl") ? .jsonLines : .table
-    }
-
-    func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-    }
-
-    func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
-        switch format {
-        case .jsonLines:
-            var count = 0
-            try mediaLibrary.forEachAsset { asset in
-                guard limit.map({ count < $0 }) ?? true else { return }
-                count += 1
-                context.standardOutput.writeLine(JSONShapes.asset(asset).compactText)
-            }
-        case .json:
-            let assets = try mediaLibrary.assets(limit: limit)
-            let document = JSON.object([("assets", .array(assets.map(JSONShapes.asset))), ("nextCursor", .null)])
-            context.standardOutput.writeLine(document.prettyText)
-        case .table:
-            let assets = try mediaLibrary.assets(limit: limit)
-            let dates = LocalDateFormatter()
-            let table = TableRenderer(columns: [
-                TableColumn("ID", isTruncatable: false), TableColumn("TYPE", isTruncatable: false),
-                TableColumn("DATE", isTruncatable: false), TableColumn("SIZE", alignment: .right, isTruncatable: false),
-                TableColumn("DURATION", alignment: .right, isTruncatable: false), TableColumn("CAMERA"),
-                TableColumn("FILE"),
-            ])
-            let rows = assets.map { a -> [String] in
-                [a.id, a.mediaType.rawValue, a.creationDate.map(dates.string(fromISO8601:)) ?? "-",
-                 a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
-                 a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
-                 [a.make, a.model].compactMap { $0 }.joined(separator: " "),
-                 a.resources.first?.path.displayString ?? ""]
-            }
-            if rows.isEmpty {
-                context.standardOutput.writeLine("No assets. Index a folder first: mediaindex index ~/Pictures")
-            } else {
-                context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
-            }
-        }
-    }
-}
+// `mediaindex assets` lives in AssetsCommand.swift.
 
 /// `mediaindex show ID|PATH`: one asset in full.
 struct ShowCommand: ParsableCommand {

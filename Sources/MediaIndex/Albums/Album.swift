@@ -1,0 +1,131 @@
+import Foundation
+
+/// The smart albums: PhotoKit's list, as far as our data supports it.
+public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
+    case recents, favorites, videos, selfies, livePhotos, portrait, panoramas, timelapses, slomos, bursts,
+         screenshots, screenRecordings, animated, raw, recentlyAdded, hidden
+
+    /// The title Photos shows.
+    public var title: String {
+        switch self {
+        case .recents: return "Recents"
+        case .favorites: return "Favorites"
+        case .videos: return "Videos"
+        case .selfies: return "Selfies"
+        case .livePhotos: return "Live Photos"
+        case .portrait: return "Portrait"
+        case .panoramas: return "Panoramas"
+        case .timelapses: return "Time-lapse"
+        case .slomos: return "Slo-mo"
+        case .bursts: return "Bursts"
+        case .screenshots: return "Screenshots"
+        case .screenRecordings: return "Screen Recordings"
+        case .animated: return "Animated"
+        case .raw: return "RAW"
+        case .recentlyAdded: return "Recently Added"
+        case .hidden: return "Hidden"
+        }
+    }
+
+    /// How far back Recently Added reaches.
+    public static let recentlyAddedSeconds: Double = 30 * 24 * 3600
+
+    /// The filter a type album stands for; nil for the user-state and date albums.
+    var filter: MediaFilter? {
+        switch self {
+        case .videos: return .videos
+        case .selfies: return .selfies
+        case .livePhotos: return .livePhotos
+        case .portrait: return .depthEffectPhotos
+        case .panoramas: return .panoramas
+        case .timelapses: return .timelapseVideos
+        case .slomos: return .slomoVideos
+        case .bursts: return .bursts
+        case .screenshots: return .screenshots
+        case .screenRecordings: return .screenRecordings
+        case .animated: return .animated
+        case .raw: return .raw
+        case .recents, .favorites, .recentlyAdded, .hidden: return nil
+        }
+    }
+
+    /// Recents and the user-state albums are always listed; the others only when
+    /// they hold something, as Photos hides an empty Panoramas album.
+    public var isListedWhenEmpty: Bool { self == .recents || self == .favorites || self == .hidden }
+}
+
+/// The scope of a fetch: one album.
+public enum AlbumScope: Sendable, Hashable {
+    case smart(SmartAlbum)
+    /// A folder album: the assets whose primary file lies directly in this folder.
+    case folder(PathBytes)
+    /// A user album, by its identifier.
+    case user(String)
+
+    /// The album's identifier: `smart.recents`, `folder.<base64url of the path>`, `user.<id>`.
+    public var albumID: String {
+        switch self {
+        case .smart(let album): return "smart." + album.rawValue
+        case .folder(let path): return "folder." + Base64URL.encode(path.bytes)
+        case .user(let identifier): return "user." + identifier
+        }
+    }
+
+    /// The scope an album identifier names, or nil when it is not one.
+    public init?(albumID: String) {
+        if albumID.hasPrefix("smart."), let album = SmartAlbum(rawValue: String(albumID.dropFirst(6))) {
+            self = .smart(album)
+        } else if albumID.hasPrefix("folder."), let bytes = Base64URL.decode(String(albumID.dropFirst(7))),
+                  !bytes.isEmpty {
+            self = .folder(PathBytes(bytes))
+        } else if albumID.hasPrefix("user."), albumID.count > 5 {
+            self = .user(String(albumID.dropFirst(5)))
+        } else {
+            return nil
+        }
+    }
+}
+
+/// An album as `fetchAlbums()` lists it (PHAssetCollection).
+public struct Album: Sendable, Equatable, Identifiable {
+    /// What kind of album.
+    public enum Kind: String, Sendable { case smart, folder, user }
+
+    /// Stable identifier; see `AlbumScope.albumID`.
+    public var id: String
+    public var kind: Kind
+    public var title: String
+    /// The folder of a folder album.
+    public var path: PathBytes?
+    /// The nearest enclosing folder album, for nesting as on disk.
+    public var parentID: String?
+    public var imageCount: Int
+    public var videoCount: Int
+    /// The newest asset, or the one the user chose for a user album.
+    public var keyAssetID: String?
+    /// Capture dates (Unix time) of the oldest and newest dated assets.
+    public var startDate: Double?
+    public var endDate: Double?
+
+    public var count: Int { imageCount + videoCount }
+
+    /// The scope to fetch this album's assets with.
+    public var scope: AlbumScope? { AlbumScope(albumID: id) }
+}
+
+/// URL-safe base64 without padding (RFC 4648 §5).
+enum Base64URL {
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }),
+              text.utf8.count % 4 != 1 else { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        return Data(base64Encoded: standard).map { Array($0) }
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+
+extension MediaLibrary {
+    /// Every album: the smart albums (Recents, Favorites and Hidden always; the others
+    /// when they hold something), then user albums by title, then folder albums by path.
+    ///
+    /// Counts, key assets and date ranges cover what a default fetch of the album
+    /// shows: hidden assets and non-representative burst frames are left out (except
+    /// in Hidden).
+    ///
+    /// - Throws: `LibraryError` when the database fails.
+    public func fetchAlbums() async throws -> [Album] {
+        try fetchAlbumsNow()
+    }
+
+    /// Synchronous `fetchAlbums`.
+    public func fetchAlbumsNow() throws -> [Album] {
+        let now = Date().timeIntervalSince1970
+        return try read { db in
+            let anyHidden = try db.scalarInt(
+                "SELECT EXISTS (SELECT 1 FROM userstate.asset_user_state WHERE hidden = 1)") == 1
+            var albums: [Album] = []
+            for smart in SmartAlbum.allCases {
+                var options = FetchOptions()
+                options.album = .smart(smart)
+                let album = try summary(of: try AssetQuery(options, now: now), id: AlbumScope.smart(smart).albumID,
+                                        kind: .smart, title: smart.title, db: db)
+                if album.count > 0 || smart.isListedWhenEmpty { albums.append(album) }
+            }
+            albums += try userAlbums(anyHidden: anyHidden, db: db)
+            albums += try folderAlbums(anyHidden: anyHidden, db: db)
+            return albums
+        }
+    }
+
+    private func summary(of query: AssetQuery, id: String, kind: Album.Kind, title: String,
+                         db: DatabaseConnection) throws -> Album {
+        // Counts from a covering index; key and dates from the ends of the capture order.
+        let counts = try query.counts(db: db)
+        guard counts.total > 0 else {
+            return Album(id: id, kind: kind, title: title, path: nil, parentID: nil, imageCount: 0, videoCount: 0,
+                         keyAssetID: nil, startDate: nil, endDate: nil)
+        }
+        let newest = try query.firstByCapture(ascending: false, datedOnly: false, db: db)
+        let newestDated = try query.firstByCapture(ascending: false, datedOnly: true, db: db)
+        let oldestDated = try query.firstByCapture(ascending: true, datedOnly: true, db: db)
+        return Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
+                     imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest?.id,
+                     startDate: oldestDated?.capture, endDate: newestDated?.capture)
+    }
+
+    private func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
+        var albums: [Album] = []
+        for row in try db.rows("SELECT identifier, title, key_asset FROM userstate.albums ORDER BY title, identifier") {
+            guard let identifier = row.string("identifier") else { continue }
+            var options = FetchOptions()
+            options.album = .user(identifier)
+            var album = try summary(of: try AssetQuery(options), id: AlbumScope.user(identifier).albumID, kind: .user,
+                                    title: row.string("title") ?? "", db: db)
+            // The user's key asset, while it is still in the album and the library.
+            if let chosen = row.string("key_asset"), try db.scalarInt("""
+                SELECT 1 FROM userstate.album_assets m JOIN assets a ON a.identifier = m.asset_identifier
+                WHERE m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?) AND m.asset_identifier = ?
+                """, [identifier, chosen]) == 1 {
+                album.keyAssetID = chosen
+            }
+            albums.append(album)
+        }
+        return albums
+    }
+
+    private func folderAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
+        var visibility = "a.is_burst_representative = 1 AND a.folder_id IS NOT NULL"
+        if anyHidden { visibility += " AND " + AssetQuery.hiddenCondition.sql }
+        var paths: [Int64: PathBytes] = [:]
+        for row in try db.rows("SELECT id, path FROM folders") {
+            if let id = row.int64("id"), let path = row.blob("path") { paths[id] = PathBytes(path) }
+        }
+        var keys: [Int64: String] = [:]
+        // SQLite takes a bare column from the row holding the single max().
+        for row in try db.rows("""
+            SELECT k.folder_id, a.identifier FROM (
+                SELECT a.folder_id, max(a.capture_sort) AS newest, a.id FROM assets a WHERE \(visibility) GROUP BY a.folder_id
+            ) k JOIN assets a ON a.id = k.id
+            """) {
+            if let folder = row.int64("folder_id") { keys[folder] = row.string("identifier") }
+        }
+        var albums: [Album] = []
+        for row in try db.rows("""
+            SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos,
+                min(nullif(a.capture_sort, -1e300)) AS first, max(nullif(a.capture_sort, -1e300)) AS last
+            FROM assets a WHERE \(visibility) GROUP BY a.folder_id
+            """) {
+            guard let folder = row.int64("folder_id"), let path = paths[folder] else { continue }
+            albums.append(Album(
+                id: AlbumScope.folder(path).albumID, kind: .folder,
+                title: String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
+                imageCount: row.int("images") ?? 0, videoCount: row.int("videos") ?? 0, keyAssetID: keys[folder],
+                startDate: row.double("first"), endDate: row.double("last")))
+        }
+        albums.sort { ($0.path ?? PathBytes([])) < ($1.path ?? PathBytes([])) }
+        // Nest: the parent is the nearest enclosing folder album. Sorted by path, the
+        // enclosing folders of a path are on the stack when it comes.
+        var stack: [(path: PathBytes, id: String)] = []
+        for index in albums.indices {
+            guard let path = albums[index].path else { continue }
+            while let top = stack.last, !(path.bytes.count > top.path.bytes.count
+                                          && path.bytes.starts(with: top.path.bytes)
+                                          && path.bytes[top.path.bytes.count] == UInt8(ascii: "/")) {
+                stack.removeLast()
+            }
+            albums[index].parentID = stack.last?.id
+            stack.append((path, albums[index].id))
+        }
+        return albums
+    }
+
+    // MARK: User albums
+
+    /// Creates an empty user album.
+    ///
+    /// - Throws: `AssetQueryError.invalidOption` for an empty title, `LibraryError`.
+    @discardableResult
+    public func createAlbum(title: String) async throws -> Album {
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw AssetQueryError.invalidOption("an album needs a title") }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
+        let identifier = String((0..<13).map { _ in alphabet[Int(generator.next(upperBound: UInt32(32)))] })
+        let now = Date().timeIntervalSince1970
+        try writeUserState { db in
+            try db.execute("""
+                INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
+                """, [identifier, title, now, now])
+        }
+        return Album(id: AlbumScope.user(identifier).albumID, kind: .user, title: title, path: nil, parentID: nil,
+                     imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
+    }
+
+    /// Renames a user album (by id, identifier or exact title).
+    public func renameAlbum(_ album: String, to title: String) async throws {
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw AssetQueryError.invalidOption("an album needs a title") }
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
+                           [title, Date().timeIntervalSince1970, id])
+        }
+    }
+
+    /// Deletes a user album; its assets stay in the library.
+    public func deleteAlbum(_ album: String) async throws {
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ?", [id])
+            try db.execute("DELETE FROM userstate.albums WHERE id = ?", [id])
+        }
+    }
+
+    /// Adds assets (by identifier) at the end of a user album; ones already in it stay where they are.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an identifier the library does not hold.
+    public func addAssets(_ assetIDs: [String], toAlbum album: String) async throws {
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
+            let now = Date().timeIntervalSince1970
+            for assetID in assetIDs {
+                guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
+                    throw LibraryError.assetNotFound(assetID)
+                }
+                try db.execute("""
+                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
+                    VALUES (?, ?, ?, ?)
+                    """, [id, assetID, next, now])
+                if db.changes > 0 { next += 1 }
+            }
+            try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
+        }
+    }
+
+    /// Removes assets from a user album (never from the library).
+    public func removeAssets(_ assetIDs: [String], fromAlbum album: String) async throws {
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            for assetID in assetIDs {
+                try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ? AND asset_identifier = ?", [id, assetID])
+            }
+            try db.execute("UPDATE userstate.albums SET key_asset = NULL WHERE id = ? AND key_asset NOT IN (SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ?)", [id, id])
+        }
+    }
+
+    /// Moves assets of a user album so the first of them lands at `index` (0-based) of
+    /// the album's order, keeping their relative order.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an asset not in the album.
+    public func moveAssets(_ assetIDs: [String], inAlbum album: String, to index: Int) async throws {
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
+                                    [id]).compactMap { $0.string("asset_identifier") }
+            for assetID in assetIDs where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
+            let moving = order.filter { assetIDs.contains($0) }
+            order.removeAll { assetIDs.contains($0) }
+            order.insert(contentsOf: moving, at: max(0, min(index, order.count)))
+            // Positions are unique per album: park them out of the way, then renumber.
+            try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
+            for (position, assetID) in order.enumerated() {
+                try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
+                               [position, id, assetID])
+            }
+        }
+    }
+
+    /// Sets (or clears, with nil) the asset a user album shows as its key.
+    public func setKeyAsset(_ assetID: String?, ofAlbum album: String) async throws {
+        try writeUserState { db in
+            let id = try userAlbumRowID(album, db: db)
+            try db.execute("UPDATE userstate.albums SET key_asset = ? WHERE id = ?", [assetID, id])
+        }
+    }
+
+    // MARK: User state of assets
+
+    /// Marks assets as favorites, or not.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an identifier the library does not hold.
+    public func setFavorite(_ favorite: Bool, for assetIDs: [String]) async throws {
+        try setUserFlag("favorite", favorite, for: assetIDs)
+    }
+
+    /// Hides assets from default queries, or shows them again.
+    public func setHidden(_ hidden: Bool, for assetIDs: [String]) async throws {
+        try setUserFlag("hidden", hidden, for: assetIDs)
+    }
+
+    /// Sets an asset's title and caption (nil clears).
+    public func setTitle(_ title: String?, caption: String?, for assetID: String) async throws {
+        try writeUserState { db in
+            guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
+                throw LibraryError.assetNotFound(assetID)
+            }
+            try db.execute("""
+                INSERT INTO userstate.asset_user_state (identifier, title, caption, modified_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (identifier) DO UPDATE SET title = excluded.title, caption = excluded.caption,
+                    modified_at = excluded.modified_at
+                """, [assetID, title, caption, Date().timeIntervalSince1970])
+        }
+    }
+
+    private func setUserFlag(_ column: String, _ value: Bool, for assetIDs: [String]) throws {
+        precondition(column == "favorite" || column == "hidden")
+        try writeUserState { db in
+            let now = Date().timeIntervalSince1970
+            for assetID in assetIDs {
+                guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
+                    throw LibraryError.assetNotFound(assetID)
+                }
+                try db.execute("""
+                    INSERT INTO userstate.asset_user_state (identifier, \(column), modified_at) VALUES (?, ?, ?)
+                    ON CONFLICT (identifier) DO UPDATE SET \(column) = excluded.\(column), modified_at = excluded.modified_at
+                    """, [assetID, value, now])
+            }
+        }
+    }
+
+    /// Runs a user-state write in a deferred transaction, so it locks only
+    /// user-state.sqlite and never waits for an index run's batch on library.sqlite.
+    func writeUserState<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        let writer = try requireWriter()
+        do {
+            return try writer.write { db in try db.inTransaction(immediate: false) { try body(db) } }
+        } catch let error as DatabaseError {
+            throw LibraryError.database(error)
+        }
+    }
+
+    /// The row id of a user album named by album id (`user.x`), identifier or exact title.
+    func userAlbumRowID(_ key: String, db: DatabaseConnection) throws -> Int64 {
+        var identifier = key
+        if case .user(let inner)? = AlbumScope(albumID: key) { identifier = inner }
+        if let id = try db.row("SELECT id FROM userstate.albums WHERE identifier = ?", [identifier])?.int64("id") {
+            return id
+        }
+        let byTitle = try db.rows("SELECT id FROM userstate.albums WHERE title = ?", [key])
+        if byTitle.count == 1, let id = byTitle[0].int64("id") { return id }
+        if byTitle.count > 1 {
+            throw AssetQueryError.invalidOption("\(byTitle.count) albums are titled \(key); name the album by its id")
+        }
+        throw AssetQueryError.unknownAlbum(key)
+    }
+
+    /// The scope an album argument names: an album id, a smart album's name or title,
+    /// a user album's identifier or title, or a folder album's path.
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`.
+    public func albumScope(named key: String) async throws -> AlbumScope {
+        if let scope = AlbumScope(albumID: key) { return scope }
+        let simplified = key.lowercased().filter { $0.isLetter }
+        if let smart = SmartAlbum.allCases.first(where: {
+            $0.rawValue.lowercased() == simplified || $0.title.lowercased().filter(\.isLetter) == simplified
+        }) {
+            return .smart(smart)
+        }
+        return try read { db in
+            if let rowID = try? userAlbumRowID(key, db: db),
+               let identifier = try db.row("SELECT identifier FROM userstate.albums WHERE id = ?", [rowID])?.string("identifier") {
+                return .user(identifier)
+            }
+            var path = key
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+            if try db.scalarInt("SELECT 1 FROM folders WHERE path = ?", [Array(path.utf8)]) == 1 {
+                return .folder(PathBytes(path))
+            }
+            throw AssetQueryError.unknownAlbum(key)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The user's own data: favorites, hidden assets, titles and captions, user albums.
+///
+/// It lives in `user-state.sqlite` beside `library.sqlite`, attached to every
+/// connection as the schema `userstate`, and is keyed by asset identifier, never by
+/// row id. Identifiers come from content, so they are the same after a re-index, a
+/// move or a rebuild; deleting `library.sqlite` to rebuild it from the files loses
+/// nothing the user made.
+enum UserStateStore {
+    /// The schema name the store is attached under.
+    static let schema = "userstate"
+    /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
+    static let version = 1
+
+    /// Attaches the store to a writer connection, creating and upgrading it.
+    static func attachAndSetUp(_ db: DatabaseConnection, path: String) throws {
+        try db.execute("ATTACH DATABASE ? AS \(schema)", [path])
+        try db.execute("PRAGMA \(schema).journal_mode = WAL")
+        try db.execute("PRAGMA \(schema).synchronous = NORMAL")
+        let current = try db.scalarInt("PRAGMA \(schema).user_version") ?? 0
+        if current > version {
+            throw LibraryError.io("the user state \(path) was written by a newer MediaIndex (version \(current)); update MediaIndex")
+        }
+        guard current < version else { return }
+        try db.inTransaction {
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS \(schema).asset_user_state (
+                    identifier  TEXT PRIMARY KEY,
+                    favorite    INTEGER NOT NULL DEFAULT 0,
+                    hidden      INTEGER NOT NULL DEFAULT 0,
+                    title       TEXT,
+                    caption     TEXT,
+                    modified_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS \(schema).user_state_favorites ON asset_user_state (identifier) WHERE favorite = 1;
+                CREATE INDEX IF NOT EXISTS \(schema).user_state_hidden ON asset_user_state (identifier) WHERE hidden = 1;
+                CREATE TABLE IF NOT EXISTS \(schema).albums (
+                    id          INTEGER PRIMARY KEY,
+                    identifier  TEXT NOT NULL UNIQUE,
+                    title       TEXT NOT NULL,
+                    key_asset   TEXT,
+                    created_at  REAL NOT NULL,
+                    modified_at REAL NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS \(schema).album_assets (
+                    album_id         INTEGER NOT NULL REFERENCES albums (id) ON DELETE CASCADE,
+                    asset_identifier TEXT NOT NULL,
+                    position         INTEGER NOT NULL,
+                    added_at         REAL NOT NULL,
+                    PRIMARY KEY (album_id, asset_identifier)
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX IF NOT EXISTS \(schema).album_assets_by_position ON album_assets (album_id, position);
+                CREATE INDEX IF NOT EXISTS \(schema).album_assets_by_asset ON album_assets (asset_identifier);
+                PRAGMA \(schema).user_version = \(version);
+                """)
+        }
+    }
+
+    /// Makes sure the store exists for a read-only open: creates it when the folder
+    /// is writable, so read-only connections can attach it.
+    static func ensureExists(path: String) throws {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw LibraryError.io("the user state \(path) is missing and its folder is read-only; open the library once with write access")
+        }
+        let connection = try DatabaseConnection(path: ":memory:", readOnly: false, create: true)
+        try attachAndSetUp(connection, path: path)
+    }
+}
+
+extension LibraryLocation {
+    /// The user-state database (favorites, hidden, user albums), kept apart from
+    /// `library.sqlite` so a rebuild of the index keeps it.
+    public var userStatePath: String { directory + "/user-state.sqlite" }
+}

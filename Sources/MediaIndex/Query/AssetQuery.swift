@@ -1,0 +1,238 @@
+import Foundation
+
+/// FetchOptions turned into SQL: a FROM clause, WHERE conditions and an order.
+///
+/// User values are always bound parameters; the only literals spliced into the SQL are
+/// constants of this module (column names, subtype bits).
+struct AssetQuery {
+    var from = "assets a"
+    var fromValues: [DatabaseValueConvertible] = []
+    var conditions: [SQLCondition] = []
+    var sort: AssetSort
+    var limit: Int?
+    var cursor: AssetCursor?
+    /// Hidden assets are left out (tested per row in pages; subtracted in counts).
+    var excludesHidden = false
+
+    static var hiddenCondition: SQLCondition {
+        SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
+    }
+
+    init(_ options: FetchOptions, now: Double = Date().timeIntervalSince1970) throws {
+        var includeHidden = options.includeHidden
+        var defaultSort = AssetSort.newestFirst
+        if let filter = options.filter {
+            let condition = filter.sqlCondition()
+            if condition.sql != "1" { conditions.append(condition) }
+        }
+        switch options.album {
+        case nil: break
+        case .smart(let album)?:
+            switch album {
+            case .recents: break
+            case .favorites:
+                conditions.append(SQLCondition(sql: "a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE favorite = 1)"))
+            case .hidden:
+                includeHidden = true
+                conditions.append(SQLCondition(sql: "a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE hidden = 1)"))
+            case .recentlyAdded:
+                defaultSort = AssetSort(.addedDate)
+                conditions.append(SQLCondition(sql: "a.added_at >= ?", values: [now - SmartAlbum.recentlyAddedSeconds]))
+            default:
+                if let filter = album.filter { conditions.append(filter.sqlCondition()) }
+            }
+        case .folder(let path)?:
+            conditions.append(SQLCondition(sql: "a.folder_id = (SELECT id FROM folders WHERE path = ?)", values: [path.bytes]))
+        case .user(let identifier)?:
+            defaultSort = AssetSort(.albumOrder)
+            from = """
+                assets a JOIN userstate.album_assets m ON m.asset_identifier = a.identifier
+                    AND m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?)
+                """
+            fromValues = [identifier]
+        }
+        excludesHidden = !includeHidden
+        if !options.includeAllBurstAssets { conditions.append(SQLCondition(sql: "a.is_burst_representative = 1")) }
+        if let from = options.capturedFrom {
+            conditions.append(SQLCondition(sql: "a.capture_sort >= ?", values: [from.timeIntervalSince1970]))
+        }
+        if let before = options.capturedBefore {
+            conditions.append(SQLCondition(sql: "a.capture_sort < ? AND a.capture_sort > -1e300",
+                                           values: [before.timeIntervalSince1970]))
+        }
+        if let place = options.place { conditions.append(try Self.placeCondition(place)) }
+        if let make = options.make {
+            conditions.append(SQLCondition(sql: "a.make = ? COLLATE NOCASE", values: [make.trimmingCharacters(in: .whitespaces)]))
+        }
+        if let model = options.model {
+            conditions.append(SQLCondition(sql: "a.model = ? COLLATE NOCASE", values: [model.trimmingCharacters(in: .whitespaces)]))
+        }
+        if let width = options.minimumPixelWidth {
+            conditions.append(SQLCondition(sql: "a.pixel_width >= ?", values: [width]))
+        }
+        if let height = options.minimumPixelHeight {
+            conditions.append(SQLCondition(sql: "a.pixel_height >= ?", values: [height]))
+        }
+        if let count = options.minimumPixelCount {
+            conditions.append(SQLCondition(sql: "a.pixel_width * a.pixel_height >= ?", values: [count]))
+        }
+        if let minimum = options.minimumDuration {
+            conditions.append(SQLCondition(sql: "a.duration >= ?", values: [minimum]))
+        }
+        if let maximum = options.maximumDuration {
+            conditions.append(SQLCondition(sql: "a.duration <= ?", values: [maximum]))
+        }
+        if let minimum = options.minimumDuration, let maximum = options.maximumDuration, minimum > maximum {
+            throw AssetQueryError.invalidOption("the minimum duration \(minimum) s is longer than the maximum \(maximum) s")
+        }
+        if !options.formats.isEmpty {
+            let placeholders = Array(repeating: "?", count: options.formats.count).joined(separator: ", ")
+            conditions.append(SQLCondition(sql: "a.format IN (\(placeholders))", values: options.formats.map { $0.lowercased() }))
+        }
+        if let limit = options.limit, limit < 0 { throw AssetQueryError.invalidOption("the limit must not be negative") }
+        limit = options.limit
+
+        sort = options.sort ?? defaultSort
+        if sort.key == .albumOrder, case .user = options.album {} else if sort.key == .albumOrder {
+            throw AssetQueryError.albumOrderNeedsUserAlbum
+        }
+        if let after = options.after {
+            let decoded = try AssetCursor.decode(after)
+            guard decoded.sort == sort else {
+                throw AssetQueryError.cursorSortMismatch(cursor: Self.describe(decoded.sort), requested: Self.describe(sort))
+            }
+            switch (sort.key, decoded.value) {
+            case (.fileName, .text), (.fileSize, .integer), (.albumOrder, .integer),
+                 (.captureDate, .real), (.modificationDate, .real), (.addedDate, .real), (.duration, .real): break
+            case (_, .integer) where sort.key != .fileName: break
+            default: throw AssetQueryError.invalidCursor("its key does not fit the order \(Self.describe(sort))")
+            }
+            cursor = decoded
+        }
+    }
+
+    static func describe(_ sort: AssetSort) -> String { sort.key.rawValue + (sort.ascending ? " ascending" : " descending") }
+
+    /// The SQL expression a sort key orders by.
+    static func sortColumn(_ key: AssetSortKey) -> String {
+        switch key {
+        case .captureDate: return "a.capture_sort"
+        case .modificationDate: return "a.modified_at"
+        case .addedDate: return "a.added_at"
+        case .fileName: return "a.file_name"
+        case .duration: return "a.duration_sort"
+        case .fileSize: return "a.file_size"
+        case .albumOrder: return "m.position"
+        }
+    }
+
+    static func placeCondition(_ place: PlaceFilter) throws -> SQLCondition {
+        func box(_ minLat: Double, _ minLon: Double, _ maxLat: Double, _ maxLon: Double) -> SQLCondition {
+            if minLon <= maxLon {
+                return SQLCondition(sql: "a.latitude BETWEEN ? AND ? AND a.longitude BETWEEN ? AND ?",
+                                    values: [minLat, maxLat, minLon, maxLon])
+            }
+            return SQLCondition(sql: "a.latitude BETWEEN ? AND ? AND (a.longitude >= ? OR a.longitude <= ?)",
+                                values: [minLat, maxLat, minLon, maxLon])
+        }
+        switch place {
+        case .boundingBox(let minLat, let minLon, let maxLat, let maxLon):
+            guard [minLat, minLon, maxLat, maxLon].allSatisfy(\.isFinite), minLat <= maxLat,
+                  (-90...90).contains(minLat), (-90...90).contains(maxLat),
+                  (-180...180).contains(minLon), (-180...180).contains(maxLon) else {
+                throw AssetQueryError.invalidOption("the bounding box needs latitudes in -90…90 (south ≤ north) and longitudes in -180…180")
+            }
+            return box(minLat, minLon, maxLat, maxLon)
+        case .radius(let lat, let lon, let radius):
+            guard lat.isFinite, lon.isFinite, radius.isFinite, (-90...90).contains(lat), (-180...180).contains(lon),
+                  radius >= 0 else {
+                throw AssetQueryError.invalidOption("a place needs a latitude in -90…90, a longitude in -180…180 and a radius of 0 m or more")
+            }
+            // A bounding box on the indexed columns first, then the exact great-circle distance.
+            let earthRadius = 6_371_008.8
+            let latDelta = radius / earthRadius * 180 / .pi
+            let minLat = max(-90, lat - latDelta), maxLat = min(90, lat + latDelta)
+            var prefilter: SQLCondition
+            let cosine = cos(max(abs(minLat), abs(maxLat)) * .pi / 180)
+            if maxLat >= 90 || minLat <= -90 || cosine < 1e-9 || latDelta / cosine >= 180 {
+                prefilter = SQLCondition(sql: "a.latitude BETWEEN ? AND ?", values: [minLat, maxLat])
+            } else {
+                let lonDelta = latDelta / cosine
+                var minLon = lon - lonDelta, maxLon = lon + lonDelta
+                if minLon < -180 { minLon += 360 }
+                if maxLon > 180 { maxLon -= 360 }
+                prefilter = box(minLat, minLon, maxLat, maxLon)
+            }
+            prefilter.sql += """
+                 AND 2 * ? * asin(min(1, sqrt(pow(sin(radians(a.latitude - ?) / 2), 2)
+                    + cos(radians(?)) * cos(radians(a.latitude)) * pow(sin(radians(a.longitude - ?) / 2), 2)))) <= ?
+                """
+            prefilter.values += [earthRadius, lat, lat, lon, radius]
+            return prefilter
+        }
+    }
+
+    /// WHERE clause and values for the filter conditions (and the cursor when asked).
+    func whereClause(includingCursor: Bool, includingHidden: Bool = true) -> (sql: String, values: [DatabaseValueConvertible]) {
+        var parts = conditions.map(\.sql)
+        if includingHidden && excludesHidden { parts.append(Self.hiddenCondition.sql) }
+        var values = conditions.flatMap(\.values)
+        if includingCursor, let cursor {
+            let column = Self.sortColumn(sort.key)
+            parts.append("(\(column), a.id) \(sort.ascending ? ">" : "<") (?, ?)")
+            values += [cursor.value, cursor.rowID]
+        }
+        return (parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND "), values)
+    }
+
+    /// The page query: assets with their user state and the sort key, one more than the limit.
+    func pageSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
+        let column = Self.sortColumn(sort.key)
+        let direction = sort.ascending ? "ASC" : "DESC"
+        let (whereSQL, whereValues) = whereClause(includingCursor: true)
+        var sql = """
+            SELECT \(AssetQueries.assetColumns), \(column) AS sort_key,
+                coalesce(s.favorite, 0) AS user_favorite, coalesce(s.hidden, 0) AS user_hidden
+            FROM \(from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
+            ORDER BY \(column) \(direction), a.id \(direction)
+            """
+        var values = fromValues + whereValues
+        if let limit {
+            sql += " LIMIT ?"
+            values.append(limit + 1)
+        }
+        return (sql, values)
+    }
+
+    /// Counts by media type over every matching asset (the cursor is ignored).
+    ///
+    /// A per-row hidden test would read every row; instead the hidden assets, few and
+    /// found through the user state's index, are counted apart and subtracted.
+    func counts(db: DatabaseConnection) throws -> AssetCounts {
+        let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
+        var counts = AssetCounts(images: 0, videos: 0)
+        for row in try db.rows("SELECT a.media_type, count(*) AS n FROM \(from)\(whereSQL) GROUP BY a.media_type",
+                               fromValues + whereValues) {
+            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
+        }
+        guard excludesHidden else { return counts }
+        let hiddenWhere = whereSQL.isEmpty ? " WHERE" : whereSQL + " AND"
+        let sql = "SELECT a.media_type, count(*) AS n FROM userstate.asset_user_state h CROSS JOIN \(from)\(hiddenWhere)"
+            + " h.hidden = 1 AND a.identifier = h.identifier GROUP BY a.media_type"
+        for row in try db.rows(sql, fromValues + whereValues) {
+            if row.string("media_type") == "video" { counts.videos -= row.int("n") ?? 0 } else { counts.images -= row.int("n") ?? 0 }
+        }
+        return counts
+    }
+
+    /// The first matching asset's identifier and capture key in capture order.
+    func firstByCapture(ascending: Bool, datedOnly: Bool, db: DatabaseConnection) throws -> (id: String, capture: Double?)? {
+        let (whereSQL, values) = whereClause(includingCursor: false)
+        var sql = "SELECT a.identifier, a.capture_sort FROM \(from)\(whereSQL)"
+        if datedOnly { sql += (whereSQL.isEmpty ? " WHERE" : " AND") + " a.capture_sort > -1e300" }
+        let direction = ascending ? "ASC" : "DESC"
+        sql += " ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT 1"
+        guard let row = try db.row(sql, fromValues + values), let id = row.string("identifier") else { return nil }
+        return (id, row.double("capture_sort"))
+    }
+}

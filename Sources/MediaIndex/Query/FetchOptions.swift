@@ -1,0 +1,127 @@
+import Foundation
+
+/// What to fetch, in which order, from where: PHFetchOptions for a MediaIndex library.
+///
+/// ```swift
+/// var options = FetchOptions()
+/// options.filter = .all(of: [.images, .not(.screenshots)])
+/// options.limit = 100
+/// let page = try await library.fetchAssets(options)
+/// options.after = page.nextCursor   // the next page
+/// ```
+public struct FetchOptions: Sendable, Hashable {
+    /// Which kinds of assets; nil is Apple's default (every asset).
+    public var filter: MediaFilter?
+    /// Only the assets of this album.
+    public var album: AlbumScope?
+    /// Captured at or after this moment (assets without a capture date never match).
+    public var capturedFrom: Date?
+    /// Captured before this moment.
+    public var capturedBefore: Date?
+    /// Taken inside this place.
+    public var place: PlaceFilter?
+    /// Camera make, compared case-insensitively.
+    public var make: String?
+    /// Camera model, compared case-insensitively.
+    public var model: String?
+    /// At least this wide and this high, in displayed pixels.
+    public var minimumPixelWidth: Int?
+    public var minimumPixelHeight: Int?
+    /// At least this many pixels (width × height).
+    public var minimumPixelCount: Int?
+    /// Duration bounds in seconds, inclusive (assets without a duration never match).
+    public var minimumDuration: Double?
+    public var maximumDuration: Double?
+    /// Formats of the primary resource (`MediaFormat` raw values such as `jpeg`, `heic`, `mov`).
+    public var formats: [String] = []
+    /// Include assets the user hid (PHFetchOptions.includeHiddenAssets).
+    public var includeHidden = false
+    /// Include every frame of a burst, not only its representative (PHFetchOptions.includeAllBurstAssets).
+    public var includeAllBurstAssets = false
+    /// The order; nil means the album's own order for a user album, the album's
+    /// natural order for Recently Added (date added), else capture date, newest first.
+    public var sort: AssetSort?
+    /// At most this many assets per page; nil for all.
+    public var limit: Int?
+    /// The `nextCursor` of the previous page.
+    public var after: String?
+
+    public init() {}
+}
+
+/// A place to search in.
+public enum PlaceFilter: Sendable, Hashable {
+    /// Degrees; `minLongitude > maxLongitude` crosses the antimeridian.
+    case boundingBox(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double)
+    /// Within `radiusMeters` of a point (great-circle distance).
+    case radius(latitude: Double, longitude: Double, radiusMeters: Double)
+}
+
+/// What a sort orders by.
+public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
+    case captureDate, modificationDate, addedDate, fileName, duration, fileSize
+    /// A user album's own order; only with a user album scope.
+    case albumOrder
+
+    /// The direction a key sorts in unless told: names and album order A→Z / first→last,
+    /// everything else newest, longest or largest first.
+    public var defaultAscending: Bool { self == .fileName || self == .albumOrder }
+}
+
+/// An order: a key and a direction. Ties are always broken by the asset's row id, so
+/// the order is total and keyset paging never skips or repeats.
+public struct AssetSort: Sendable, Hashable {
+    public var key: AssetSortKey
+    public var ascending: Bool
+
+    public init(_ key: AssetSortKey, ascending: Bool? = nil) {
+        self.key = key
+        self.ascending = ascending ?? key.defaultAscending
+    }
+
+    /// Capture date, newest first: the default.
+    public static let newestFirst = AssetSort(.captureDate)
+}
+
+/// One page of a fetch.
+public struct AssetPage: Sendable {
+    public var assets: [Asset]
+    /// Pass as `FetchOptions.after` for the next page; nil on the last page.
+    public var nextCursor: String?
+}
+
+/// Asset counts without fetching rows.
+public struct AssetCounts: Sendable, Equatable {
+    public var images: Int
+    public var videos: Int
+    public var total: Int { images + videos }
+}
+
+/// Why a query cannot run as asked. Each case is one sentence a user can act on.
+public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The cursor is not one this library handed out.
+    case invalidCursor(String)
+    /// The cursor was made for another order.
+    case cursorSortMismatch(cursor: String, requested: String)
+    /// `albumOrder` without a user album.
+    case albumOrderNeedsUserAlbum
+    /// No album with that identifier or name.
+    case unknownAlbum(String)
+    /// An option value outside its range.
+    case invalidOption(String)
+
+    public var description: String {
+        switch self {
+        case .invalidCursor(let reason):
+            return "the cursor is not valid (\(reason)); pass a nextCursor exactly as a previous page printed it"
+        case .cursorSortMismatch(let cursor, let requested):
+            return "the cursor was made for the order \(cursor), not \(requested); page with the same --sort"
+        case .albumOrderNeedsUserAlbum:
+            return "the album order exists only inside a user album; pass --album with a user album"
+        case .unknownAlbum(let key):
+            return "no album matches \(key); 'mediaindex albums' lists them"
+        case .invalidOption(let reason):
+            return reason
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import MediaIndex
+
+extension JSONShapes {
+    static func album(_ album: Album) -> JSON {
+        var members: [(String, JSON)] = [
+            ("id", .string(album.id)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
+            ("path", album.path.map { .string($0.displayString) } ?? .null),
+            ("parentId", album.parentID.map(JSON.string) ?? .null),
+            ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
+            ("keyAssetId", album.keyAssetID.map(JSON.string) ?? .null),
+            ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
+            ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
+        ]
+        if let path = album.path, !path.isValidUTF8 {
+            members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString())))
+        }
+        return .object(members)
+    }
+}
+
+/// `mediaindex albums`: smart, user and folder albums with counts.
+struct AlbumsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "albums",
+        abstract: "List smart, user and folder albums with their counts.",
+        discussion: "Smart albums other than Recents, Favorites and Hidden are listed only when they hold something."
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .flag("json", help: "Print a JSON array of albums."),
+    ]
+
+    var library: LibraryOptions
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let albums = try await library.openForReading(in: context).fetchAlbums()
+        if json {
+            context.standardOutput.writeLine(JSON.array(albums.map(JSONShapes.album)).prettyText)
+            return
+        }
+        let dates = LocalDateFormatter()
+        let depth = Dictionary(uniqueKeysWithValues: albums.map { ($0.id, $0.parentID) })
+        func level(_ id: String) -> Int {
+            var count = 0
+            var current = depth[id] ?? nil
+            while let parent = current, count < 256 { count += 1; current = depth[parent] ?? nil }
+            return count
+        }
+        func day(_ time: Double?) -> String {
+            guard let time else { return "" }
+            return String(dates.string(fromISO8601: JSONShapes.isoUTC(time)).prefix(10))
+        }
+        let table = TableRenderer(columns: [
+            TableColumn("ALBUM"), TableColumn("KIND", isTruncatable: false),
+            TableColumn("IMAGES", alignment: .right, isTruncatable: false),
+            TableColumn("VIDEOS", alignment: .right, isTruncatable: false),
+            TableColumn("DATES", isTruncatable: false), TableColumn("ID"),
+        ])
+        let rows = albums.map { album -> [String] in
+            let indent = String(repeating: "  ", count: album.kind == .folder ? level(album.id) : 0)
+            let title = album.kind == .folder && album.parentID == nil ? (album.path?.displayString ?? album.title) : album.title
+            let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
+                ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
+            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), range, album.id]
+        }
+        context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
+    }
+}
+
+/// `mediaindex album create|rename|delete|add|remove|move|key …`: edits user albums.
+struct AlbumCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "album",
+        abstract: "Edit user albums: create, rename, delete, add, remove, move, key.",
+        discussion: """
+            album create TITLE; album rename ALBUM TITLE; album delete ALBUM; album add ALBUM ID…; \
+            album remove ALBUM ID…; album move ALBUM ID… --to INDEX; album key ALBUM ID. \
+            ALBUM is an album id (user.…) or a title. Albums hold assets by identifier and are kept \
+            in user-state.sqlite, so they survive re-index, moves and rebuilds.
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .positional("action", help: "create, rename, delete, add, remove, move or key."),
+        .positional("arguments", arity: .zeroOrMore, help: "The album, then a title or asset identifiers."),
+        .option("to", valueName: "index", help: "For move: the 0-based position the assets move to."),
+        .flag("json", help: "Print the created album as JSON."),
+    ]
+
+    static let actions = ["create", "rename", "delete", "add", "remove", "move", "key"]
+
+    var library: LibraryOptions
+    var action: String
+    var values: [String]
+    var index: Int?
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        action = parsed.positional("action") ?? ""
+        values = parsed.positionals("arguments")
+        index = try parsed.option("to", as: Int.self)
+        json = parsed.flag("json")
+    }
+
+    func validate() throws {
+        guard Self.actions.contains(action) else {
+            throw ValidationError("unknown action '\(action)'; the actions are " + Self.actions.joined(separator: ", "))
+        }
+        let needed: Int
+        switch action {
+        case "create", "delete": needed = 1
+        case "rename", "key": needed = 2
+        default: needed = 2
+        }
+        if ["create", "delete", "rename", "key"].contains(action) && values.count != needed {
+            throw ValidationError("'album \(action)' takes \(needed) argument\(needed == 1 ? "" : "s"), not \(values.count)")
+        }
+        if values.count < needed { throw ValidationError("'album \(action)' needs the album and at least one asset identifier") }
+        if action == "move" && index == nil { throw ValidationError("'album move' needs --to INDEX") }
+        if let index, index < 0 { throw ValidationError("--to must not be negative") }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try MediaLibrary(location: library.location(in: context))
+        let out = context.standardOutput
+        do {
+            switch action {
+            case "create":
+                let album = try await mediaLibrary.createAlbum(title: values[0])
+                out.writeLine(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
+            case "rename":
+                try await mediaLibrary.renameAlbum(values[0], to: values[1])
+                out.writeLine("Renamed to \(values[1]).")
+            case "delete":
+                try await mediaLibrary.deleteAlbum(values[0])
+                out.writeLine("Deleted \(values[0]); its assets stay in the library.")
+            case "add":
+                try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
+                out.writeLine("Added \(values.count - 1) to \(values[0]).")
+            case "remove":
+                try await mediaLibrary.removeAssets(Array(values.dropFirst()), fromAlbum: values[0])
+                out.writeLine("Removed \(values.count - 1) from \(values[0]).")
+            case "move":
+                try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
+                out.writeLine("Moved \(values.count - 1) to position \(index ?? 0).")
+            default:
+                try await mediaLibrary.setKeyAsset(values[1], ofAlbum: values[0])
+                out.writeLine("Key asset of \(values[0]) is \(values[1]).")
+            }
+        } catch let error as AssetQueryError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// `mediaindex favorite|unfavorite|hide|unhide ID…`.
+struct UserFlagCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(name: "favorite", abstract: "Mark assets as favorites.")
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .positional("ids", arity: .oneOrMore, help: "Asset identifiers."),
+    ]
+
+    var library: LibraryOptions
+    var ids: [String]
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        ids = parsed.positionals("ids")
+    }
+
+    static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {
+        let mediaLibrary = try MediaLibrary(location: command.library.location(in: context))
+        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: command.ids) }
+        else { try await mediaLibrary.setHidden(value, for: command.ids) }
+        let verb = flag == "favorite" ? (value ? "Marked as favorite" : "Unmarked as favorite") : (value ? "Hid" : "Unhid")
+        context.standardOutput.writeLine("\(verb): \(command.ids.count) asset\(command.ids.count == 1 ? "" : "s").")
+    }
+
+    func run(in context: CommandContext) async throws {
+        try await Self.apply(self, flag: "favorite", value: true, in: context)
+    }
+}
+
+/// `mediaindex unfavorite ID…`.
+struct UnfavoriteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(name: "unfavorite", abstract: "Unmark favorite assets.")
+    static let arguments = UserFlagCommand.arguments
+    var base: UserFlagCommand
+    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
+    func run(in context: CommandContext) async throws {
+        try await UserFlagCommand.apply(base, flag: "favorite", value: false, in: context)
+    }
+}
+
+/// `mediaindex hide ID…`.
+struct HideCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(name: "hide", abstract: "Hide assets from listings (see --include-hidden).")
+    static let arguments = UserFlagCommand.arguments
+    var base: UserFlagCommand
+    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
+    func run(in context: CommandContext) async throws {
+        try await UserFlagCommand.apply(base, flag: "hidden", value: true, in: context)
+    }
+}
+
+/// `mediaindex unhide ID…`.
+struct UnhideCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(name: "unhide", abstract: "Show hidden assets again.")
+    static let arguments = UserFlagCommand.arguments
+    var base: UserFlagCommand
+    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
+    func run(in context: CommandContext) async throws {
+        try await UserFlagCommand.apply(base, flag: "hidden", value: false, in: context)
+    }
+}
