@@ -260,12 +260,9 @@ public final class MediaLibrary: Sendable {
         }
     }
 
-    /// The asset with this identifier, or nil.
+    /// The asset with this identifier, with its user state, or nil.
     public func asset(identifier: String) throws -> Asset? {
-        try read { db in
-            let rows = try db.rows("SELECT \(AssetQueries.assetColumns) FROM assets a WHERE a.identifier = ?", [identifier])
-            return try AssetQueries.assets(rows, db: db).first
-        }
+        try assetNow(id: identifier)
     }
 
     /// The asset one of whose resources is the file at `path` (absolute or relative
@@ -275,18 +272,20 @@ public final class MediaLibrary: Sendable {
         if path.bytes.first != UInt8(ascii: "/") {
             candidates.append(PathBytes(FileManager.default.currentDirectoryPath).appending(path.bytes))
         }
-        if let folder = try? Self.resolveRoot(candidates.last!.parent) {
+        if let last = candidates.last, let folder = try? Self.resolveRoot(last.parent) {
             candidates.append(folder.appending(path.lastComponent))
         }
-        return try read { db in
+        let identifier: String? = try read { db in
             for candidate in candidates {
-                let rows = try db.rows("""
-                    SELECT \(AssetQueries.assetColumns) FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?
-                    """, [candidate.bytes])
-                if let asset = try AssetQueries.assets(rows, db: db).first { return asset }
+                if let row = try db.row("""
+                    SELECT a.identifier FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?
+                    """, [candidate.bytes]) {
+                    return row.string("identifier")
+                }
             }
             return nil
         }
+        return try identifier.flatMap { try assetNow(id: $0) }
     }
 
     /// Assets newest first (by capture date, then most recently added), `limit` at most.
