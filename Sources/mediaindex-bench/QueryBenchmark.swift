@@ -1,7 +1,89 @@
 import Foundation
-import MediaIndex
+@_spi(Benchmarks) import MediaIndex
 
-/// Query timings on a large library. Filled in by the query layer's benchmark.
+/// Query latency on a large library while a writer commits batches beside it.
 enum QueryBenchmark {
-    static func run(work: String, runs: Int) throws -> [Row] { [] }
+    static func run(work: String, runs: Int, assets: Int) throws -> [Row] {
+        guard assets > 0 else { return [] }
+        let location = LibraryLocation(directory: work + "/query-library")
+        let library = try MediaLibrary(location: location)
+        print("Seeding a library of \(assets) assets through the library's write path…")
+        let seedStart = Date()
+        try library.seedSyntheticAssets(count: assets, batchSize: 5_000)
+        let seedSeconds = Date().timeIntervalSince(seedStart)
+        print(String(format: "  seeded in %.1f s (%.0f assets/s)", seedSeconds, Double(assets) / seedSeconds))
+
+        // A deep cursor: the page after the middle of the capture order.
+        var middle = FetchOptions()
+        middle.capturedBefore = Date(timeIntervalSince1970: 1_400_000_000 + 157_500_000)
+        middle.limit = 100
+        let deepCursor = try library.fetchAssetsNow(middle).nextCursor
+        var filtered = FetchOptions()
+        filtered.filter = try MediaFilter(parsing: "images & !screenshots")
+
+        // The writer: batches of 256 synthetic assets, committed back to back.
+        let stop = StopFlag()
+        let writerDone = DispatchSemaphore(value: 0)
+        let writerLibrary = library
+        Thread.detachNewThread {
+            var next = assets
+            while !stop.isSet {
+                try? writerLibrary.seedSyntheticAssets(count: 256, batchSize: 256, startingAt: next)
+                next += 256
+            }
+            writerDone.signal()
+        }
+        defer { stop.set(); writerDone.wait() }
+
+        let iterations = max(50, 100 * runs)
+        func time(_ body: () throws -> Void) rethrows -> Figure {
+            var values: [Double] = []
+            for _ in 0..<iterations {
+                let start = DispatchTime.now()
+                try body()
+                values.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
+            }
+            return Figure(values: values)
+        }
+        var firstPageOptions = FetchOptions()
+        firstPageOptions.limit = 100
+        let firstPage = try time { _ = try library.fetchAssetsNow(firstPageOptions) }
+        var deepOptions = FetchOptions()
+        deepOptions.limit = 100
+        deepOptions.after = deepCursor
+        let deepPage = try time { _ = try library.fetchAssetsNow(deepOptions) }
+        let count = try time { _ = try library.countAssetsNow(filtered) }
+        let albums = try time { _ = try library.fetchAlbumsNow() }
+
+        func row(_ name: String, _ figure: Figure, target: Double) -> Row {
+            let p50 = figure.percentile(0.5), p99 = figure.percentile(0.99)
+            return Row(measurement: "\(name), \(assets / 1000)k assets, writer busy",
+                       ours: String(format: "p50 %.2f ms, p99 %.2f ms", p50, p99),
+                       reference: "-", ratio: "-", target: String(format: "p99 ≤ %.0f ms", target),
+                       json: ["p50_ms": p50, "p99_ms": p99, "max_ms": figure.max, "iterations": figure.values.count])
+        }
+        return [
+            row("first page of 100", firstPage, target: 10),
+            row("deep page by cursor", deepPage, target: 10),
+            row("filtered count (images & !screenshots)", count, target: 100),
+            row("album list (smart + 10,000 folders)", albums, target: 100),
+        ]
+    }
+}
+
+/// A flag one thread sets and another reads.
+final class StopFlag: @unchecked Sendable {
+    // @unchecked: the value is only read and written under `lock`.
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
+}
+
+extension Figure {
+    func percentile(_ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[Swift.min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
 }

@@ -10,6 +10,7 @@ import MediaIndex
 struct Options {
     var files = 10_000
     var runs = 3
+    var queryAssets = 1_000_000
     var jsonPath = "benchmark-results.json"
     var corpus: String?
     var mediaindex: String?
@@ -24,11 +25,12 @@ struct Options {
             switch argument {
             case "--files": files = Int(try value()) ?? files
             case "--runs": runs = max(1, Int(try value()) ?? runs)
+            case "--query-assets": queryAssets = max(0, Int(try value()) ?? queryAssets)
             case "--json": jsonPath = try value()
             case "--corpus": corpus = try value()
             case "--mediaindex": mediaindex = try value()
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--json PATH] [--corpus DIR] [--mediaindex BINARY]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -122,7 +124,7 @@ func run() throws {
         reference: "re-index: " + mebibytes(reindexRSS), ratio: "-", target: "≤ 200 MB at 100,000 files",
         json: ["index_peak_bytes": ourIndexRSS, "reindex_peak_bytes": reindexRSS]))
 
-    rows += try QueryBenchmark.run(work: work, runs: options.runs)
+    rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.queryAssets)
 
     printTable(rows)
     let document: [String: Any] = [

@@ -1,0 +1,78 @@
+import Foundation
+import MediaMetadata
+
+extension MediaLibrary {
+    /// Adds `count` synthetic assets, each with one file row under `folderCount` made-up
+    /// folders of a made-up root, through the same asset and file statements an index
+    /// run uses (so triggers and indexes do the same work).
+    ///
+    /// For benchmarks and scale tests: the paths do not exist, and the next index run
+    /// of that root would remove them. `batchSize` rows are committed per transaction.
+    @_spi(Benchmarks)
+    public func seedSyntheticAssets(count: Int, folderCount: Int = 10_000, batchSize: Int = 1_000,
+                                    startingAt first: Int = 0) throws {
+        let writer = try requireWriter()
+        let root = PathBytes("/synthetic-library")
+        var generator = SplitMix64(seed: UInt64(first) &+ 0x5EED)
+        var made = 0
+        try writer.write { db in
+            try db.execute("INSERT OR IGNORE INTO roots (path, added_at) VALUES (?, ?)",
+                           [root.bytes, Date().timeIntervalSince1970])
+        }
+        let rootID = try writer.write { db in
+            try db.row("SELECT id FROM roots WHERE path = ?", [root.bytes])?.int64("id") ?? 0
+        }
+        while made < count {
+            let batch = min(batchSize, count - made)
+            try writer.transaction { db in
+                let now = Date().timeIntervalSince1970
+                for offset in 0..<batch {
+                    let n = first + made + offset
+                    let isVideo = generator.next() % 10 == 0
+                    var metadata = MediaMetadata(format: isVideo ? .quickTime : .jpeg)
+                    metadata.pixelWidth = isVideo ? 1920 : 4032
+                    metadata.pixelHeight = isVideo ? 1080 : 3024
+                    // Ten years of pictures, a few seconds apart, some in bursts of equal times.
+                    let taken = 1_400_000_000 + Double(generator.next() % 315_000_000)
+                    metadata.captureDate = CaptureDate(timestamp: taken, utcOffsetSeconds: 3600)
+                    metadata.make = ["Apple", "Google", "Canon", "SONY"][Int(generator.next() % 4)]
+                    metadata.model = metadata.make.map { $0 + " Model " + String(generator.next() % 5) }
+                    if isVideo { metadata.durationSeconds = Double(generator.next() % 600) / 10 }
+                    if generator.next() % 4 == 0 {
+                        metadata.location = GeoLocation(latitude: Double(generator.next() % 18_000) / 100 - 90,
+                                                        longitude: Double(generator.next() % 36_000) / 100 - 180)
+                    }
+                    let name = (generator.next() % 50 == 0 ? "Screenshot_" : "IMG_") + String(n) + (isVideo ? ".MOV" : ".JPG")
+                    let folder = "/synthetic-library/\(n % folderCount / 100)/\(n % folderCount)"
+                    var hasher = XXHash64(seed: UInt64(n))
+                    hasher.update(Array(name.utf8))
+                    let fingerprint = ContentFingerprint(size: UInt64(n), hash: hasher.finalize())
+                    let columns = AssetColumns(metadata, fileName: name)
+                    let assetID = try columns.insert(identifier: AssetIdentifierFactory.identifier(for: fingerprint),
+                                                     fingerprint: fingerprint.description, now: now, db: db)
+                    try db.execute("""
+                        INSERT INTO files (root_id, path, size, mtime_ns, inode, status, format, fingerprint,
+                                           asset_id, role, metadata, indexed_at)
+                        VALUES (?, ?, ?, ?, ?, 'media', ?, ?, ?, ?, NULL, ?)
+                        """, [rootID, Array((folder + "/" + name).utf8), 2_000_000 + n % 1000, n, n,
+                              metadata.format.rawValue, fingerprint.description, assetID,
+                              isVideo ? "video" : "photo", now])
+                }
+            }
+            made += batch
+        }
+    }
+}
+
+/// A small, fast, deterministic random generator (Steele, Lea and Flood's SplitMix64).
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
