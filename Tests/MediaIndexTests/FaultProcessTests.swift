@@ -20,19 +20,27 @@ struct FaultProcessTests {
         try FaultSupport.makeTree(at: root, count: Self.treeSize)
         let library = LibraryLocation(directory: folder.file("library"))
         let arguments = ["index", "--library", library.directory, "--batch-size", "16", "--quiet", root]
+        // How long a whole run takes here, to aim the kills inside one.
+        let calibration = LibraryLocation(directory: folder.file("calibration"))
+        let clock = ContinuousClock()
+        let calibrationStart = clock.now
+        let full = try FaultSupport.run(["index", "--library", calibration.directory, "--batch-size", "16", "--quiet", root], in: folder)
+        try #require(full.status == 0, "\(full.stderr)")
+        let runMicroseconds = max(50_000, Int((clock.now - calibrationStart) / .microseconds(1)))
+
         var random = SplitMix64(seed: 7)
         var committedSoFar: [String: String] = [:]
         var killsDuringRun = 0
         for trial in 0..<10 {
+            // After the first trial every file gets a new mtime, so each run re-reads (updates) them all.
+            if trial > 0 { FaultSupport.touchAll(under: root, seconds: 1_000_000 + trial) }
             let pid = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: "/dev/null",
                                              stderr: folder.file("trial\(trial).err"))
-            let delay = 100_000 + Int(random.next() % 1_400_000)  // 0.1–1.5 s
+            let delay = 20_000 + Int(random.next() % UInt64(runMicroseconds * 8 / 10))
             usleep(UInt32(delay))
-            let alive = kill(pid, 0) == 0
             kill(pid, SIGKILL)
             let status = FaultSupport.wait(pid)
             if status == 128 + SIGKILL { killsDuringRun += 1 } else { #expect(status == 0, "trial \(trial) exited \(status)") }
-            _ = alive
             guard FileManager.default.fileExists(atPath: library.databasePath) else { continue }
             #expect(try FaultSupport.integrityCheck(library) == "ok", "trial \(trial)")
             let committed = try FaultSupport.committed(library)
@@ -46,10 +54,11 @@ struct FaultProcessTests {
         #expect(final.status == 0, "\(final.stderr)")
         #expect(try FaultSupport.integrityCheck(library) == "ok")
         let committed = try FaultSupport.committed(library)
-        #expect(committed.count == Self.treeSize)
+        #expect(try FaultSupport.fileCount(library) == Self.treeSize)
+        #expect(committed.count == (try FaultSupport.committed(calibration)).count)
         for (path, identifier) in committedSoFar { #expect(committed[path] == identifier, "\(path) changed identifier") }
         #expect(killsDuringRun >= 5, "most kills should land during a run, not after it")
-        print("kill -9: \(killsDuringRun) of 10 kills landed mid-run; \(committedSoFar.count) files were committed before the last kill")
+        print("kill -9: full run \(runMicroseconds / 1000) ms; \(killsDuringRun) of 10 kills landed mid-run; \(committedSoFar.count) files were committed before the last kill")
     }
 
     @Test("a second index run exits 75 at once; with --wait it waits and completes")
@@ -75,7 +84,7 @@ struct FaultProcessTests {
         let waiting = try FaultSupport.run(arguments + ["--wait"], in: folder)
         #expect(waiting.status == 0, "\(waiting.stderr)")
         #expect(FaultSupport.wait(first) == 0)
-        #expect(try FaultSupport.committed(library).count == Self.treeSize)
+        #expect(try FaultSupport.fileCount(library) == Self.treeSize)
     }
 
     @Test("an index run never holds more than 64 open files")

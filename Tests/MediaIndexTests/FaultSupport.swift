@@ -1,5 +1,6 @@
 import CorpusSupport
 import Foundation
+import MediaMetadata
 import Testing
 @testable import MediaIndex
 #if canImport(Glibc)
@@ -74,7 +75,10 @@ enum FaultSupport {
             guard ["jpg", "png", "gif", "heic", "webp", "mov", "mp4", "tif"].contains(ext),
                   !relative.contains("fuzz"), !relative.contains("corrupt"),
                   let size = (try? FileManager.default.attributesOfItem(atPath: media.path + "/" + relative))?[.size] as? Int,
-                  size < 60_000, picked[ext, default: 0] < 4 else { return false }
+                  size < 60_000, picked[ext, default: 0] < 4,
+                  // Only files we read cleanly, so every copy becomes an asset.
+                  let data = FileManager.default.contents(atPath: media.path + "/" + relative),
+                  (try? MetadataReader.read(MemoryByteSource(Array(data)))) != nil else { return false }
             picked[ext, default: 0] += 1
             return true
         }
@@ -93,10 +97,18 @@ enum FaultSupport {
             let folder = root + "/d\(index / 100)"
             if index % 100 == 0 { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             let source = sources[index % sources.count]
-            var bytes = source.bytes
+            var bytes = Array(source.bytes)
             withUnsafeBytes(of: UInt64(index).littleEndian) { bytes.append(contentsOf: $0) }
-            try bytes.write(to: URL(fileURLWithPath: folder + "/f\(index).\(source.ext)"))
+            try writeFile(folder + "/f\(index).\(source.ext)", bytes)
         }
+    }
+
+    /// Writes a file with plain POSIX calls (much cheaper than Foundation for many small files).
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FaultTestError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard write(fd, bytes, bytes.count) == bytes.count else { throw FaultTestError("cannot write \(path)") }
     }
 
     /// `path -> identifier` of every file committed as media.
@@ -107,6 +119,20 @@ enum FaultSupport {
             result[String(decoding: row.blob("path") ?? [], as: UTF8.self)] = row.string("identifier")
         }
         return result
+    }
+
+    /// Rows of `files`, whatever their status.
+    static func fileCount(_ library: LibraryLocation) throws -> Int {
+        try DatabaseConnection(path: library.databasePath, readOnly: true).scalarInt("SELECT count(*) FROM files") ?? -1
+    }
+
+    /// Sets every file's mtime to `seconds`, so the next run re-reads them all.
+    static func touchAll(under root: String, seconds: Int) {
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let relative = enumerator?.nextObject() as? String {
+            var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+            _ = utimensat(AT_FDCWD, root + "/" + relative, &times, 0)
+        }
     }
 
     static func integrityCheck(_ library: LibraryLocation) throws -> String? {
