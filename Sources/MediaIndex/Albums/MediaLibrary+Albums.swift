@@ -70,32 +70,44 @@ extension MediaLibrary {
     }
 
     private func folderAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
-        var visibility = "a.is_burst_representative = 1 AND a.folder_id IS NOT NULL"
-        if anyHidden { visibility += " AND " + AssetQuery.hiddenCondition.sql }
-        var paths: [Int64: PathBytes] = [:]
-        for row in try db.rows("SELECT id, path FROM folders") {
-            if let id = row.int64("id"), let path = row.blob("path") { paths[id] = PathBytes(path) }
-        }
-        var keys: [Int64: String] = [:]
-        // SQLite takes a bare column from the row holding the single max().
-        for row in try db.rows("""
-            SELECT k.folder_id, a.identifier FROM (
-                SELECT a.folder_id, max(a.capture_sort) AS newest, a.id FROM assets a WHERE \(visibility) GROUP BY a.folder_id
-            ) k JOIN assets a ON a.id = k.id
-            """) {
-            if let folder = row.int64("folder_id") { keys[folder] = row.string("identifier") }
+        // Counts come from `folder_stats` (kept by triggers); the key asset and the date
+        // range are two index seeks per folder on `assets_by_folder`.
+        var visible = "a.folder_id = s.folder_id AND a.is_burst_representative = 1"
+        if anyHidden { visible += " AND " + AssetQuery.hiddenCondition.sql }
+        var hiddenCounts: [Int64: (images: Int, videos: Int)] = [:]
+        if anyHidden {
+            for row in try db.rows("""
+                SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos
+                FROM userstate.asset_user_state u JOIN assets a ON a.identifier = u.identifier
+                WHERE u.hidden = 1 AND a.is_burst_representative = 1 AND a.folder_id IS NOT NULL
+                GROUP BY a.folder_id
+                """) {
+                if let folder = row.int64("folder_id") {
+                    hiddenCounts[folder] = (row.int("images") ?? 0, row.int("videos") ?? 0)
+                }
+            }
         }
         var albums: [Album] = []
         for row in try db.rows("""
-            SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos,
-                min(nullif(a.capture_sort, -1e300)) AS first, max(nullif(a.capture_sort, -1e300)) AS last
-            FROM assets a WHERE \(visibility) GROUP BY a.folder_id
+            SELECT s.folder_id, f.path, s.images, s.videos,
+                (SELECT a.identifier FROM assets a WHERE \(visible)
+                    ORDER BY a.capture_sort DESC, a.id DESC LIMIT 1) AS key_asset,
+                (SELECT a.capture_sort FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
+                    ORDER BY a.capture_sort LIMIT 1) AS first,
+                (SELECT a.capture_sort FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
+                    ORDER BY a.capture_sort DESC LIMIT 1) AS last
+            FROM folder_stats s JOIN folders f ON f.id = s.folder_id
+            WHERE s.images + s.videos > 0
             """) {
-            guard let folder = row.int64("folder_id"), let path = paths[folder] else { continue }
+            guard let folder = row.int64("folder_id"), let pathBytes = row.blob("path") else { continue }
+            let hidden = hiddenCounts[folder] ?? (0, 0)
+            let images = (row.int("images") ?? 0) - hidden.images, videos = (row.int("videos") ?? 0) - hidden.videos
+            guard images + videos > 0 else { continue }
+            let path = PathBytes(pathBytes)
             albums.append(Album(
                 id: AlbumScope.folder(path).albumID, kind: .folder,
                 title: String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
-                imageCount: row.int("images") ?? 0, videoCount: row.int("videos") ?? 0, keyAssetID: keys[folder],
+                imageCount: images, videoCount: videos, keyAssetID: row.string("key_asset"),
                 startDate: row.double("first"), endDate: row.double("last")))
         }
         albums.sort { ($0.path ?? PathBytes([])) < ($1.path ?? PathBytes([])) }

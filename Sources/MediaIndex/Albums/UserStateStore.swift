@@ -15,6 +15,10 @@ enum UserStateStore {
 
     /// Attaches the store to a writer connection, creating and upgrading it.
     static func attachAndSetUp(_ db: DatabaseConnection, path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            // Owner-only, like the library: SQLite gives its -wal and -shm the same mode.
+            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         try db.execute("ATTACH DATABASE ? AS \(schema)", [path])
         try db.execute("PRAGMA \(schema).journal_mode = WAL")
         try db.execute("PRAGMA \(schema).synchronous = NORMAL")

@@ -16,7 +16,7 @@ final class IndexLock {
     /// - Throws: `LibraryError.indexRunInProgress` naming the holder's pid when the
     ///   lock is held and `wait` is false. Wraps `open(2)` and `flock(2)`.
     init(path: String, wait: Bool) throws {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw LibraryError.io("cannot open the index lock \(path): \(systemErrorMessage(errno))")
         }

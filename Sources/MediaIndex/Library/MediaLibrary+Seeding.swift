@@ -13,7 +13,7 @@ extension MediaLibrary {
                                     startingAt first: Int = 0) throws {
         let writer = try requireWriter()
         let root = PathBytes("/synthetic-library")
-        var generator = SplitMix64(seed: UInt64(first) &+ 0x5EED)
+        var generator = SyntheticRandom(seed: UInt64(first) &+ 0x5EED)
         var made = 0
         try writer.write { db in
             try db.execute("INSERT OR IGNORE INTO roots (path, added_at) VALUES (?, ?)",
@@ -64,8 +64,8 @@ extension MediaLibrary {
     }
 }
 
-/// A small, fast, deterministic random generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64 {
+/// SplitMix64 (Steele, Lea and Flood): small, fast and deterministic, for made-up data.
+private struct SyntheticRandom {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -43,10 +43,17 @@ public final class MediaLibrary: Sendable {
             case .readWrite:
                 if !exists {
                     do {
-                        try fileManager.createDirectory(atPath: location.directory, withIntermediateDirectories: true)
+                        // Owner-only: the library lists every path and place of the user's media.
+                        try fileManager.createDirectory(atPath: location.directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
                     } catch {
                         throw LibraryError.io("cannot create the library folder \(location.directory): \(error.localizedDescription)")
                     }
+                }
+                if !databaseExists {
+                    // Created empty with mode 0600 first: SQLite gives its -wal and -shm the same mode.
+                    let fd = Glibc.open(location.databasePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+                    if fd >= 0 { close(fd) }
                 }
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
                 try DatabaseMigrator().migrate(connection)
@@ -94,6 +101,8 @@ public final class MediaLibrary: Sendable {
         /// How long a deleted asset's identifier waits for its content to come back
         /// (30 days by default).
         public var tombstoneRetention: Double = 30 * 86_400
+        /// Tests only: caps the database at this many pages, to simulate a full disk.
+        var maxPageCount: Int?
         public init() {}
     }
 
@@ -121,6 +130,12 @@ public final class MediaLibrary: Sendable {
                                   excludedFolders: [PathBytes(location.directory)] + options.excludedFolders)
             indexer.batchSize = max(1, options.batchSize)
             indexer.tombstoneRetention = options.tombstoneRetention
+            if let maxPageCount = options.maxPageCount {
+                try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
+            }
+            defer {
+                if options.maxPageCount != nil { try? writer.write { try $0.execute("PRAGMA max_page_count = 1073741823") } }
+            }
             return try indexer.run(roots: selected, progress: progress)
         } catch let error as DatabaseError {
             throw LibraryError.database(error)

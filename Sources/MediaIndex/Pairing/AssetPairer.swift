@@ -318,11 +318,14 @@ struct AssetPairer {
         if let identifier = try Tombstones.resurrect(fingerprint: fingerprint.description, db: db) {
             return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now, db: db)
         }
-        var ordinal = 0
-        var identifier = AssetIdentifierFactory.identifier(for: fingerprint)
+        // Copies already indexed hold the first ordinals: start after them, so N copies
+        // cost N lookups, not N².
+        let copies = try db.scalarInt("SELECT count(*) FROM assets WHERE fingerprint = ?", [fingerprint.description]) ?? 0
+        var ordinal = copies
+        var identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
         while try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil
                 || db.scalarInt("SELECT 1 FROM tombstones WHERE identifier = ?", [identifier]) != nil,
-              ordinal < 10_000 {
+              ordinal < copies + 10_000 {
             ordinal += 1
             identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
         }

@@ -66,7 +66,8 @@ public final class FileByteSource: ByteSource {
         self.path = display
         var cString = pathBytes.map { CChar(bitPattern: $0) }
         cString.append(0)
-        let fd = retryingOnInterrupt { open(cString, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+        // O_NONBLOCK: a FIFO swapped in after the walk would otherwise block open() forever.
+        let fd = retryingOnInterrupt { open(cString, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
         guard fd >= 0 else {
             throw MetadataError.io("cannot open \(display): \(String(cString: strerror(errno)))")
         }
@@ -75,6 +76,10 @@ public final class FileByteSource: ByteSource {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw MetadataError.io("cannot stat \(display): \(reason)")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw MetadataError.io("cannot read \(display): it is not a regular file")
         }
         self.descriptor = fd
         self.size = UInt64(max(0, info.st_size))
