@@ -83,7 +83,11 @@ enum GIFDecoder {
                 return compose(indices: indices, frame: (left, top, width, height), interlaced: flags & 0x40 != 0,
                                screen: (screenWidth, screenHeight), palette: data[palette], transparent: transparentIndex)
             case 0x3B:
-                throw ThumbnailError.decodeFailed("the GIF ends before its first image")
+                // A GIF with a screen but no image shows as that screen, transparent.
+                guard screenWidth > 0, screenHeight > 0, screenWidth * screenHeight <= pixelLimit else {
+                    throw ThumbnailError.decodeFailed("the GIF ends before its first image")
+                }
+                return PixelBuffer(width: screenWidth, height: screenHeight, channels: 4)
             default:
                 throw ThumbnailError.decodeFailed("the GIF has an unknown block 0x\(String(data[position], radix: 16)) at offset \(position)")
             }

@@ -29,10 +29,12 @@ enum JPEGDecoder {
         /// Wraps `tjDecompressHeader3`.
         func header(_ data: UnsafeBufferPointer<UInt8>) throws -> Header {
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-            guard let base = data.baseAddress,
-                  tjDecompressHeader3(handle, base, UInt(data.count), &width, &height, &subsampling, &colorspace) == 0,
-                  width > 0, height > 0 else {
-                throw ThumbnailError.decodeFailed(data.baseAddress == nil ? "the file is empty" : errorMessage)
+            guard let base = data.baseAddress else { throw ThumbnailError.decodeFailed("the file is empty") }
+            let status = tjDecompressHeader3(handle, base, UInt(data.count), &width, &height, &subsampling, &colorspace)
+            // A warning (stray bytes before a marker) still leaves a readable header.
+            let usable = status == 0 || tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+            guard usable, width > 0, height > 0 else {
+                throw ThumbnailError.decodeFailed(width == 0 && usable ? "the JPEG has no frame header before its end" : errorMessage)
             }
             return Header(width: Int(width), height: Int(height), colorspace: colorspace)
         }
