@@ -17,6 +17,7 @@ struct Options {
     var size = 256
     var runs = 3
     var minFiles = 200
+    var verbose = false
     var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
 
     init(_ arguments: [String]) {
@@ -28,6 +29,7 @@ struct Options {
             case "--runs": runs = max(1, Int(value) ?? runs); i += 1
             case "--min-files": minFiles = Int(value) ?? minFiles; i += 1
             case "--corpus": corpus = value; i += 1
+            case "--verbose": verbose = true
             default: break
             }
             i += 1
@@ -130,6 +132,17 @@ print("thumbnail-bench: size \(options.size), \(options.runs) runs, \(ProcessInf
 for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaFormat>([.heic, .heif]))] {
     let distinct = collect(formats)
     let files = repeated(distinct, toAtLeast: options.minFiles)
+    if options.verbose {
+        // One file at a time: where the time goes, and which path each took.
+        for file in distinct {
+            let start = now()
+            let result = try? ThumbnailGenerator.thumbnail(ofFileAt: file, request: request)
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            print(String(format: "%7.1f ms  %5d MB  ", (now() - start) * 1000, usage.ru_maxrss / 1024)
+                  + "\(result.map { "\($0.path)" } ?? "failed")  \(file)")
+        }
+    }
     guard !files.isEmpty else { print("\(name): no files"); continue }
     var ours: [Double] = [], vips: [Double] = []
     var failures = 0

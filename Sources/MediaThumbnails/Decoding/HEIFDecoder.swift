@@ -91,18 +91,16 @@ enum HEIFDecoder {
         let height = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
         var stride: Int32 = 0
         guard width > 0, height > 0,
-              let plane = heif_image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride) else {
+              let planePointer = heif_image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride),
+              stride >= Int32(width * (hasAlpha ? 4 : 3)) else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
         let channels = hasAlpha ? 4 : 3
-        let rowBytes = width * channels
-        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
-        pixels.withUnsafeMutableBufferPointer { out in
-            guard let destination = out.baseAddress else { return }
-            for y in 0..<height {
-                (destination + y * rowBytes).update(from: plane + y * Int(stride), count: rowBytes)
-            }
-        }
-        return (PixelBuffer(width: width, height: height, channels: channels, pixels: pixels), usedThumbnail)
+        // Downscale straight from libheif's plane, so the full-size picture exists once.
+        let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
+        let plane = UnsafeBufferPointer(start: planePointer, count: Int(stride) * (height - 1) + width * channels)
+        let image = AreaResampler.resize(pixels: plane, width: width, height: height, channels: channels,
+                                         rowBytes: Int(stride), toWidth: target.width, toHeight: target.height)
+        return (image, usedThumbnail)
     }
 }

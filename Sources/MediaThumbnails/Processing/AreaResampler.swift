@@ -41,22 +41,32 @@ enum AreaResampler {
 
     /// `image` scaled to exactly `width` × `height`; never larger than the source on either axis.
     static func resize(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
+        if max(1, width) == image.width && max(1, height) == image.height { return image }
+        return image.pixels.withUnsafeBufferPointer { pixels in
+            resize(pixels: pixels, width: image.width, height: image.height, channels: image.channels,
+                   rowBytes: image.width * image.channels, toWidth: width, toHeight: height)
+        }
+    }
+
+    /// Scales pixels held elsewhere (a decoder's own plane, with its row stride) without
+    /// copying them first: a 50-megapixel HEIC is never held twice at full size.
+    static func resize(pixels source: UnsafeBufferPointer<UInt8>, width sw: Int, height sh: Int, channels c: Int,
+                       rowBytes: Int, toWidth width: Int, toHeight height: Int) -> PixelBuffer {
         let dw = max(1, width), dh = max(1, height)
-        if dw == image.width && dh == image.height { return image }
-        let c = image.channels, sw = image.width, sh = image.height
         let horizontal = Footprints(source: sw, destination: dw)
         let vertical = Footprints(source: sh, destination: dh)
 
         // Horizontal pass: sh rows of dw pixels, in floats.
         var rows = [Float](repeating: 0, count: dw * sh * c)
-        image.pixels.withUnsafeBufferPointer { src in
+        do {
+            let src = source
             rows.withUnsafeMutableBufferPointer { tmp in
                 horizontal.starts.withUnsafeBufferPointer { starts in
                 horizontal.counts.withUnsafeBufferPointer { counts in
                 horizontal.offsets.withUnsafeBufferPointer { offsets in
                 horizontal.weights.withUnsafeBufferPointer { weights in
                     for y in 0..<sh {
-                        let srcRow = y * sw * c
+                        let srcRow = y * rowBytes
                         let tmpRow = y * dw * c
                         for x in 0..<dw {
                             let start = srcRow + starts[x] * c
