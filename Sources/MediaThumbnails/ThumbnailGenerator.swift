@@ -82,7 +82,7 @@ public enum ThumbnailGenerator {
                               path: .rawEmbeddedPreview(width: preview.width, height: preview.height), warnings: decoded.warnings)
         }
         guard source.size <= maxFileBytes else {
-            throw ThumbnailError.imageTooLarge(width: 0, height: 0, limit: pixelLimit)
+            throw ThumbnailError.io("the file has \(source.size) bytes, more than the \(maxFileBytes >> 20) MiB read for one still image")
         }
         let bytes = try wrapIO { try source.readExactly(at: 0, count: Int(source.size)) }
         return try bytes.withUnsafeBufferPointer { data in
