@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "MediaIndex", targets: ["MediaIndex"]),
         .executable(name: "mediaindex", targets: ["mediaindex"]),
+        .executable(name: "thumbnail-bench", targets: ["thumbnail-bench"]),
     ],
     targets: [
         // System libraries, from Debian's -dev packages.
@@ -32,6 +33,18 @@ let package = Package(
             dependencies: ["MediaMetadata", "CSQLite"],
             plugins: ["EmbedMigrations"]
         ),
+
+        // Thumbnails: decode, downscale, orient, encode. Knows nothing of SQLite.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .target(
+            name: "MediaThumbnails",
+            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CWebP"]
+        ),
+        .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
+        .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport"]),
 
         // Argument parsing, commands and output.
         .target(

@@ -1,0 +1,5 @@
+#ifndef MEDIAINDEX_CHEIF_SHIM_H
+#define MEDIAINDEX_CHEIF_SHIM_H
+// libheif: HEIC, HEIF and AVIF decoding; applies irot/imir transformations itself.
+#include <libheif/heif.h>
+#endif

@@ -1,0 +1,125 @@
+import CJPEG
+
+/// Decodes JPEG through TurboJPEG, at the smallest DCT scale that still covers the request.
+enum JPEGDecoder {
+    struct Header {
+        var width: Int
+        var height: Int
+        var colorspace: Int32
+    }
+
+    /// A TurboJPEG decompressor, destroyed when released.
+    final class Decompressor {
+        let handle: tjhandle
+
+        init() throws {
+            guard let handle = tjInitDecompress() else {
+                throw ThumbnailError.decodeFailed("TurboJPEG could not start a decompressor")
+            }
+            self.handle = handle
+        }
+
+        deinit { tjDestroy(handle) }
+
+        var errorMessage: String {
+            guard let text = tjGetErrorStr2(handle) else { return "unknown TurboJPEG error" }
+            return String(cString: text)
+        }
+
+        /// Wraps `tjDecompressHeader3`.
+        func header(_ data: UnsafeBufferPointer<UInt8>) throws -> Header {
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+            guard let base = data.baseAddress else { throw ThumbnailError.decodeFailed("the file is empty") }
+            let status = tjDecompressHeader3(handle, base, UInt(data.count), &width, &height, &subsampling, &colorspace)
+            // A warning (stray bytes before a marker) still leaves a readable header.
+            let usable = status == 0 || tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+            guard usable, width > 0, height > 0 else {
+                throw ThumbnailError.decodeFailed(width == 0 && usable ? "the JPEG has no frame header before its end" : errorMessage)
+            }
+            return Header(width: Int(width), height: Int(height), colorspace: colorspace)
+        }
+    }
+
+    /// Reads only the header: the stored size, or nil when it is not a readable JPEG.
+    static func size(of data: UnsafeBufferPointer<UInt8>) -> (width: Int, height: Int)? {
+        guard let decompressor = try? Decompressor(), let header = try? decompressor.header(data) else { return nil }
+        return (header.width, header.height)
+    }
+
+    /// Decodes `data`, scaled down by the DCT as far as the request allows.
+    ///
+    /// - Parameter original: the size the thumbnail's size is judged from (the main
+    ///   image's, when `data` is its EXIF thumbnail); defaults to this JPEG's own.
+    /// - Throws: `ThumbnailError.imageTooLarge` before decoding anything beyond the limit,
+    ///   `.decodeFailed` with TurboJPEG's message.
+    static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
+                       original: (width: Int, height: Int)? = nil) throws -> (image: PixelBuffer, scale: (Int, Int), warnings: [String]) {
+        let decompressor = try Decompressor()
+        let header = try decompressor.header(data)
+        guard header.width * header.height <= pixelLimit else {
+            throw ThumbnailError.imageTooLarge(width: header.width, height: header.height, limit: pixelLimit)
+        }
+        let reference = original ?? (header.width, header.height)
+
+        // The smallest scaling factor whose output still covers the request.
+        var factorCount: Int32 = 0
+        var chosen = (num: 1, denom: 1)
+        var chosenSize = (width: header.width, height: header.height)
+        if let factors = tjGetScalingFactors(&factorCount) {
+            for i in 0..<Int(factorCount) {
+                let num = Int(factors[i].num), denom = Int(factors[i].denom)
+                guard num > 0, denom > 0, num < denom else { continue }
+                let w = (header.width * num + denom - 1) / denom
+                let h = (header.height * num + denom - 1) / denom
+                if w * h < chosenSize.width * chosenSize.height,
+                   ThumbnailGeometry.covers(candidate: (w, h), original: reference, request: request) {
+                    chosen = (num, denom)
+                    chosenSize = (w, h)
+                }
+            }
+        }
+
+        let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
+        let channels = isCMYK ? 4 : 3
+        let pixelFormat = isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGB.rawValue)
+        var pixels = [UInt8](repeating: 0, count: chosenSize.width * chosenSize.height * channels)
+        var warnings: [String] = []
+        let status = pixels.withUnsafeMutableBufferPointer { out in
+            tjDecompress2(decompressor.handle, data.baseAddress, UInt(data.count), out.baseAddress,
+                          Int32(chosenSize.width), 0, Int32(chosenSize.height), pixelFormat,
+                          TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE)
+        }
+        if status != 0 {
+            // A warning (a truncated file, a corrupt scan) still leaves a usable, partly grey picture.
+            guard tjGetErrorCode(decompressor.handle) == Int32(TJERR_WARNING.rawValue) else {
+                throw ThumbnailError.decodeFailed(decompressor.errorMessage)
+            }
+            warnings.append("the JPEG was decoded partially: \(decompressor.errorMessage)")
+        }
+        var image = PixelBuffer(width: chosenSize.width, height: chosenSize.height, channels: channels, pixels: pixels)
+        if isCMYK {
+            image = rgb(fromCMYK: image, inverted: JPEGSegments(data).hasAdobeMarker)
+        }
+        return (image, (chosen.num, chosen.denom), warnings)
+    }
+
+    /// RGB from CMYK by the simple complement formula; Adobe (Photoshop) files store the
+    /// channels inverted, which the APP14 segment announces.
+    static func rgb(fromCMYK image: PixelBuffer, inverted: Bool) -> PixelBuffer {
+        let count = image.width * image.height
+        var out = [UInt8](repeating: 0, count: count * 3)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<count {
+                    var c = UInt32(src[i * 4]), m = UInt32(src[i * 4 + 1])
+                    var y = UInt32(src[i * 4 + 2]), k = UInt32(src[i * 4 + 3])
+                    if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+                    dst[i * 3] = UInt8((c * k + 127) / 255)
+                    dst[i * 3 + 1] = UInt8((m * k + 127) / 255)
+                    dst[i * 3 + 2] = UInt8((y * k + 127) / 255)
+                }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
+    }
+}

@@ -1,0 +1,41 @@
+import CPNG
+
+/// Decodes PNG through libpng's simplified `png_image` API, which converts 16-bit,
+/// palette, grayscale and interlaced files to 8-bit RGB(A) and reports errors without
+/// a longjmp reaching Swift.
+enum PNGDecoder {
+    /// - Throws: `ThumbnailError.imageTooLarge` from the header alone, `.decodeFailed`
+    ///   with libpng's message.
+    static func decode(_ data: UnsafeBufferPointer<UInt8>, pixelLimit: Int) throws -> PixelBuffer {
+        var image = png_image()
+        image.version = mediaindex_png_image_version()
+        defer { png_image_free(&image) }
+        guard let base = data.baseAddress,
+              png_image_begin_read_from_memory(&image, base, data.count) != 0 else {
+            throw ThumbnailError.decodeFailed(message(of: &image))
+        }
+        let width = Int(image.width), height = Int(image.height)
+        guard width > 0, height > 0 else { throw ThumbnailError.decodeFailed("the PNG declares an empty picture") }
+        guard width * height <= pixelLimit else {
+            throw ThumbnailError.imageTooLarge(width: width, height: height, limit: pixelLimit)
+        }
+        // PNG_FORMAT_FLAG_ALPHA is 1; a palette with tRNS also reports it.
+        let hasAlpha = image.format & 1 != 0
+        image.format = hasAlpha ? mediaindex_png_format_rgba() : mediaindex_png_format_rgb()
+        let channels = hasAlpha ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        let ok = pixels.withUnsafeMutableBytes { out in
+            png_image_finish_read(&image, nil, out.baseAddress, 0, nil)
+        }
+        guard ok != 0 else { throw ThumbnailError.decodeFailed(message(of: &image)) }
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    private static func message(of image: inout png_image) -> String {
+        let text = withUnsafeBytes(of: &image.message) { raw -> String in
+            let bytes = raw.prefix(while: { $0 != 0 })
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return text.isEmpty ? "libpng could not read the file" : "libpng: \(text)"
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Extracts one video frame with the `ffmpeg` program, which applies the display matrix
+/// (autorotate) itself. The product never requires ffmpeg: without it, videos report
+/// `ThumbnailError.needsFFmpeg` and everything else works.
+enum VideoFrameExtractor {
+    /// How long one extraction may take before ffmpeg is stopped.
+    static let timeoutSeconds: Double = 30
+    /// The largest frame read back (a PPM header's size is checked against it).
+    static let maxFrameBytes = 256 << 20
+
+    /// The `ffmpeg` executable on `PATH`, or nil.
+    static let ffmpegPath: String? = {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+            .split(separator: ":")
+        for directory in directories {
+            let candidate = "\(directory)/ffmpeg"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+
+    /// The time to take the poster frame from: the live-photo still time when known,
+    /// else about 10 % in, at most 1 s.
+    static func posterTime(stillTime: Double?, duration: Double?) -> Double {
+        if let stillTime, stillTime.isFinite, stillTime >= 0 { return stillTime }
+        if let duration, duration.isFinite, duration > 0 { return min(1, duration * 0.1) }
+        return 1
+    }
+
+    /// One RGB frame of the video at `path`, at `seconds`, its longer (`.fit`) or shorter
+    /// (`.fill`) side at most twice the request, so our area averaging does the last step.
+    ///
+    /// Falls back to the first frame when the video is shorter than `seconds`.
+    /// - Throws: `ThumbnailError.needsFFmpeg`, `.decodeFailed` with ffmpeg's last words.
+    static func frame(path: String, seconds: Double, request: ThumbnailRequest) throws -> (image: PixelBuffer, seconds: Double) {
+        guard let ffmpeg = ffmpegPath else { throw ThumbnailError.needsFFmpeg }
+        do {
+            return (try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request), seconds)
+        } catch let error as ThumbnailError where seconds > 0 {
+            if case .decodeFailed = error {
+                return (try run(ffmpeg: ffmpeg, path: path, seconds: 0, request: request), 0)
+            }
+            throw error
+        }
+    }
+
+    private static func run(ffmpeg: String, path: String, seconds: Double, request: ThumbnailRequest) throws -> PixelBuffer {
+        let bound = request.maxPixelSize * 2
+        let comparison = request.mode == .fit ? "gte" : "lte"
+        let scale = "scale=w='if(\(comparison)(iw,ih),min(iw,\(bound)),-1)':h='if(\(comparison)(iw,ih),-1,min(ih,\(bound)))'"
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mediaindex-frame-\(UUID().uuidString).ppm")
+        defer { try? FileManager.default.removeItem(at: output) }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-nostdin", "-hide_banner", "-loglevel", "error",
+                             "-ss", String(format: "%.3f", seconds), "-i", path,
+                             "-frames:v", "1", "-an", "-vf", scale,
+                             "-f", "image2", "-c:v", "ppm", "-pix_fmt", "rgb24", "-y", output.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw ThumbnailError.decodeFailed("ffmpeg could not be started: \(error.localizedDescription)")
+        }
+        // Read stderr on the side so a chatty ffmpeg never blocks on a full pipe.
+        let collected = ErrorCollector()
+        let reader = Thread { collected.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped")
+            }
+            usleep(5_000)
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let data = try? Data(contentsOf: output), !data.isEmpty else {
+            usleep(20_000)
+            let lastLine = String(decoding: collected.get(), as: UTF8.self)
+                .split(separator: "\n").last.map(String.init) ?? "no frame was produced"
+            throw ThumbnailError.decodeFailed("ffmpeg: \(lastLine)")
+        }
+        return try parsePPM([UInt8](data))
+    }
+
+    /// Parses a binary PPM (`P6`, maxval 255) as ffmpeg writes it.
+    static func parsePPM(_ bytes: [UInt8]) throws -> PixelBuffer {
+        var fields: [Int] = []
+        var i = 2
+        guard bytes.count > 2, bytes[0] == 0x50, bytes[1] == 0x36 else {
+            throw ThumbnailError.decodeFailed("ffmpeg did not write a PPM frame")
+        }
+        while fields.count < 3 && i < bytes.count && i < 256 {
+            if bytes[i] == 0x23 { while i < bytes.count && bytes[i] != 0x0A { i += 1 } }  // comment
+            var value = 0, digits = 0
+            while i < bytes.count, (0x30...0x39).contains(bytes[i]), digits < 9 {
+                value = value * 10 + Int(bytes[i] - 0x30); digits += 1; i += 1
+            }
+            if digits > 0 { fields.append(value) } else { i += 1 }
+        }
+        i += 1  // the single whitespace after maxval
+        guard fields.count == 3, fields[0] > 0, fields[1] > 0, fields[2] == 255 else {
+            throw ThumbnailError.decodeFailed("ffmpeg wrote an unexpected PPM header")
+        }
+        let count = fields[0] * fields[1] * 3
+        guard count <= maxFrameBytes, i + count <= bytes.count else {
+            throw ThumbnailError.decodeFailed("ffmpeg's frame is cut short")
+        }
+        return PixelBuffer(width: fields[0], height: fields[1], channels: 3, pixels: Array(bytes[i..<(i + count)]))
+    }
+}
+
+/// Holds ffmpeg's error output, written by the reader thread and read after exit.
+/// `@unchecked Sendable`: every access goes through the lock.
+private final class ErrorCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
+}

@@ -1,0 +1,172 @@
+// Benchmarks MediaThumbnails against `vipsthumbnail` on the corpus JPEGs and HEICs.
+//
+//     swift run -c release --scratch-path /tmp/build-thumbs-release thumbnail-bench [--size 256] [--runs 3] [--min-files 200]
+//
+// Both tools make the same thumbnails of the same files in the same run; vipsthumbnail
+// gets all files in one process, ours runs on all cores as the indexer does. Page caches
+// are dropped before each timed run when the process may (root); otherwise both run warm.
+import Foundation
+import MediaMetadata
+import MediaThumbnails
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Options {
+    var size = 256
+    var runs = 3
+    var minFiles = 200
+    var verbose = false
+    var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
+
+    init(_ arguments: [String]) {
+        var i = 0
+        while i < arguments.count {
+            let value = i + 1 < arguments.count ? arguments[i + 1] : ""
+            switch arguments[i] {
+            case "--size": size = Int(value) ?? size; i += 1
+            case "--runs": runs = max(1, Int(value) ?? runs); i += 1
+            case "--min-files": minFiles = Int(value) ?? minFiles; i += 1
+            case "--corpus": corpus = value; i += 1
+            case "--verbose": verbose = true
+            default: break
+            }
+            i += 1
+        }
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let request = ThumbnailRequest(maxPixelSize: options.size)
+
+/// Corpus files of the given formats that our generator thumbnails without error.
+func collect(_ formats: Set<MediaFormat>) -> [String] {
+    let media = URL(fileURLWithPath: options.corpus).appendingPathComponent("media")
+    guard let walker = FileManager.default.enumerator(at: media, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+    var found: [String] = []
+    for case let url as URL in walker {
+        guard let source = try? FileByteSource(path: url.path),
+              let format = try? MetadataReader.detectFormat(source), formats.contains(format),
+              (try? ThumbnailGenerator.thumbnail(ofFileAt: url.path, request: request)) != nil else { continue }
+        found.append(url.path)
+    }
+    return found.sorted()
+}
+
+func repeated(_ files: [String], toAtLeast count: Int) -> [String] {
+    guard !files.isEmpty else { return [] }
+    var list = files
+    while list.count < count { list += files }
+    return list
+}
+
+func dropCaches() -> Bool {
+    sync()
+    guard let handle = fopen("/proc/sys/vm/drop_caches", "w") else { return false }
+    defer { fclose(handle) }
+    return fputs("3\n", handle) >= 0
+}
+
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+/// Our thumbnails of `files` on all cores, each written to `directory`; returns seconds.
+func runOurs(_ files: [String], into directory: String) -> (seconds: Double, failures: Int) {
+    let failures = UnsafeMutablePointer<Int>.allocate(capacity: files.count)
+    failures.initialize(repeating: 0, count: files.count)
+    defer { failures.deallocate() }
+    let start = now()
+    let failurePointer = UncheckedPointer(failures)
+    DispatchQueue.concurrentPerform(iterations: files.count) { index in
+        do {
+            let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: files[index], request: request)
+            let path = "\(directory)/\(index).jpg"
+            if let handle = fopen(path, "wb") {
+                _ = thumbnail.data.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, handle) }
+                fclose(handle)
+            }
+        } catch {
+            failurePointer.pointer[index] = 1
+        }
+    }
+    let seconds = now() - start
+    return (seconds, (0..<files.count).reduce(0) { $0 + failures[$1] })
+}
+
+/// A pointer shared by concurrentPerform's iterations; each writes only its own slot.
+struct UncheckedPointer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Int>
+    init(_ pointer: UnsafeMutablePointer<Int>) { self.pointer = pointer }
+}
+
+/// One vipsthumbnail process over all `files`; returns seconds.
+func runVips(_ files: [String], into directory: String) -> Double? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
+    process.arguments = ["-s", String(options.size), "-o", "\(directory)/%s.jpg"] + files
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let start = now()
+    guard (try? process.run()) != nil else { return nil }
+    process.waitUntilExit()
+    return now() - start
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+let scratch = "/tmp/thumbnail-bench"
+try? FileManager.default.removeItem(atPath: scratch)
+try FileManager.default.createDirectory(atPath: "\(scratch)/ours", withIntermediateDirectories: true)
+try FileManager.default.createDirectory(atPath: "\(scratch)/vips", withIntermediateDirectories: true)
+let hasVips = FileManager.default.isExecutableFile(atPath: "/usr/bin/vipsthumbnail")
+let cold = dropCaches()
+print("thumbnail-bench: size \(options.size), \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, caches \(cold ? "dropped before each run (cold)" : "not droppable here (warm for both)")")
+
+for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaFormat>([.heic, .heif]))] {
+    let distinct = collect(formats)
+    let files = repeated(distinct, toAtLeast: options.minFiles)
+    if options.verbose {
+        // One file at a time: where the time goes, and which path each took.
+        for file in distinct {
+            let start = now()
+            let result = try? ThumbnailGenerator.thumbnail(ofFileAt: file, request: request)
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            print(String(format: "%7.1f ms  %5d MB  ", (now() - start) * 1000, usage.ru_maxrss / 1024)
+                  + "\(result.map { "\($0.path)" } ?? "failed")  \(file)")
+        }
+    }
+    guard !files.isEmpty else { print("\(name): no files"); continue }
+    var ours: [Double] = [], vips: [Double] = []
+    var failures = 0
+    for _ in 0..<options.runs {
+        _ = dropCaches()
+        let run = runOurs(files, into: "\(scratch)/ours")
+        ours.append(run.seconds)
+        failures = run.failures
+        if hasVips {
+            _ = dropCaches()
+            if let seconds = runVips(files, into: "\(scratch)/vips") { vips.append(seconds) }
+        }
+    }
+    let oursRate = Double(files.count) / median(ours)
+    var line = "\(name): \(files.count) files (\(distinct.count) distinct); ours \(String(format: "%.1f", oursRate)) files/s (median \(String(format: "%.3f", median(ours))) s, \(failures) failed)"
+    if !vips.isEmpty {
+        let vipsRate = Double(files.count) / median(vips)
+        line += "; vipsthumbnail \(String(format: "%.1f", vipsRate)) files/s (median \(String(format: "%.3f", median(vips))) s); ratio \(String(format: "%.2f", oursRate / vipsRate))×"
+    } else {
+        line += "; vipsthumbnail not installed (apt-get install libvips-tools)"
+    }
+    print(line)
+}
+
+var usage = rusage()
+getrusage(RUSAGE_SELF.rawValue, &usage)
+print("peak resident memory (ours, this process): \(usage.ru_maxrss / 1024) MB")

@@ -1,0 +1,81 @@
+import Foundation
+import CorpusSupport
+import MediaMetadata
+@testable import MediaThumbnails
+
+/// Helpers shared by the thumbnail suites: corpus lookup and decoding our own output.
+enum ThumbnailTestSupport {
+    /// The absolute path of a corpus file given relative to `media/`.
+    static func path(_ relative: String) -> String? {
+        Corpus.media?.appendingPathComponent(relative).path
+    }
+
+    /// Manifest entries with their categories.
+    static var manifestEntries: [(path: String, categories: [String])] {
+        Corpus.manifest.compactMap { entry in
+            guard let path = entry["path"]?.string else { return nil }
+            var categories: [String] = []
+            if case .array(let values)? = entry["categories"] { categories = values.compactMap(\.string) }
+            return (path, categories)
+        }
+    }
+
+    /// Corpus paths (relative) whose exiftool reading satisfies `predicate`, sorted.
+    static func corpusFiles(where predicate: ([String: JSONValue]) -> Bool) -> [String] {
+        Corpus.exiftool.filter { predicate($0.value) }.map(\.key).sorted()
+    }
+
+    /// Decodes one of our JPEG thumbnails back to RGB pixels.
+    static func pixels(ofJPEG data: [UInt8]) throws -> PixelBuffer {
+        try data.withUnsafeBufferPointer {
+            try JPEGDecoder.decode($0, request: ThumbnailRequest(maxPixelSize: 1 << 20), pixelLimit: 1 << 30).image
+        }
+    }
+
+    /// Mean of each RGB channel.
+    static func meanColour(_ image: PixelBuffer) -> [Double] {
+        var sums = [Double](repeating: 0, count: 3)
+        let count = image.width * image.height
+        for i in 0..<count {
+            for c in 0..<3 { sums[c] += Double(image.pixels[i * image.channels + c]) }
+        }
+        return sums.map { $0 / Double(max(1, count)) }
+    }
+
+    /// Mean absolute difference per channel of two same-size images.
+    static func meanAbsoluteDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        guard a.width == b.width, a.height == b.height, a.channels == b.channels else { return .infinity }
+        var total = 0
+        for i in 0..<a.pixels.count { total += abs(Int(a.pixels[i]) - Int(b.pixels[i])) }
+        return Double(total) / Double(a.pixels.count)
+    }
+
+    /// ImageMagick's mean colour of a file (flattened on white, sRGB, 8-bit), or nil when
+    /// ImageMagick is not installed.
+    static func imageMagickMeanColour(_ path: String) -> [Double]? {
+        let candidates = ["/usr/bin/convert", "/usr/local/bin/convert"]
+        guard let convert = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: convert)
+        process.arguments = [path + "[0]", "-colorspace", "sRGB", "-background", "white", "-flatten",
+                             "-resize", "1x1!", "-depth", "8", "txt:-"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        // "0,0: (123,45,67)  #7B2D43  srgb(...)"
+        let text = String(decoding: data, as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0,0:") }),
+              let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")") else { return nil }
+        let values = line[line.index(after: open)..<close].split(separator: ",").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard values.count >= 3 else { return nil }
+        if values.count == 3 || values.count == 4 { return Array(values.prefix(3)) }
+        return nil
+    }
+
+    static var hasFFmpeg: Bool { ThumbnailGenerator.canMakeVideoThumbnails }
+}

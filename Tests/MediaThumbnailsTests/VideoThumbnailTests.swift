@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import CorpusSupport
+import MediaMetadata
+@testable import MediaThumbnails
+
+@Suite("Video poster frames")
+struct VideoThumbnailTests {
+    @Test("a corpus movie gets a poster frame of the requested size",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"),
+          .enabled(if: ThumbnailGenerator.canMakeVideoThumbnails, "ffmpeg is not installed: video thumbnails are skipped"))
+    func posterFrames() throws {
+        let videos = ThumbnailTestSupport.manifestEntries.filter { $0.categories.contains("video") && !$0.categories.contains("corrupted") }
+        var made = 0, rotatedChecked = 0
+        for entry in videos.prefix(12) {
+            guard let path = ThumbnailTestSupport.path(entry.path) else { continue }
+            do {
+                let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: path, request: ThumbnailRequest(maxPixelSize: 160))
+                guard case .videoFrame = thumbnail.path else { Issue.record("\(entry.path) took \(thumbnail.path)"); continue }
+                #expect(max(thumbnail.width, thumbnail.height) <= 160)
+                made += 1
+                // A stream rotated by 90° by its display matrix comes out portrait.
+                if case .array(let streams)? = Corpus.ffprobe[entry.path]?["streams"],
+                   let video = streams.first(where: { $0["codec_type"]?.string == "video" }),
+                   let w = video["width"]?.number, let h = video["height"]?.number, w > h,
+                   case .array(let sideData)? = video["side_data_list"],
+                   let rotation = sideData.compactMap({ $0["rotation"]?.number }).first, abs(rotation) == 90 {
+                    #expect(thumbnail.height > thumbnail.width, "\(entry.path) is rotated 90° but came out landscape")
+                    rotatedChecked += 1
+                }
+            } catch {
+                print("no poster frame: \(entry.path): \(error)")
+            }
+        }
+        print("video: \(made) poster frames made of \(min(12, videos.count)); \(rotatedChecked) rotated movies checked")
+        #expect(made >= 1)
+    }
+
+    @Test("the poster time is the live still time, else 10 % in, at most 1 s")
+    func posterTime() {
+        #expect(VideoFrameExtractor.posterTime(stillTime: 1.5, duration: 3) == 1.5)
+        #expect(abs(VideoFrameExtractor.posterTime(stillTime: nil, duration: 3) - 0.3) < 1e-9)
+        #expect(VideoFrameExtractor.posterTime(stillTime: nil, duration: 60) == 1)
+        #expect(VideoFrameExtractor.posterTime(stillTime: nil, duration: nil) == 1)
+    }
+}
