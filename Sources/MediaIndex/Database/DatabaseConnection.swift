@@ -45,6 +45,9 @@ public final class DatabaseConnection {
         if !readOnly {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")
+            // After a checkpoint, shrink the WAL back to this size, so one large index
+            // run does not leave a huge WAL that every later read searches through.
+            try execute("PRAGMA journal_size_limit = 67108864")
         }
     }
 
