@@ -282,11 +282,12 @@ extension MediaLibrary {
         var record: ThumbnailRecord?
     }
 
-    /// Tests only: behave as if ffmpeg were not installed.
-    static let videoFramesDisabledForTesting = Mutex(false)
+    /// Tests only: libraries (by folder) that behave as if ffmpeg were not installed.
+    static let videoFramesDisabledForTesting = Mutex(Set<String>())
 
-    static var canMakeVideoFrames: Bool {
-        ThumbnailGenerator.canMakeVideoThumbnails && !videoFramesDisabledForTesting.withLock { $0 }
+    var canMakeVideoFrames: Bool {
+        ThumbnailGenerator.canMakeVideoThumbnails
+            && !Self.videoFramesDisabledForTesting.withLock { $0.contains(location.directory) }
     }
 
     /// Finds or makes one thumbnail, without writing the state table.
@@ -310,7 +311,7 @@ extension MediaLibrary {
             let previous = try known.map { $0[hash] } ?? read { db in
                 ThumbnailStateStore.records(try db.rows("SELECT * FROM thumbnails WHERE key = ?", [hash])).first
             }
-            if let previous, previous.state == .failed || (previous.state == .needsFFmpeg && !Self.canMakeVideoFrames) {
+            if let previous, previous.state == .failed || (previous.state == .needsFFmpeg && !canMakeVideoFrames) {
                 return ThumbnailOutcome(result: .failure(ThumbnailUnavailable(
                     identifier: asset.id, state: previous.state, reason: previous.message ?? "it failed before")), record: nil)
             }
@@ -337,7 +338,7 @@ extension MediaLibrary {
     /// RAW+JPEG pair, a RAW's largest preview, a video's poster frame.
     private func makeThumbnail(of asset: Asset, primary: AssetResource, request: ThumbnailRequest) throws -> EncodedThumbnail {
         if asset.mediaType == .video {
-            guard Self.canMakeVideoFrames else { throw ThumbnailError.needsFFmpeg }
+            guard canMakeVideoFrames else { throw ThumbnailError.needsFFmpeg }
             // A live photo's movie on its own: Apple places the still near the middle of
             // the clip; its exact time sits in a timed-metadata sample we do not read.
             var stillTime: Double?

@@ -119,7 +119,7 @@ enum ThumbnailArguments {
 struct ThumbnailCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "thumbnail",
-        abstract: "Print the path of an asset's cached thumbnail, making it first if needed.",
+        abstract: "Print an asset's thumbnail path (made if needed).",
         discussion: """
             The asset is given by identifier or by the path of one of its files. Exit codes: 0 the path \
             was printed, 1 no thumbnail can be made (the reason is printed: an unsupported format, a \
@@ -165,9 +165,10 @@ struct ThumbnailCommand: ParsableCommand {
 struct ThumbnailsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "thumbnails",
-        abstract: "Make the missing thumbnails of every asset (or those a filter or album selects), on all cores.",
+        abstract: "Make missing thumbnails, or collect old ones (--gc).",
         discussion: """
-            Thumbnails already cached are kept; assets that failed before are skipped until they \
+            Makes the missing thumbnails of every asset, or of those --filter and --album select, \
+            on all cores. Thumbnails already cached are kept; assets that failed before are skipped until they \
             change (--retry to try again); videos wait for ffmpeg. --gc instead removes the thumbnails \
             of deleted assets and old revisions and files no asset owns, then trims the cache to its limit.
             """
