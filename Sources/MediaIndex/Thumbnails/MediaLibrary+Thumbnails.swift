@@ -375,3 +375,23 @@ extension MediaLibrary {
         cache.trim()
     }
 }
+
+extension Asset {
+    /// The file URL of this asset's thumbnail in `library`'s cache, made if needed
+    /// (Exyte's `getThumbnailURL`). The library is passed in because an `Asset` is a
+    /// plain value that does not know where it came from.
+    ///
+    /// - Throws: `ThumbnailUnavailable`, `LibraryError.io`.
+    public func thumbnailURL(size: Int = 256, mode: ThumbnailMode = .fit, in library: MediaLibrary,
+                             cache: ThumbnailCache = .default) async throws -> URL {
+        try await library.thumbnailURL(for: self, size: size, mode: mode, cache: cache)
+    }
+
+    /// The JPEG bytes of this asset's thumbnail in `library`'s cache, made if needed.
+    ///
+    /// - Throws: `ThumbnailUnavailable`, `LibraryError.io`.
+    public func thumbnailData(size: Int = 256, mode: ThumbnailMode = .fit, in library: MediaLibrary,
+                              cache: ThumbnailCache = .default) async throws -> Data {
+        try await library.thumbnailData(for: self, size: size, mode: mode, cache: cache)
+    }
+}
