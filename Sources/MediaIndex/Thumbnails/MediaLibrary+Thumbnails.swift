@@ -219,19 +219,20 @@ extension MediaLibrary {
         }
         try flush(rest)
         if let writeError { throw writeError }
-        cache.trim()
         var summary = shared.withLock { $0.summary }
+        // Only new files grow the cache: a build that made none skips the walk.
+        if summary.made > 0 { cache.trim() }
         let elapsed = ContinuousClock.now - start
         summary.elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
     }
 
-    /// Removes the state rows and cached files of deleted assets and old revisions,
-    /// then trims the cache to its size limit.
+    /// Removes the state rows and cached files of deleted assets and old revisions.
     ///
-    /// Reads only the state table, so it is cheap; `removeStrays` also walks this
-    /// library's cache folder and removes files no row knows (older than ten minutes,
-    /// so a thumbnail being made by another process is left alone).
+    /// Reads only the state table, so it is cheap (an index run calls it when assets
+    /// changed). `removeStrays` also walks the cache: it removes files of this library
+    /// that no row knows (older than ten minutes, so a thumbnail being made by another
+    /// process is left alone), then trims the cache to its size limit.
     /// - Throws: `LibraryError` when the library cannot be written.
     @discardableResult
     public func collectThumbnailGarbage(cache: ThumbnailCache = .default, removeStrays: Bool = false) throws -> ThumbnailCollection {
@@ -264,7 +265,7 @@ extension MediaLibrary {
                 if unlink(entry.path) == 0 { result.filesRemoved += 1 }
             }
         }
-        result.trim = cache.trim()
+        if removeStrays { result.trim = cache.trim() }
         return result
     }
 
