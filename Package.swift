@@ -30,7 +30,7 @@ let package = Package(
         // The library product: database, indexer, identity, queries.
         .target(
             name: "MediaIndex",
-            dependencies: ["MediaMetadata", "CSQLite"],
+            dependencies: ["MediaMetadata", "MediaThumbnails", "CSQLite"],
             plugins: ["EmbedMigrations"]
         ),
 

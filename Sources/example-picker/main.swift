@@ -38,6 +38,17 @@ do {
         let data = try await newest.data()
         print("\(newest.id): \(data.count) bytes")
     }
+
+    // Grid cells: each asset's thumbnail file, made on first use and cached after
+    // (in $MEDIAINDEX_CACHE or ~/.cache/mediaindex). Some assets have none: say why.
+    for asset in page.assets.prefix(4) {
+        do {
+            let thumbnail = try await library.thumbnailURL(for: asset, size: 256, mode: .fill)
+            print("thumbnail \(asset.id): \(thumbnail.path)")
+        } catch let error as ThumbnailUnavailable {
+            print(error)
+        }
+    }
 } catch {
     print("example-picker: \(error)")
     exit(1)

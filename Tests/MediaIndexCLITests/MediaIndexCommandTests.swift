@@ -53,6 +53,8 @@ struct MediaIndexCommandTreeTests {
               unfavorite              Unmark favorite assets.
               hide                    Hide assets from listings (see --include-hidden).
               unhide                  Show hidden assets again.
+              thumbnail               Print an asset's thumbnail path (made if needed).
+              thumbnails              Make missing thumbnails, or collect old ones (--gc).
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)

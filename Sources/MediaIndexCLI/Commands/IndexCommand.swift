@@ -15,12 +15,14 @@ struct IndexCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
         .positional("roots", arity: .zeroOrMore, help: "Folders to register and index."),
         .flag("quiet", short: "q", help: "Print nothing but errors (for cron)."),
         .flag("json", help: "Print the run's summary as JSON."),
         .flag("wait", help: "Wait for another index run to finish instead of exiting with code 75."),
         .option("batch-size", valueName: "n", default: "256", help: "Files committed per transaction."),
+        .flag("thumbnails", help: "Then make thumbnails of the new and changed assets."),
+        .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
     ]
 
     static let lockHeldExitCode: Int32 = 75
@@ -31,6 +33,8 @@ struct IndexCommand: ParsableCommand {
     var json: Bool
     var wait: Bool
     var batchSize: Int
+    var cacheOptions: CacheOptions
+    var thumbnailSizes: [Int]?
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
@@ -39,6 +43,10 @@ struct IndexCommand: ParsableCommand {
         json = parsed.flag("json")
         wait = parsed.flag("wait")
         batchSize = try parsed.option("batch-size", as: Int.self) ?? 256
+        cacheOptions = try CacheOptions(parsed: parsed)
+        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
+        if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
+        thumbnailSizes = parsed.flag("thumbnails") ? (sizes.isEmpty ? [256] : sizes) : nil
     }
 
     func validate() throws {
@@ -53,6 +61,9 @@ struct IndexCommand: ParsableCommand {
         var options = MediaLibrary.IndexOptions()
         options.waitForLock = wait
         options.batchSize = batchSize
+        let cache = cacheOptions.cache(in: context)
+        options.excludedFolders = [PathBytes(cache.directory)]
+        let tokenBefore = try mediaLibrary.currentChangeToken()
         if try mediaLibrary.roots().isEmpty && roots.isEmpty {
             throw ValidationError("no roots are registered yet; give a folder: mediaindex index ~/Pictures")
         }
@@ -71,6 +82,8 @@ struct IndexCommand: ParsableCommand {
             throw error
         }
         progressLine?.clear()
+        let thumbnails = try ThumbnailArguments.afterIndex(mediaLibrary, since: tokenBefore, sizes: thumbnailSizes,
+                                                           cache: cache, progressLine: progressLine)
         if json {
             context.standardOutput.writeLine(JSONShapes.summary(summary).prettyText)
         } else if !quiet {
@@ -78,6 +91,7 @@ struct IndexCommand: ParsableCommand {
             if summary.failed > 0 {
                 context.standardOutput.writeLine("\(summary.failed) files could not be read; 'mediaindex errors' lists them.")
             }
+            if let thumbnails { context.standardOutput.writeLine(ThumbnailArguments.summaryText(thumbnails)) }
         }
     }
 

@@ -1,0 +1,74 @@
+import Foundation
+import MediaThumbnails
+
+/// What the library remembers about one thumbnail (a row of the `thumbnails` table).
+public enum ThumbnailState: String, Sendable, Equatable, CaseIterable {
+    /// Made and stored in a cache.
+    case ready
+    /// Could not be made; the reason is kept, and bulk builds skip the asset until its
+    /// revision changes.
+    case failed
+    /// A video, and `ffmpeg` was not installed; retried once it is.
+    case needsFFmpeg
+}
+
+/// One row of the thumbnail state table.
+public struct ThumbnailRecord: Sendable, Equatable {
+    /// The cache key's hash: the cached file's name without extension.
+    public var key: String
+    public var identifier: String
+    public var revision: Int
+    public var size: Int
+    public var mode: ThumbnailMode
+    /// `jpeg` or `webp`.
+    public var format: String
+    public var state: ThumbnailState
+    /// Why it failed, one sentence.
+    public var message: String?
+    public var bytes: Int64?
+    public var width: Int?
+    public var height: Int?
+    /// Unix time.
+    public var madeAt: Double
+}
+
+/// Why an asset has no thumbnail; reads as one sentence.
+public struct ThumbnailUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The asset's identifier.
+    public var identifier: String
+    /// `.failed` or `.needsFFmpeg`.
+    public var state: ThumbnailState
+    /// The thumbnailer's sentence (a `ThumbnailError` description).
+    public var reason: String
+
+    public var description: String { "no thumbnail for asset \(identifier): \(reason)" }
+}
+
+/// Reads and writes the `thumbnails` table.
+enum ThumbnailStateStore {
+    static func record(_ records: [ThumbnailRecord], db: DatabaseConnection) throws {
+        let sql = """
+            INSERT INTO thumbnails (key, identifier, revision, size, mode, format, state, message, bytes, width, height, made_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (key) DO UPDATE SET state = excluded.state, message = excluded.message, bytes = excluded.bytes,
+                width = excluded.width, height = excluded.height, made_at = excluded.made_at
+            """
+        for r in records {
+            try db.execute(sql, [r.key, r.identifier, r.revision, r.size, r.mode.rawValue, r.format, r.state.rawValue,
+                                 r.message, r.bytes, r.width, r.height, r.madeAt])
+        }
+    }
+
+    static func records(_ rows: [Row]) -> [ThumbnailRecord] {
+        rows.compactMap { row in
+            guard let key = row.string("key"), let identifier = row.string("identifier"),
+                  let state = row.string("state").flatMap(ThumbnailState.init(rawValue:)) else { return nil }
+            return ThumbnailRecord(
+                key: key, identifier: identifier, revision: row.int("revision") ?? 0, size: row.int("size") ?? 0,
+                mode: row.string("mode").flatMap(ThumbnailMode.init(rawValue:)) ?? .fit,
+                format: row.string("format") ?? "jpeg", state: state, message: row.string("message"),
+                bytes: row.int64("bytes"), width: row.int("width"), height: row.int("height"),
+                madeAt: row.double("made_at") ?? 0)
+        }
+    }
+}

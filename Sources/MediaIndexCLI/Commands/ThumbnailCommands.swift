@@ -1,0 +1,285 @@
+import Foundation
+import MediaIndex
+
+/// `--cache DIR`, `--cache-limit`, shared by the thumbnail commands and `index`.
+struct CacheOptions: ParsableArguments {
+    static let arguments: [ArgumentDefinition] = [
+        .option("cache", valueName: "dir",
+                help: "The thumbnail cache folder (default: $MEDIAINDEX_CACHE, else $XDG_CACHE_HOME/mediaindex)."),
+        .option("cache-limit", valueName: "MB",
+                help: "Trim the cache to 80% of this many megabytes when it grows past it (default: 2048)."),
+    ]
+
+    var explicitDirectory: String?
+    var limitMegabytes: Int?
+
+    init(parsed: ParsedArguments) throws {
+        explicitDirectory = parsed.option("cache")
+        limitMegabytes = try parsed.option("cache-limit", as: Int.self)
+        if let limitMegabytes, limitMegabytes < 1 { throw ValidationError("--cache-limit must be at least 1 (MB)") }
+    }
+
+    func cache(in context: CommandContext) -> ThumbnailCache {
+        var cache = ThumbnailCache.resolve(explicit: explicitDirectory, environment: context.environment)
+        if let limitMegabytes { cache.sizeLimit = Int64(limitMegabytes) << 20 }
+        return cache
+    }
+}
+
+/// `--size`, `--mode`, `--format` of the thumbnail commands.
+enum ThumbnailArguments {
+    static func size(_ text: String) throws -> Int {
+        guard let size = Int(text), size >= 16, size <= 4096 else {
+            throw ValidationError("--size takes a number of pixels from 16 to 4096, not '\(text)'")
+        }
+        return size
+    }
+
+    static func mode(_ text: String?) throws -> ThumbnailMode {
+        guard let text else { return .fit }
+        guard let mode = ThumbnailMode(rawValue: text.lowercased()) else {
+            throw ValidationError("--mode takes fit or fill, not '\(text)'")
+        }
+        return mode
+    }
+
+    static func format(_ text: String?) throws -> ThumbnailFormat {
+        switch text?.lowercased() {
+        case nil, "jpeg", "jpg": return .jpeg()
+        case "webp": return .webp()
+        default: throw ValidationError("--format takes jpeg or webp, not '\(text ?? "")'")
+        }
+    }
+
+    /// Opens the library for thumbnail work: it must exist; state is recorded when the
+    /// library is writable.
+    static func open(_ library: LibraryOptions, in context: CommandContext) throws -> MediaLibrary {
+        let location = library.location(in: context)
+        guard FileManager.default.fileExists(atPath: location.databasePath) else {
+            throw LibraryError.noLibrary(path: location.directory)
+        }
+        let writable = FileManager.default.isWritableFile(atPath: location.databasePath)
+        return try MediaLibrary(location: location, mode: writable ? .readWrite : .readOnly)
+    }
+
+    /// After an index run: collects the thumbnails of deleted and changed assets when
+    /// anything changed (an unchanged re-index does no thumbnail work at all), then,
+    /// with `--thumbnails`, makes those of the new and changed assets.
+    static func afterIndex(_ library: MediaLibrary, since token: Int64, sizes: [Int]?, cache: ThumbnailCache,
+                           progressLine: ProgressLine?) throws -> ThumbnailBuildSummary? {
+        var changed: [String] = []
+        var collect = false
+        var historyLost = false
+        if let changes = try? library.changes(since: token) {
+            var seen = Set<String>()
+            for change in changes.changes {
+                switch change.kind {
+                case .deleted: collect = true
+                case .updated, .paired, .unpaired:
+                    collect = true
+                    if seen.insert(change.identifier).inserted { changed.append(change.identifier) }
+                case .inserted:
+                    if seen.insert(change.identifier).inserted { changed.append(change.identifier) }
+                case .moved: break
+                }
+            }
+        } else {
+            collect = true  // the history was trimmed: treat everything as changed
+            historyLost = true
+        }
+        if collect { try library.collectThumbnailGarbage(cache: cache) }
+        guard let sizes else { return nil }
+        var options = ThumbnailBuildOptions()
+        options.sizes = sizes
+        options.identifiers = historyLost ? nil : changed
+        let total = changed.count * sizes.count
+        let summary = try library.buildThumbnails(options, cache: cache) { progress in
+            progressLine?.update(progressText(progress, total: total))
+        }
+        progressLine?.clear()
+        return summary
+    }
+
+    static func summaryText(_ s: ThumbnailBuildSummary) -> String {
+        let rate = s.elapsedSeconds > 0 ? Double(s.made) / s.elapsedSeconds : 0
+        var parts = ["made \(s.made)", "already cached \(s.cached)", "failed \(s.failed)"]
+        if s.needsFFmpeg > 0 { parts.append("need ffmpeg \(s.needsFFmpeg)") }
+        parts.append(String(format: "%.2f s, %.0f thumbnails/s", s.elapsedSeconds, rate))
+        return "Thumbnails: " + parts.joined(separator: ", ")
+    }
+
+    static func progressText(_ s: ThumbnailBuildSummary, total: Int?) -> String {
+        let done = s.total
+        let of = total.map { "/\($0)" } ?? ""
+        return "Thumbnails \(done)\(of): made \(s.made), cached \(s.cached), failed \(s.failed + s.needsFFmpeg)"
+    }
+}
+
+/// `mediaindex thumbnail ID`: the path of one cached thumbnail.
+struct ThumbnailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "thumbnail",
+        abstract: "Print an asset's thumbnail path (made if needed).",
+        discussion: """
+            The asset is given by identifier or by the path of one of its files. Exit codes: 0 the path \
+            was printed, 1 no thumbnail can be made (the reason is printed: an unsupported format, a \
+            damaged file, or a video while ffmpeg is not installed).
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
+        .positional("asset", help: "An asset identifier, or a file path."),
+        .option("size", valueName: "pixels", default: "256", help: "The longer side (fit) or the square's side (fill)."),
+        .option("mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."),
+        .option("format", valueName: "format", default: "jpeg", help: "jpeg or webp (webp keeps transparency)."),
+    ]
+
+    var library: LibraryOptions
+    var cacheOptions: CacheOptions
+    var key: RawArgument
+    var request: ThumbnailRequest
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        cacheOptions = try CacheOptions(parsed: parsed)
+        key = parsed.rawPositional("asset") ?? RawArgument("")
+        request = ThumbnailRequest(maxPixelSize: try ThumbnailArguments.size(parsed.option("size") ?? "256"),
+                                   mode: try ThumbnailArguments.mode(parsed.option("mode")),
+                                   format: try ThumbnailArguments.format(parsed.option("format")))
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try ThumbnailArguments.open(library, in: context)
+        var asset: Asset?
+        if AssetIdentifierFactory.isWellFormed(key.string) { asset = try mediaLibrary.asset(identifier: key.string) }
+        if asset == nil { asset = try mediaLibrary.asset(path: PathBytes(key.bytes)) }
+        guard let asset else { throw LibraryError.assetNotFound(key.string) }
+        // Asked for explicitly: try again even if it failed before.
+        let result = try mediaLibrary.thumbnailNow(for: asset, request: request, cache: cacheOptions.cache(in: context),
+                                                   retryFailures: true)
+        context.standardOutput.writeLine(result.path)
+    }
+}
+
+/// `mediaindex thumbnails`: makes the missing thumbnails, or collects old ones.
+struct ThumbnailsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "thumbnails",
+        abstract: "Make missing thumbnails, or collect old ones (--gc).",
+        discussion: """
+            Makes the missing thumbnails of every asset, or of those --filter and --album select, \
+            on all cores. Thumbnails already cached are kept; assets that failed before are skipped until they \
+            change (--retry to try again); videos wait for ffmpeg. --gc instead removes the thumbnails \
+            of deleted assets and old revisions and files no asset owns, then trims the cache to its limit.
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
+        .repeatableOption("size", valueName: "pixels", help: "A size to make; repeat for several (default: 256)."),
+        .option("mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."),
+        .option("format", valueName: "format", default: "jpeg", help: "jpeg or webp."),
+        .option("filter", valueName: "expr", help: "Only assets of these kinds, e.g. 'images & !screenshots'."),
+        .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
+        .flag("retry", help: "Try again assets whose thumbnails failed before."),
+        .flag("gc", help: "Remove thumbnails of deleted assets and old revisions, then trim the cache."),
+        .flag("failures", help: "List the assets whose thumbnails could not be made, and why."),
+        .flag("quiet", short: "q", help: "Print nothing but errors."),
+        .flag("json", help: "Print the summary as JSON."),
+    ]
+
+    var library: LibraryOptions
+    var cacheOptions: CacheOptions
+    var options = ThumbnailBuildOptions()
+    var albumKey: String?
+    var collect: Bool
+    var listFailures: Bool
+    var quiet: Bool
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        cacheOptions = try CacheOptions(parsed: parsed)
+        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
+        options.sizes = sizes.isEmpty ? [256] : sizes
+        options.mode = try ThumbnailArguments.mode(parsed.option("mode"))
+        options.format = try ThumbnailArguments.format(parsed.option("format"))
+        if let text = parsed.option("filter") {
+            do { options.assets.filter = try MediaFilter(parsing: text) } catch let error as MediaFilterParseError {
+                throw ValidationError("--filter: \(error.description)")
+            }
+        }
+        albumKey = parsed.option("album")
+        options.retryFailures = parsed.flag("retry")
+        collect = parsed.flag("gc")
+        listFailures = parsed.flag("failures")
+        if collect && listFailures { throw ValidationError("--gc and --failures cannot be used together") }
+        quiet = parsed.flag("quiet")
+        json = parsed.flag("json")
+        if collect && (albumKey != nil || parsed.option("filter") != nil || !sizes.isEmpty) {
+            throw ValidationError("--gc works on the whole cache; it takes no --size, --filter or --album")
+        }
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try ThumbnailArguments.open(library, in: context)
+        let cache = cacheOptions.cache(in: context)
+        if listFailures {
+            let failures = try mediaLibrary.thumbnailFailures()
+            if json {
+                context.standardOutput.writeLine(JSON.array(failures.map { record in
+                    JSON.object([("id", .string(record.identifier)), ("revision", .int(record.revision)),
+                                 ("size", .int(record.size)), ("mode", .string(record.mode.rawValue)),
+                                 ("format", .string(record.format)), ("state", .string(record.state.rawValue)),
+                                 ("message", record.message.map(JSON.string) ?? .null)])
+                }).prettyText)
+            } else {
+                for record in failures {
+                    context.standardOutput.writeLine("\(record.identifier)  \(record.size) \(record.mode.rawValue)  \(record.message ?? record.state.rawValue)")
+                }
+            }
+            return
+        }
+        if collect {
+            let result = try mediaLibrary.collectThumbnailGarbage(cache: cache, removeStrays: true)
+            if json {
+                context.standardOutput.writeLine(JSON.object([
+                    ("recordsRemoved", .int(result.recordsRemoved)), ("filesRemoved", .int(result.filesRemoved)),
+                    ("trimmedFiles", .int(result.trim.filesRemoved)), ("cacheBytes", .int(Int(result.trim.bytesAfter))),
+                ]).prettyText)
+            } else if !quiet {
+                context.standardOutput.writeLine("""
+                    Thumbnails collected: \(result.recordsRemoved) old entries, \(result.filesRemoved) files removed, \
+                    \(result.trim.filesRemoved) trimmed; cache now \(HumanReadable.byteCount(result.trim.bytesAfter))
+                    """)
+            }
+            return
+        }
+        var options = options
+        if let albumKey { options.assets.album = try await mediaLibrary.albumScope(named: albumKey) }
+        let total = try? mediaLibrary.countAssetsNow(options.assets).total * options.sizes.count
+        let progressLine = quiet || json ? nil : ProgressLine(output: context.standardError)
+        let summary = try mediaLibrary.buildThumbnails(options, cache: cache) { progress in
+            progressLine?.update(ThumbnailArguments.progressText(progress, total: total))
+        }
+        progressLine?.clear()
+        if json {
+            context.standardOutput.writeLine(JSONShapes.thumbnailSummary(summary).prettyText)
+        } else if !quiet {
+            context.standardOutput.writeLine(ThumbnailArguments.summaryText(summary))
+            if summary.failed > 0 || summary.needsFFmpeg > 0 {
+                context.standardOutput.writeLine("""
+                    \(summary.failed + summary.needsFFmpeg) assets have no thumbnail; \
+                    'mediaindex thumbnails --failures' lists why.
+                    """)
+            }
+        }
+    }
+}
+
+extension JSONShapes {
+    /// `{"made": …, "cached": …, "failed": …, "needsFFmpeg": …, "elapsedSeconds": …}`.
+    static func thumbnailSummary(_ s: ThumbnailBuildSummary) -> JSON {
+        .object([("made", .int(s.made)), ("cached", .int(s.cached)), ("failed", .int(s.failed)),
+                 ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
+    }
+}
