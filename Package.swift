@@ -49,7 +49,7 @@ let package = Package(
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex"]
+            dependencies: ["MediaIndex", "MediaMetadata"]
         ),
         .executableTarget(
             name: "mediaindex",

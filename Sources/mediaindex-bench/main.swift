@@ -14,6 +14,7 @@ struct Options {
     var jsonPath = "benchmark-results.json"
     var corpus: String?
     var mediaindex: String?
+    var keep = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -29,8 +30,9 @@ struct Options {
             case "--json": jsonPath = try value()
             case "--corpus": corpus = try value()
             case "--mediaindex": mediaindex = try value()
+            case "--keep": keep = true
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -67,7 +69,9 @@ func run() throws {
     guard FileManager.default.fileExists(atPath: media) else { throw BenchmarkError("no corpus at \(corpus)") }
 
     let work = NSTemporaryDirectory() + "mediaindex-bench-\(getpid())"
-    defer { try? FileManager.default.removeItem(atPath: work) }
+    defer {
+        if options.keep { print("Kept \(work)") } else { try? FileManager.default.removeItem(atPath: work) }
+    }
     let tree = work + "/tree"
     print("Building a tree of \(options.files) files from \(media)…")
     let fileCount = try TreeBuilder.build(from: media, into: tree, count: options.files)

@@ -43,6 +43,34 @@ struct AlbumTests {
         #expect(try lib.ids(options) == ["d"])
     }
 
+    @Test("album counts kept by triggers equal counting the assets, on the real corpus, through edits and deletions",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func maintainedCountsMatchCounting() async throws {
+        let folder = TemporaryFolder()
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
+        try library.index(roots: [PathBytes(Corpus.root!.path)])
+        func check(_ stage: String) throws {
+            for album in try library.fetchAlbumsNow() where album.kind != .user {
+                var options = FetchOptions()
+                options.album = try album.kind == .smart
+                    ? .smart(#require(SmartAlbum.allCases.first { AlbumScope.smart($0).albumID == album.id }))
+                    : .folder(#require(album.path))
+                let counted = try library.countAssetsNow(options)
+                #expect((album.imageCount, album.videoCount) == (counted.images, counted.videos), "\(stage): \(album.id)")
+            }
+        }
+        try check("indexed")
+        let some = try library.fetchAssetsNow(FetchOptions()).assets.prefix(5).map(\.id)
+        try await library.setHidden(true, for: Array(some.prefix(2)))
+        try check("two hidden")
+        try library.writer!.transaction { db in
+            try db.execute("DELETE FROM files WHERE asset_id = (SELECT id FROM assets WHERE identifier = ?)", [some[3]])
+            try db.execute("DELETE FROM assets WHERE identifier = ?", [some[3]])
+            try db.execute("UPDATE assets SET subtypes = subtypes | 16 WHERE identifier = ?", [some[4]])
+        }
+        try check("one deleted, one made a panorama")
+    }
+
     @Test("folder albums are the folders holding media, nested as on disk")
     func folderAlbums() async throws {
         let lib = try synthetic()

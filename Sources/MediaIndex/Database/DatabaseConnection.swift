@@ -41,6 +41,10 @@ public final class DatabaseConnection {
 
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
+        // Reads go through the page cache of the kernel, not a copy per page: a large
+        // library's queries touch many pages.
+        try execute("PRAGMA mmap_size = 1073741824")
+        try execute("PRAGMA cache_size = -32768")
         sqlite3_extended_result_codes(handle, 1)
         if !readOnly {
             try execute("PRAGMA journal_mode = WAL")

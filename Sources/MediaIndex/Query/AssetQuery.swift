@@ -6,6 +6,9 @@ import Foundation
 /// constants of this module (column names, subtype bits).
 struct AssetQuery {
     var from = "assets a"
+    /// The index counts should read, where the planner would otherwise scan another one
+    /// and look every row up (Recently Added: SQLite cannot know nearly all rows match).
+    var countingIndex: String?
     var fromValues: [DatabaseValueConvertible] = []
     var conditions: [SQLCondition] = []
     var sort: AssetSort
@@ -37,6 +40,7 @@ struct AssetQuery {
                 conditions.append(SQLCondition(sql: "a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE hidden = 1)"))
             case .recentlyAdded:
                 defaultSort = AssetSort(.addedDate)
+                countingIndex = "assets_by_added_kind"
                 conditions.append(SQLCondition(sql: "a.added_at >= ?", values: [now - SmartAlbum.recentlyAddedSeconds]))
             default:
                 if let filter = album.filter { conditions.append(filter.sqlCondition()) }
@@ -211,16 +215,28 @@ struct AssetQuery {
     func counts(db: DatabaseConnection) throws -> AssetCounts {
         let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         var counts = AssetCounts(images: 0, videos: 0)
-        for row in try db.rows("SELECT a.media_type, count(*) AS n FROM \(from)\(whereSQL) GROUP BY a.media_type",
+        var source = from
+        if let countingIndex, from == "assets a" { source = "assets a INDEXED BY \(countingIndex)" }
+        for row in try db.rows("SELECT a.media_type, count(*) AS n FROM \(source)\(whereSQL) GROUP BY a.media_type",
                                fromValues + whereValues) {
             if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
         }
+        let hidden = try hiddenCounts(db: db)
+        counts.images -= hidden.images
+        counts.videos -= hidden.videos
+        return counts
+    }
+
+    /// How many of the matching assets are hidden (none when hidden ones are included).
+    func hiddenCounts(db: DatabaseConnection) throws -> AssetCounts {
+        var counts = AssetCounts(images: 0, videos: 0)
         guard excludesHidden else { return counts }
+        let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         let hiddenWhere = whereSQL.isEmpty ? " WHERE" : whereSQL + " AND"
         let sql = "SELECT a.media_type, count(*) AS n FROM userstate.asset_user_state h CROSS JOIN \(from)\(hiddenWhere)"
             + " h.hidden = 1 AND a.identifier = h.identifier GROUP BY a.media_type"
         for row in try db.rows(sql, fromValues + whereValues) {
-            if row.string("media_type") == "video" { counts.videos -= row.int("n") ?? 0 } else { counts.images -= row.int("n") ?? 0 }
+            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
         }
         return counts
     }

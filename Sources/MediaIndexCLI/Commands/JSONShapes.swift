@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaMetadata
 
 /// The JSON shapes the CLI prints. Names are stable: later versions add fields, never rename.
 enum JSONShapes {
@@ -78,10 +79,8 @@ enum JSONShapes {
         return .object(members)
     }
 
-    /// Unix time as ISO 8601 UTC with milliseconds.
+    /// Unix time as ISO 8601 UTC (`2026-11-29T14:27:54.093Z`).
     static func isoUTC(_ time: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: time))
+        CaptureDate(timestamp: (time * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
     }
 }
