@@ -4,6 +4,13 @@ import Foundation
 /// of its folder structure (hard links: no disk space, and the content is real).
 enum TreeBuilder {
     static func build(from source: String, into target: String, count: Int) throws -> Int {
+        try build(from: source, into: target, count: count, extensions: nil).count
+    }
+
+    /// Like `build(from:into:count:)`, taking only files with these (lowercased)
+    /// extensions; returns the paths made.
+    static func build(from source: String, into target: String, count: Int,
+                      extensions: Set<String>?) throws -> [String] {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(atPath: source) else {
             throw BenchmarkError("cannot list \(source)")
@@ -11,23 +18,24 @@ enum TreeBuilder {
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if fileManager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if fileManager.fileExists(atPath: source + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue,
+               extensions.map({ $0.contains((relative as NSString).pathExtension.lowercased()) }) ?? true {
                 files.append(relative)
             }
         }
         files.sort()
         guard !files.isEmpty else { throw BenchmarkError("\(source) holds no files") }
-        var made = 0
+        var made: [String] = []
         var copy = 0
-        while made < count {
-            for relative in files where made < count {
+        while made.count < count {
+            for relative in files where made.count < count {
                 let destination = "\(target)/copy-\(copy)/\(relative)"
                 try fileManager.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
                 if link(source + "/" + relative, destination) != 0 {
                     try fileManager.copyItem(atPath: source + "/" + relative, toPath: destination)
                 }
-                made += 1
+                made.append(destination)
             }
             copy += 1
         }

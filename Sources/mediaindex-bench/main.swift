@@ -11,6 +11,7 @@ struct Options {
     var files = 10_000
     var runs = 3
     var queryAssets = 1_000_000
+    var thumbnailFiles = 500
     var jsonPath = "benchmark-results.json"
     var corpus: String?
     var mediaindex: String?
@@ -27,12 +28,13 @@ struct Options {
             case "--files": files = Int(try value()) ?? files
             case "--runs": runs = max(1, Int(try value()) ?? runs)
             case "--query-assets": queryAssets = max(0, Int(try value()) ?? queryAssets)
+            case "--thumbnail-files": thumbnailFiles = max(0, Int(try value()) ?? thumbnailFiles)
             case "--json": jsonPath = try value()
             case "--corpus": corpus = try value()
             case "--mediaindex": mediaindex = try value()
             case "--keep": keep = true
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -128,6 +130,8 @@ func run() throws {
         reference: "re-index: " + mebibytes(reindexRSS), ratio: "-", target: "≤ 200 MB at 100,000 files",
         json: ["index_peak_bytes": ourIndexRSS, "reindex_peak_bytes": reindexRSS]))
 
+    rows += try ThumbnailBenchmark.run(mediaindex: mediaindex, media: media, work: work, runs: options.runs,
+                                       filesPerKind: options.thumbnailFiles)
     rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.queryAssets)
 
     printTable(rows)
@@ -165,7 +169,7 @@ func machineDescription() -> String {
         .split(separator: "\n").first { $0.hasPrefix("model name") }
         .map { $0.split(separator: ":", maxSplits: 1).last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "" } ?? "?"
     let memory = ProcessInfo.processInfo.physicalMemory / 1_000_000_000
-    return "\(cpu ?? "?"), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GB"
+    return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GB"
 }
 
 do {
