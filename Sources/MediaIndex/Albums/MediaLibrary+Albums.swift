@@ -23,13 +23,8 @@ extension MediaLibrary {
             for smart in SmartAlbum.allCases {
                 var options = FetchOptions()
                 options.album = .smart(smart)
-                let query = try AssetQuery(options, now: now)
-                // Type albums count from `asset_kinds` (a few rows kept by triggers).
-                var kindFilter: MediaFilter?? = .none
-                if smart == .recents { kindFilter = .some(nil) } else if let filter = smart.filter { kindFilter = .some(filter) }
-                let counts = try kindFilter.map { try kindCounts(filter: $0, query: query, db: db) }
-                let album = try summary(of: query, id: AlbumScope.smart(smart).albumID,
-                                        kind: .smart, title: smart.title, counts: counts, db: db)
+                let album = try summary(of: try AssetQuery(options, now: now), id: AlbumScope.smart(smart).albumID,
+                                        kind: .smart, title: smart.title, db: db)
                 if album.count > 0 || smart.isListedWhenEmpty { albums.append(album) }
             }
             albums += try userAlbums(anyHidden: anyHidden, db: db)
@@ -38,25 +33,11 @@ extension MediaLibrary {
         }
     }
 
-    /// Counts of a type album from `asset_kinds`, less its hidden assets.
-    private func kindCounts(filter: MediaFilter?, query: AssetQuery, db: DatabaseConnection) throws -> AssetCounts {
-        let condition = filter?.sqlCondition(table: "k") ?? .alwaysTrue
-        var counts = AssetCounts(images: 0, videos: 0)
-        for row in try db.rows("""
-            SELECT k.media_type, sum(k.count) AS n FROM asset_kinds k WHERE \(condition.sql) GROUP BY k.media_type
-            """, condition.values) {
-            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
-        }
-        let hidden = try query.hiddenCounts(db: db)
-        counts.images -= hidden.images
-        counts.videos -= hidden.videos
-        return counts
-    }
-
     private func summary(of query: AssetQuery, id: String, kind: Album.Kind, title: String,
-                         counts known: AssetCounts? = nil, db: DatabaseConnection) throws -> Album {
-        // Counts from a covering index; key and dates from the ends of the capture order.
-        let counts = try known ?? query.counts(db: db)
+                         db: DatabaseConnection) throws -> Album {
+        // Counts from `asset_kinds` or a covering index; key and dates from the ends of
+        // the capture order.
+        let counts = try query.counts(db: db)
         guard counts.total > 0 else {
             return Album(id: id, kind: kind, title: title, path: nil, parentID: nil, imageCount: 0, videoCount: 0,
                          keyAssetID: nil, startDate: nil, endDate: nil)

@@ -16,6 +16,10 @@ struct AssetQuery {
     var cursor: AssetCursor?
     /// Hidden assets are left out (tested per row in pages; subtracted in counts).
     var excludesHidden = false
+    /// When the query selects by kind alone (media type, subtypes, bursts), the filter
+    /// that says so (nil inside: every kind): counts then sum `asset_kinds`, a few rows
+    /// kept by triggers, instead of reading a million index entries.
+    var kindFilter: MediaFilter??
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -92,6 +96,21 @@ struct AssetQuery {
         if !options.formats.isEmpty {
             let placeholders = Array(repeating: "?", count: options.formats.count).joined(separator: ", ")
             conditions.append(SQLCondition(sql: "a.format IN (\(placeholders))", values: options.formats.map { $0.lowercased() }))
+        }
+        let typeScope: Bool
+        switch options.album {
+        case nil: typeScope = true
+        case .smart(let album)?: typeScope = album == .recents || album.filter != nil
+        default: typeScope = false
+        }
+        if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
+            && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
+            && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
+            && options.maximumDuration == nil && options.formats.isEmpty {
+            var filters: [MediaFilter] = []
+            if let filter = options.filter { filters.append(filter) }
+            if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }
+            kindFilter = .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
         }
         if let limit = options.limit, limit < 0 { throw AssetQueryError.invalidOption("the limit must not be negative") }
         limit = options.limit
@@ -213,6 +232,19 @@ struct AssetQuery {
     /// A per-row hidden test would read every row; instead the hidden assets, few and
     /// found through the user state's index, are counted apart and subtracted.
     func counts(db: DatabaseConnection) throws -> AssetCounts {
+        if case .some(let filter) = kindFilter {
+            let condition = filter?.sqlCondition(table: "k") ?? .alwaysTrue
+            var counts = AssetCounts(images: 0, videos: 0)
+            for row in try db.rows("""
+                SELECT k.media_type, sum(k.count) AS n FROM asset_kinds k WHERE \(condition.sql) GROUP BY k.media_type
+                """, condition.values) {
+                if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
+            }
+            let hidden = try hiddenCounts(db: db)
+            counts.images -= hidden.images
+            counts.videos -= hidden.videos
+            return counts
+        }
         let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         var counts = AssetCounts(images: 0, videos: 0)
         var source = from
