@@ -31,7 +31,9 @@ struct Indexer {
 
     /// What reading one file gave.
     enum Outcome {
-        case media(MediaMetadata, ContentFingerprint)
+        /// The metadata, its JSON for `files.metadata`, and the content fingerprint;
+        /// the JSON is made by the reading thread, off the single writer's path.
+        case media(MediaMetadata, String, ContentFingerprint)
         case failed(String)
         case ignored
     }
@@ -271,7 +273,7 @@ struct Indexer {
                 return .ignored
             }
             let fingerprint = try ContentFingerprint(of: source)
-            return .media(metadata, fingerprint)
+            return .media(metadata, AssetColumns.encode(metadata), fingerprint)
         } catch {
             return .failed(Self.sentence(error))
         }
@@ -304,10 +306,9 @@ struct Indexer {
             // refers to it). A later arrival of the content finds the tombstone.
             if let assetID = known?.assetID { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
 
-        case .media(let metadata, let fingerprint):
+        case .media(let metadata, let metadataJSON, let fingerprint):
             let fingerprintText = fingerprint.description
             let columns = AssetColumns(metadata, fileName: String(decoding: entry.path.lastComponent, as: UTF8.self))
-            let metadataJSON = AssetColumns.encode(metadata)
             var decision = planner.decisions[entry.path]
             if decision == nil {
                 // Not planned: a new file, or one that was an error or ignored before.
@@ -393,16 +394,19 @@ struct Indexer {
     private func upsertFile(work: Work, format: MediaFormat, fingerprint: String, assetID: Int64, role: String,
                             metadataJSON: String, now: Double, db: DatabaseConnection) throws {
         let entry = work.entry
+        // The pairer's folder and stem key, written now rather than filled in later.
+        let names = AssetPairer.FileName(entry.path)
         try db.execute("""
             INSERT INTO files (root_id, path, size, mtime_ns, inode, status, format, fingerprint, error,
-                               asset_id, role, metadata, indexed_at)
-            VALUES (?, ?, ?, ?, ?, 'media', ?, ?, NULL, ?, ?, ?, ?)
+                               asset_id, role, metadata, indexed_at, folder, stem_key)
+            VALUES (?, ?, ?, ?, ?, 'media', ?, ?, NULL, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
                 mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = 'media', format = excluded.format,
                 fingerprint = excluded.fingerprint, error = NULL, asset_id = excluded.asset_id,
-                role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at
+                role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at,
+                folder = excluded.folder, stem_key = excluded.stem_key
             """, [work.rootID, entry.path.bytes, entry.stat.size, entry.stat.modificationNanoseconds, entry.stat.inode,
-                  format.rawValue, fingerprint, assetID, role, metadataJSON, now])
+                  format.rawValue, fingerprint, assetID, role, metadataJSON, now, names.folder, names.stemKey])
     }
 }
 
