@@ -37,13 +37,16 @@ extension MediaLibrary {
                          db: DatabaseConnection) throws -> Album {
         // Counts from `asset_kinds` or a covering index; key and dates from the ends of
         // the capture order.
+        let query = try query.simplified(db: db)
         let counts = try query.counts(db: db)
         guard counts.total > 0 else {
             return Album(id: id, kind: kind, title: title, path: nil, parentID: nil, imageCount: 0, videoCount: 0,
                          keyAssetID: nil, startDate: nil, endDate: nil)
         }
         let newest = try query.firstByCapture(ascending: false, datedOnly: false, db: db)
-        let newestDated = try query.firstByCapture(ascending: false, datedOnly: true, db: db)
+        // Undated assets sort oldest: the newest is dated unless none is.
+        let newestDated = newest?.capture.map { $0 > -1e300 } == true
+            ? newest : try query.firstByCapture(ascending: false, datedOnly: true, db: db)
         let oldestDated = try query.firstByCapture(ascending: true, datedOnly: true, db: db)
         return Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
                      imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest?.id,
@@ -89,14 +92,15 @@ extension MediaLibrary {
             }
         }
         var albums: [Album] = []
+        // The newest asset gives the key and, being dated unless the folder has no dated
+        // asset at all (undated ones sort oldest), the end of the date range.
+        let newest = try db.cachedStatement("SELECT identifier, capture_sort FROM assets WHERE id = ?")
         for row in try db.rows("""
             SELECT s.folder_id, f.path, s.images, s.videos,
-                (SELECT a.identifier FROM assets a WHERE \(visible)
-                    ORDER BY a.capture_sort DESC, a.id DESC LIMIT 1) AS key_asset,
+                (SELECT a.id FROM assets a WHERE \(visible)
+                    ORDER BY a.capture_sort DESC, a.id DESC LIMIT 1) AS key_id,
                 (SELECT a.capture_sort FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
-                    ORDER BY a.capture_sort LIMIT 1) AS first,
-                (SELECT a.capture_sort FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
-                    ORDER BY a.capture_sort DESC LIMIT 1) AS last
+                    ORDER BY a.capture_sort LIMIT 1) AS first
             FROM folder_stats s JOIN folders f ON f.id = s.folder_id
             WHERE s.images + s.videos > 0
             """) {
@@ -105,11 +109,16 @@ extension MediaLibrary {
             let images = (row.int("images") ?? 0) - hidden.images, videos = (row.int("videos") ?? 0) - hidden.videos
             guard images + videos > 0 else { continue }
             let path = PathBytes(pathBytes)
+            var key: String?, last: Double?
+            if let keyID = row.int64("key_id"), let keyRow = try newest.rows([keyID]).first {
+                key = keyRow.string("identifier")
+                last = keyRow.double("capture_sort").flatMap { $0 > -1e300 ? $0 : nil }
+            }
             albums.append(Album(
                 id: AlbumScope.folder(path).albumID, kind: .folder,
                 title: String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
-                imageCount: images, videoCount: videos, keyAssetID: row.string("key_asset"),
-                startDate: row.double("first"), endDate: row.double("last")))
+                imageCount: images, videoCount: videos, keyAssetID: key,
+                startDate: row.double("first"), endDate: last))
         }
         albums.sort { ($0.path ?? PathBytes([])) < ($1.path ?? PathBytes([])) }
         // Nest: the parent is the nearest enclosing folder album. Sorted by path, the

@@ -20,6 +20,8 @@ struct AssetQuery {
     /// that says so (nil inside: every kind): counts then sum `asset_kinds`, a few rows
     /// kept by triggers, instead of reading a million index entries.
     var kindFilter: MediaFilter??
+    /// Recently Added's cut-off, when the query is that album.
+    var recentlyAddedSince: Double?
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -45,6 +47,7 @@ struct AssetQuery {
             case .recentlyAdded:
                 defaultSort = AssetSort(.addedDate)
                 countingIndex = "assets_by_added_kind"
+                recentlyAddedSince = now - SmartAlbum.recentlyAddedSeconds
                 conditions.append(SQLCondition(sql: "a.added_at >= ?", values: [now - SmartAlbum.recentlyAddedSeconds]))
             default:
                 if let filter = album.filter { conditions.append(filter.sqlCondition()) }
@@ -225,6 +228,23 @@ struct AssetQuery {
             values.append(limit + 1)
         }
         return (sql, values)
+    }
+
+    /// The same query, cheaper when the database allows: Recently Added when every asset
+    /// was added within the window (just after a first import) is the whole library,
+    /// and reading it without the date test uses the capture order and the kind totals.
+    func simplified(db: DatabaseConnection) throws -> AssetQuery {
+        guard let since = recentlyAddedSince,
+              let oldest = try db.row("SELECT min(added_at) AS oldest FROM assets")?.double("oldest"),
+              oldest >= since else { return self }
+        var copy = self
+        copy.conditions.removeAll { $0.sql == "a.added_at >= ?" }
+        copy.recentlyAddedSince = nil
+        copy.countingIndex = nil
+        if copy.kindFilter == nil && copy.conditions.allSatisfy({ $0.sql == "a.is_burst_representative = 1" }) {
+            copy.kindFilter = .some(nil)
+        }
+        return copy
     }
 
     /// Counts by media type over every matching asset (the cursor is ignored).
