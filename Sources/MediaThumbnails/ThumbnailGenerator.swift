@@ -62,6 +62,7 @@ public enum ThumbnailGenerator {
     public static func thumbnail(of source: ByteSource, format: MediaFormat, orientation: Int?,
                                  request: ThumbnailRequest,
                                  pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail {
+        _ = AllocatorTuning.applied
         if format.mediaType == .video {
             guard let file = source as? FileByteSource else {
                 throw ThumbnailError.unsupportedFormat("a video held in memory (ffmpeg needs a file)")

@@ -18,6 +18,10 @@ struct Options {
     var runs = 3
     var minFiles = 200
     var verbose = false
+    /// Only this kind ("JPEG" or "HEIC"), when given.
+    var only: String?
+    /// Only files whose path contains this, when given.
+    var match: String?
     var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
 
     init(_ arguments: [String]) {
@@ -30,6 +34,8 @@ struct Options {
             case "--min-files": minFiles = Int(value) ?? minFiles; i += 1
             case "--corpus": corpus = value; i += 1
             case "--verbose": verbose = true
+            case "--only": only = value.uppercased(); i += 1
+            case "--match": match = value; i += 1
             default: break
             }
             i += 1
@@ -46,6 +52,7 @@ func collect(_ formats: Set<MediaFormat>) -> [String] {
     guard let walker = FileManager.default.enumerator(at: media, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
     var found: [String] = []
     for case let url as URL in walker {
+        if let match = options.match, !url.path.contains(match) { continue }
         guard let source = try? FileByteSource(path: url.path),
               let format = try? MetadataReader.detectFormat(source), formats.contains(format),
               (try? ThumbnailGenerator.thumbnail(ofFileAt: url.path, request: request)) != nil else { continue }
@@ -130,6 +137,7 @@ let cold = dropCaches()
 print("thumbnail-bench: size \(options.size), \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, caches \(cold ? "dropped before each run (cold)" : "not droppable here (warm for both)")")
 
 for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaFormat>([.heic, .heif]))] {
+    if let only = options.only, only != name { continue }
     let distinct = collect(formats)
     let files = repeated(distinct, toAtLeast: options.minFiles)
     if options.verbose {
@@ -169,4 +177,6 @@ for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaF
 
 var usage = rusage()
 getrusage(RUSAGE_SELF.rawValue, &usage)
-print("peak resident memory (ours, this process): \(usage.ru_maxrss / 1024) MB")
+var children = rusage()
+getrusage(RUSAGE_CHILDREN.rawValue, &children)
+print("peak resident memory (ours, this process): \(usage.ru_maxrss / 1024) MB; vipsthumbnail (largest run): \(children.ru_maxrss / 1024) MB")

@@ -38,8 +38,14 @@ enum HEIFDecoder {
     ///
     /// - Parameter threads: libheif's tile-decoding threads; 0 decodes on the calling
     ///   thread, which is best when many files are decoded in parallel.
+    /// - Parameter skipLoopFiltersWhenShrinking: whether an HEVC picture shrunk 4× or
+    ///   more skips deblocking and SAO (see `HEVCDecoderPlugin`); tests turn it off to
+    ///   measure what that changes.
+    /// - Parameter viaPlanes: whether to shrink libheif's planar RGB (false: its interleaved
+    ///   RGB, one more full-size conversion, kept as the reference for tests).
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
-                       threads: Int) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
+                       threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
+        _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
         heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
         try check(heif_context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
@@ -76,10 +82,78 @@ enum HEIFDecoder {
             }
         }
 
-        let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
+        // Skipping HEVC's in-loop filters only shows when the picture is not shrunk much.
+        let chosenSize = chosen.size
+        let target = ThumbnailGeometry.scaledSize(width: chosenSize.width, height: chosenSize.height, request: request)
+        let skipLoopFilters = skipLoopFiltersWhenShrinking
+            && max(chosenSize.width, chosenSize.height) >= 4 * max(target.width, target.height)
+        let bytesPerSample = heif_image_handle_get_luma_bits_per_pixel(chosen.pointer) > 8 ? 2 : 1
+        let image = try DecodeBudget.shared.withPixels(chosenSize.width * chosenSize.height * bytesPerSample) {
+            try HEVCDecoderPlugin.withLoopFiltersSkipped(skipLoopFilters) {
+                if viaPlanes, heif_image_handle_has_alpha_channel(chosen.pointer) == 0,
+                   let image = try decodePlanarRGB(chosen, request: request) {
+                    return image
+                }
+                return try decodeRGB(chosen, request: request)
+            }
+        }
+        return (image, usedThumbnail)
+    }
+
+    static func decodingOptions() throws -> UnsafeMutablePointer<heif_decoding_options> {
         guard let options = heif_decoding_options_alloc() else {
             throw ThumbnailError.decodeFailed("libheif could not allocate decoding options")
         }
+        return options
+    }
+
+    /// Decodes to libheif's planar RGB and shrinks each plane by area averaging.
+    ///
+    /// Why planar RGB, not YCbCr: libheif 1.15 always converts a decoded picture to planar
+    /// RGB (a grid is even assembled in it), and converts again to whatever else is asked
+    /// for: asking for YCbCr 4:2:0 costs two full-size conversions, interleaved RGB one;
+    /// planar RGB none. Nil when libheif hands back a layout this does not read, so the
+    /// caller falls back to interleaved RGB.
+    static func decodePlanarRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer? {
+        let options = try decodingOptions()
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1  // libheif skips this when no conversion is due; 16-bit planes are read too
+        var imagePointer: OpaquePointer?
+        try check(heif_decode_image(chosen.pointer, &imagePointer, heif_colorspace_RGB, heif_chroma_444, options))
+        guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
+        defer { heif_image_release(imagePointer) }
+        // libheif asserts on queries about channels an image lacks: ask has_channel first.
+        let channels = [heif_channel_R, heif_channel_G, heif_channel_B]
+        guard heif_image_get_colorspace(imagePointer) == heif_colorspace_RGB,
+              channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
+        let width = Int(heif_image_get_width(imagePointer, heif_channel_R))
+        let height = Int(heif_image_get_height(imagePointer, heif_channel_R))
+        guard width > 0, height > 0 else { return nil }
+        let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
+        var averaged: [[Float]] = []
+        for channel in channels {
+            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
+            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
+            var stride: Int32 = 0
+            guard heif_image_get_width(imagePointer, channel) == width, heif_image_get_height(imagePointer, channel) == height,
+                  storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
+                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
+                  Int(stride) >= width * storageBits / 8 else { return nil }
+            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
+                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
+            if rangeBits > 8 {
+                let scale = 1 / Float(1 << (rangeBits - 8))
+                for i in values.indices { values[i] *= scale }
+            }
+            averaged.append(values)
+        }
+        return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
+    }
+
+    /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
+    static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer {
+        let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
+        let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1
         var imagePointer: OpaquePointer?
@@ -87,6 +161,9 @@ enum HEIFDecoder {
                                     hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options))
         guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
         defer { heif_image_release(imagePointer) }
+        guard heif_image_has_channel(imagePointer, heif_channel_interleaved) != 0 else {
+            throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
+        }
         let width = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
         let height = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
         var stride: Int32 = 0
@@ -99,8 +176,7 @@ enum HEIFDecoder {
         // Downscale straight from libheif's plane, so the full-size picture exists once.
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         let plane = UnsafeBufferPointer(start: planePointer, count: Int(stride) * (height - 1) + width * channels)
-        let image = AreaResampler.resize(pixels: plane, width: width, height: height, channels: channels,
-                                         rowBytes: Int(stride), toWidth: target.width, toHeight: target.height)
-        return (image, usedThumbnail)
+        return AreaResampler.resize(pixels: plane, width: width, height: height, channels: channels,
+                                    rowBytes: Int(stride), toWidth: target.width, toHeight: target.height)
     }
 }

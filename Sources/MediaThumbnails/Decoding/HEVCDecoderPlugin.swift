@@ -1,0 +1,231 @@
+import CHeif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Our HEVC decoder for libheif: libde265 on the calling thread, with the in-loop
+/// filters (deblocking and SAO) skipped when the picture is about to be shrunk a lot.
+///
+/// Why: HEVC cannot decode at a reduced size, so a thumbnail of a 12- or 50-megapixel
+/// HEIC pays for every pixel. Deblocking and SAO smooth 8-pixel block edges that a 4×
+/// or larger area-average makes invisible, and they cost about a fifth of the decode.
+/// libheif's own libde265 plugin can do neither, and starts a worker thread per tile.
+///
+/// The plugin is registered once, process-wide, above libheif's built-in one (libheif
+/// 1.15 does not pass a chosen decoder down to grid tiles, so a per-call choice would
+/// miss every iPhone photo). Filters stay on unless the calling thread asks otherwise
+/// through `withLoopFiltersSkipped`, so other decodes keep full quality.
+enum HEVCDecoderPlugin {
+    /// Whether the plugin is registered (libde265 was found).
+    static var isAvailable: Bool { registration }
+
+    /// Runs `body` with the in-loop filters skipped (or not) for HEVC pictures decoded on
+    /// this thread. libheif must decode on the calling thread: set the context's maximum
+    /// decoding threads to 0.
+    static func withLoopFiltersSkipped<T>(_ skip: Bool, _ body: () throws -> T) rethrows -> T {
+        guard registration else { return try body() }
+        let previous = pthread_getspecific(skipFiltersKey)
+        pthread_setspecific(skipFiltersKey, skip ? UnsafeRawPointer(bitPattern: 1) : nil)
+        defer { pthread_setspecific(skipFiltersKey, previous) }
+        return try body()
+    }
+
+    // MARK: - Registration
+
+    /// Higher than libheif's built-in libde265 plugin (100).
+    static let priority: Int32 = 120
+
+    private static let skipFiltersKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static let registration: Bool = {
+        guard LibDe265.shared != nil else { return false }
+        _ = skipFiltersKey
+        // `struct heif_decoder_plugin` (heif_plugin.h, API version 3) is laid out by hand:
+        // CHeif's shim does not include heif_plugin.h. An int, then ten pointers, each
+        // pointer-aligned; this is the C layout on every 64-bit Linux ABI.
+        typealias NameFunction = @convention(c) () -> UnsafePointer<CChar>?
+        typealias SupportFunction = @convention(c) (heif_compression_format) -> Int32
+        typealias NewFunction = @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> heif_error
+        typealias FreeFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
+        typealias PushFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> heif_error
+        typealias DecodeFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<OpaquePointer?>?) -> heif_error
+        typealias StrictFunction = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void
+        let name: NameFunction = { cString("MediaThumbnails libde265 (loop filters optional)") }
+        let supports: SupportFunction = { $0 == heif_compression_HEVC ? HEVCDecoderPlugin.priority : 0 }
+        let new: NewFunction = { out in HEVCDecoderPlugin.newDecoder(out) }
+        let free: FreeFunction = { raw in
+            guard let raw else { return }
+            Unmanaged<PictureDecoder>.fromOpaque(raw).release()
+        }
+        let push: PushFunction = { raw, data, size in HEVCDecoderPlugin.push(raw, data, size) }
+        let decode: DecodeFunction = { raw, out in HEVCDecoderPlugin.decodeImage(raw, out) }
+        let strict: StrictFunction = { _, _ in }
+        let pointer = MemoryLayout<UnsafeRawPointer>.size
+        let plugin = UnsafeMutableRawPointer.allocate(byteCount: 11 * pointer, alignment: pointer)  // lives as long as libheif
+        plugin.initializeMemory(as: UInt8.self, repeating: 0, count: 11 * pointer)
+        plugin.storeBytes(of: Int32(3), toByteOffset: 0, as: Int32.self)
+        plugin.storeBytes(of: name, toByteOffset: 1 * pointer, as: NameFunction.self)
+        // init_plugin (2) and deinit_plugin (3) stay NULL: LibDe265 initialised the library.
+        plugin.storeBytes(of: supports, toByteOffset: 4 * pointer, as: SupportFunction.self)
+        plugin.storeBytes(of: new, toByteOffset: 5 * pointer, as: NewFunction.self)
+        plugin.storeBytes(of: free, toByteOffset: 6 * pointer, as: FreeFunction.self)
+        plugin.storeBytes(of: push, toByteOffset: 7 * pointer, as: PushFunction.self)
+        plugin.storeBytes(of: decode, toByteOffset: 8 * pointer, as: DecodeFunction.self)
+        plugin.storeBytes(of: strict, toByteOffset: 9 * pointer, as: StrictFunction.self)
+        plugin.storeBytes(of: cString("mediaindex-libde265"), toByteOffset: 10 * pointer, as: UnsafePointer<CChar>.self)
+        return heif_register_decoder_plugin(OpaquePointer(plugin)).code == heif_error_Ok
+    }()
+
+    // MARK: - The decoder
+
+    /// One picture's libde265 context.
+    final class PictureDecoder {
+        let library: LibDe265
+        private(set) var context: LibDe265.Context?
+        /// Whether deeper samples are cut to 8 bits when copied out: set with the filters,
+        /// since a picture about to be shrunk 4× needs no more (libheif's later full-size
+        /// RGB conversion then takes half the memory: 200 MB less for a 33-MP 10-bit HIF).
+        let reduceTo8Bits: Bool
+
+        init?(library: LibDe265, skipLoopFilters: Bool) {
+            guard let context = library.newDecoder() else { return nil }
+            self.library = library
+            self.context = context
+            self.reduceTo8Bits = skipLoopFilters
+            if skipLoopFilters {
+                library.setParameterBool(context, LibDe265.parameterDisableDeblocking, 1)
+                library.setParameterBool(context, LibDe265.parameterDisableSAO, 1)
+            }
+        }
+
+        /// Frees libde265's picture and per-block tables as soon as the picture is copied out,
+        /// before libheif allocates its full-size RGB conversion (libheif frees the decoder later).
+        func finish() {
+            if let context { _ = library.freeDecoder(context) }
+            context = nil
+        }
+
+        deinit { finish() }
+    }
+
+    private static func newDecoder(_ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> heif_error {
+        guard let out, let library = LibDe265.shared,
+              let decoder = PictureDecoder(library: library, skipLoopFilters: pthread_getspecific(skipFiltersKey) != nil)
+        else { return failure(heif_error_Memory_allocation_error, "libde265 could not start a decoder") }
+        out.pointee = Unmanaged.passRetained(decoder).toOpaque()
+        return success
+    }
+
+    /// libheif hands over NAL units, each preceded by a 4-byte big-endian length.
+    private static func push(_ raw: UnsafeMutableRawPointer?, _ data: UnsafeRawPointer?, _ size: Int) -> heif_error {
+        guard let raw else { return failure(heif_error_Decoder_plugin_error, "no decoder") }
+        let decoder = Unmanaged<PictureDecoder>.fromOpaque(raw).takeUnretainedValue()
+        guard let context = decoder.context else { return failure(heif_error_Decoder_plugin_error, "the decoder has finished") }
+        guard let data, size > 0 else { return success }
+        let bytes = data.assumingMemoryBound(to: UInt8.self)
+        var position = 0
+        while position < size {
+            guard size - position >= 4 else { return failure(heif_error_Decoder_plugin_error, "a NAL unit length is cut off") }
+            let length = Int(bytes[position]) << 24 | Int(bytes[position + 1]) << 16
+                | Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+            position += 4
+            guard length <= size - position else { return failure(heif_error_Decoder_plugin_error, "a NAL unit runs past its data") }
+            _ = decoder.library.pushNAL(context, data + position, Int32(length), 0, nil)
+            position += length
+        }
+        return success
+    }
+
+    private static func decodeImage(_ raw: UnsafeMutableRawPointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> heif_error {
+        guard let raw, let out else { return failure(heif_error_Decoder_plugin_error, "no decoder") }
+        let decoder = Unmanaged<PictureDecoder>.fromOpaque(raw).takeUnretainedValue()
+        let library = decoder.library
+        out.pointee = nil
+        guard let context = decoder.context else { return failure(heif_error_Decoder_plugin_error, "the decoder has finished") }
+        defer { decoder.finish() }
+        _ = library.flushData(context)
+        var more: Int32 = 1
+        var steps = 0
+        // An image item is one picture; the bound only guards against a decoder that never finishes.
+        while more != 0 && steps < 1_000_000 {
+            steps += 1
+            more = 0
+            guard library.decode(context, &more) == LibDe265.ok else { break }
+            if let picture = library.getNextPicture(context) {
+                let converted = image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
+                library.releaseNextPicture(context)
+                if let converted {
+                    if let previous = out.pointee { heif_image_release(previous) }
+                    out.pointee = converted
+                }
+            }
+        }
+        return out.pointee == nil ? failure(heif_error_Decoder_plugin_error, "libde265 produced no picture") : success
+    }
+
+    /// A copy of a decoded picture as a libheif image (YCbCr or monochrome, 8–16 bits).
+    private static func image(from picture: LibDe265.Picture, library: LibDe265, reduceTo8Bits: Bool) -> OpaquePointer? {
+        let chroma = library.chromaFormat(picture)
+        let width = library.imageWidth(picture, 0), height = library.imageHeight(picture, 0)
+        let bits = library.bitsPerPixel(picture, 0)
+        guard width > 0, height > 0, (1...16).contains(bits), (0...3).contains(chroma) else { return nil }
+        let mono = chroma == LibDe265.chromaMono
+        let heifChroma: heif_chroma = mono ? heif_chroma_monochrome : heif_chroma(rawValue: UInt32(chroma))
+        var image: OpaquePointer?
+        guard heif_image_create(width, height, mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
+                                heifChroma, &image).code == heif_error_Ok, let image else { return nil }
+        let channels: [heif_channel] = mono ? [heif_channel_Y] : [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
+        let bytesPerSample = Int(bits + 7) / 8
+        let shift = reduceTo8Bits && bits > 8 ? Int(bits) - 8 : 0
+        let outputBits = shift > 0 ? 8 : bits
+        for (index, channel) in channels.enumerated() {
+            let c = Int32(index)
+            let w = library.imageWidth(picture, c), h = library.imageHeight(picture, c)
+            var sourceStride: Int32 = 0
+            guard w > 0, h > 0, library.bitsPerPixel(picture, c) == bits,
+                  let source = library.imagePlane(picture, c, &sourceStride),
+                  Int(sourceStride) >= Int(w) * bytesPerSample,
+                  heif_image_add_plane(image, channel, w, h, outputBits).code == heif_error_Ok else {
+                heif_image_release(image)
+                return nil
+            }
+            var destinationStride: Int32 = 0
+            guard let destination = heif_image_get_plane(image, channel, &destinationStride),
+                  Int(destinationStride) >= Int(w) * (shift > 0 ? 1 : bytesPerSample) else {
+                heif_image_release(image)
+                return nil
+            }
+            if shift > 0 {
+                let rounding = UInt16(1) << (shift - 1), maximum = UInt16(255)
+                for row in 0..<Int(h) {
+                    let from = UnsafeRawPointer(source + row * Int(sourceStride)).assumingMemoryBound(to: UInt16.self)
+                    let to = destination + row * Int(destinationStride)
+                    for x in 0..<Int(w) { to[x] = UInt8(min(maximum, (from[x] &+ rounding) >> UInt16(shift))) }
+                }
+            } else {
+                let rowBytes = Int(w) * bytesPerSample
+                for row in 0..<Int(h) {
+                    memcpy(destination + row * Int(destinationStride), source + row * Int(sourceStride), rowBytes)
+                }
+            }
+        }
+        return image
+    }
+
+    // MARK: - heif_error values
+
+    private static var success: heif_error { heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: cString("Success")) }
+
+    private static func failure(_ code: heif_error_code, _ message: StaticString) -> heif_error {
+        heif_error(code: code, subcode: heif_suberror_Unspecified, message: cString(message))
+    }
+
+    /// A C string that lives as long as the program (libheif keeps these pointers).
+    private static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+}

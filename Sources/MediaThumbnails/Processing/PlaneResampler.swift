@@ -1,0 +1,78 @@
+/// Area averaging of one plane of samples (a decoder's R, G or B plane, 8 or 16 bits
+/// per sample) to floats, without copying the plane first.
+///
+/// Vertical pass first: each output row accumulates the weighted source rows it covers
+/// into one float row as wide as the source, read once in memory order; then that row is
+/// reduced horizontally. So a 50-megapixel plane is streamed once, and the only buffers are
+/// one source-wide row and the small output.
+enum PlaneResampler {
+    /// The plane at `base` scaled to `width` × `height`, in its own sample units.
+    ///
+    /// - Parameters:
+    ///   - bytesPerSample: 1, or 2 for native-endian 16-bit samples (10- and 12-bit HEIF).
+    ///   - rowBytes: the plane's stride.
+    static func average(_ base: UnsafeRawPointer, width sw: Int, height sh: Int, rowBytes: Int, bytesPerSample: Int,
+                        toWidth width: Int, toHeight height: Int) -> [Float] {
+        let dw = max(1, width), dh = max(1, height)
+        let horizontal = AreaResampler.Footprints(source: sw, destination: dw)
+        let vertical = AreaResampler.Footprints(source: sh, destination: dh)
+        var out = [Float](repeating: 0, count: dw * dh)
+        var row = [Float](repeating: 0, count: sw)
+        row.withUnsafeMutableBufferPointer { acc in
+            out.withUnsafeMutableBufferPointer { dst in
+                horizontal.starts.withUnsafeBufferPointer { starts in
+                horizontal.counts.withUnsafeBufferPointer { counts in
+                horizontal.offsets.withUnsafeBufferPointer { offsets in
+                horizontal.weights.withUnsafeBufferPointer { weights in
+                    for y in 0..<dh {
+                        let first = vertical.starts[y], n = vertical.counts[y], w0 = vertical.offsets[y]
+                        for k in 0..<n {
+                            let w = vertical.weights[w0 + k]
+                            let line = base + (first + k) * rowBytes
+                            if bytesPerSample == 1 {
+                                accumulate(line.assumingMemoryBound(to: UInt8.self), weight: w, into: acc, first: k == 0)
+                            } else {
+                                accumulate(line.assumingMemoryBound(to: UInt16.self), weight: w, into: acc, first: k == 0)
+                            }
+                        }
+                        let outRow = y * dw
+                        for x in 0..<dw {
+                            let start = starts[x], m = counts[x], o = offsets[x]
+                            var sum: Float = 0
+                            for j in 0..<m { sum += weights[o + j] * acc[start + j] }
+                            dst[outRow + x] = sum
+                        }
+                    }
+                }}}}
+            }
+        }
+        return out
+    }
+
+    /// 8-bit interleaved pixels from same-size planes of 8-bit-unit floats, rounded and clamped.
+    static func interleave(_ planes: [[Float]], width: Int, height: Int) -> PixelBuffer {
+        let channels = planes.count, count = width * height
+        var out = [UInt8](repeating: 0, count: count * channels)
+        out.withUnsafeMutableBufferPointer { dst in
+            for (c, plane) in planes.enumerated() {
+                plane.withUnsafeBufferPointer { src in
+                    for i in 0..<min(count, src.count) {
+                        let v = src[i] + 0.5
+                        dst[i * channels + c] = v <= 0 ? 0 : (v >= 255 ? 255 : UInt8(v))
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: channels, pixels: out)
+    }
+
+    @inline(__always)
+    private static func accumulate<Sample: BinaryInteger>(_ line: UnsafePointer<Sample>, weight: Float,
+                                                          into acc: UnsafeMutableBufferPointer<Float>, first: Bool) {
+        if first {
+            for x in 0..<acc.count { acc[x] = weight * Float(line[x]) }
+        } else {
+            for x in 0..<acc.count { acc[x] += weight * Float(line[x]) }
+        }
+    }
+}
