@@ -234,7 +234,7 @@ struct Indexer {
     }
 
     private func fingerprintInParallel(_ paths: [PathBytes]) -> [String?] {
-        let results = Slots<String?>(count: paths.count, initial: nil)
+        let results = ConcurrentSlots<String?>(count: paths.count, initial: nil)
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             let fingerprint = (try? FileByteSource(pathBytes: paths[index].bytes))
                 .flatMap { try? ContentFingerprint(of: $0) }
@@ -424,24 +424,12 @@ func deleteAssetIfOrphaned(_ assetID: Int64, now: Double, db: DatabaseConnection
 /// Outcomes of a batch being read in the background.
 private final class PendingOutcomes: Sendable {
     let group = DispatchGroup()
-    let slots: Slots<Indexer.Outcome>
-    init(count: Int) { slots = Slots(count: count, initial: .ignored) }
+    let slots: ConcurrentSlots<Indexer.Outcome>
+    init(count: Int) { slots = ConcurrentSlots(count: count, initial: .ignored) }
     func wait() -> [Indexer.Outcome] {
         group.wait()
         return slots.values
     }
-}
-
-/// Result slots filled concurrently, one index per worker.
-private final class Slots<Value>: @unchecked Sendable {
-    // @unchecked: each index is written by exactly one worker, and read only after
-    // concurrentPerform has returned.
-    private var storage: [Value]
-    init(count: Int, initial: Value) { storage = Array(repeating: initial, count: count) }
-    func set(_ index: Int, _ value: Value) {
-        storage.withUnsafeMutableBufferPointer { $0[index] = value }
-    }
-    var values: [Value] { storage }
 }
 
 /// Names that promise an image or video, used only to decide whether an unreadable
