@@ -11,6 +11,8 @@ final class DecodeBudget: @unchecked Sendable {  // all state is guarded by `con
     /// The process-wide budget: 40 megapixels of 8-bit samples, so a 50-MP picture decodes
     /// alone and two 16-MP ones together.
     static let shared = DecodeBudget(limit: 40_000_000)
+    /// Pictures below this many pixels (under 30 MB while decoding) do not take from it.
+    static let exemptBelow = 4_000_000
 
     let limit: Int
     private var inUse = 0
@@ -23,6 +25,7 @@ final class DecodeBudget: @unchecked Sendable {  // all state is guarded by `con
     /// Runs `body` once `cost` (clamped to the whole budget) is available, returning it after.
     func withPixels<T>(_ cost: Int, _ body: () throws -> T) rethrows -> T {
         let amount = min(max(0, cost), limit)
+        guard amount > 0 else { return try body() }
         condition.lock()
         while inUse + amount > limit { condition.wait() }
         inUse += amount
