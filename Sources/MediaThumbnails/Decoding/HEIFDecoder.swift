@@ -107,6 +107,7 @@ enum HEIFDecoder {
         return (image, usedThumbnail)
     }
 
+    /// Fresh decoding options; the caller frees them.
     static func decodingOptions() throws -> UnsafeMutablePointer<heif_decoding_options> {
         guard let options = heif_decoding_options_alloc() else {
             throw ThumbnailError.decodeFailed("libheif could not allocate decoding options")
@@ -163,7 +164,6 @@ enum HEIFDecoder {
         return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
     }
 
-    /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
     /// How libheif would convert the chosen image's YCbCr: its `colr` nclx box's matrix and
     /// range, else BT.601 full range. Nil for matrices we leave to libheif.
     static func conversion(for chosen: Handle) -> YCbCrConversion? {
@@ -175,6 +175,7 @@ enum HEIFDecoder {
                                fullRange: profile.pointee.full_range_flag != 0)
     }
 
+    /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
     static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer {
         let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
         let options = try decodingOptions()

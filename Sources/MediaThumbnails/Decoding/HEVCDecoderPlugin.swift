@@ -31,7 +31,9 @@ enum HEVCDecoderPlugin {
         /// through untouched: grid tiles are pasted and irot/imir/clap applied plane by plane,
         /// which is right for any content once chroma is at full resolution. The caller then
         /// shrinks the three planes and converts only the thumbnail's pixels, and must read
-        /// them as YCbCr: `picturesLabelledRGB` tells it the plugin produced them.
+        /// them as YCbCr: `picturesLabelledRGB` tells it the plugin produced them. (An
+        /// overlay item's background colour would be painted into these planes as RGB;
+        /// no corpus file has one, and a HEIC camera writes grids, not overlays.)
         let ycbcrLabelledRGB: Bool
         /// How many pictures were handed over labelled RGB.
         var picturesLabelledRGB = 0
