@@ -22,6 +22,8 @@ struct Options {
     var only: String?
     /// Only files whose path contains this, when given.
     var match: String?
+    /// Skip vipsthumbnail (for profiling our side alone).
+    var noVips = false
     var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
 
     init(_ arguments: [String]) {
@@ -36,6 +38,7 @@ struct Options {
             case "--verbose": verbose = true
             case "--only": only = value.uppercased(); i += 1
             case "--match": match = value; i += 1
+            case "--no-vips": noVips = true
             default: break
             }
             i += 1
@@ -123,6 +126,14 @@ func runVips(_ files: [String], into directory: String) -> Double? {
     return now() - start
 }
 
+/// User + system CPU seconds of this process (RUSAGE_SELF) or of its waited-for children.
+func cpuSeconds(_ who: __rusage_who) -> Double {
+    var usage = rusage()
+    getrusage(who.rawValue, &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
@@ -132,7 +143,7 @@ let scratch = "/tmp/thumbnail-bench"
 try? FileManager.default.removeItem(atPath: scratch)
 try FileManager.default.createDirectory(atPath: "\(scratch)/ours", withIntermediateDirectories: true)
 try FileManager.default.createDirectory(atPath: "\(scratch)/vips", withIntermediateDirectories: true)
-let hasVips = FileManager.default.isExecutableFile(atPath: "/usr/bin/vipsthumbnail")
+let hasVips = !options.noVips && FileManager.default.isExecutableFile(atPath: "/usr/bin/vipsthumbnail")
 let cold = dropCaches()
 print("thumbnail-bench: size \(options.size), \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, caches \(cold ? "dropped before each run (cold)" : "not droppable here (warm for both)")")
 
@@ -153,15 +164,23 @@ for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaF
     }
     guard !files.isEmpty else { print("\(name): no files"); continue }
     var ours: [Double] = [], vips: [Double] = []
+    // CPU time per file does not depend on how many cores the other builders leave free.
+    var oursCPU: [Double] = [], vipsCPU: [Double] = []
     var failures = 0
     for _ in 0..<options.runs {
         _ = dropCaches()
+        let cpuBefore = cpuSeconds(RUSAGE_SELF)
         let run = runOurs(files, into: "\(scratch)/ours")
+        oursCPU.append(cpuSeconds(RUSAGE_SELF) - cpuBefore)
         ours.append(run.seconds)
         failures = run.failures
         if hasVips {
             _ = dropCaches()
-            if let seconds = runVips(files, into: "\(scratch)/vips") { vips.append(seconds) }
+            let childBefore = cpuSeconds(RUSAGE_CHILDREN)
+            if let seconds = runVips(files, into: "\(scratch)/vips") {
+                vips.append(seconds)
+                vipsCPU.append(cpuSeconds(RUSAGE_CHILDREN) - childBefore)
+            }
         }
     }
     let oursRate = Double(files.count) / median(ours)
@@ -173,6 +192,10 @@ for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaF
         line += "; vipsthumbnail not installed (apt-get install libvips-tools)"
     }
     print(line)
+    if !vipsCPU.isEmpty {
+        let oursPerFile = median(oursCPU) / Double(files.count) * 1000, vipsPerFile = median(vipsCPU) / Double(files.count) * 1000
+        print("\(name) CPU per file: ours \(String(format: "%.2f", oursPerFile)) ms, vipsthumbnail \(String(format: "%.2f", vipsPerFile)) ms; ratio \(String(format: "%.2f", vipsPerFile / oursPerFile))×")
+    }
 }
 
 var usage = rusage()

@@ -87,19 +87,27 @@ enum HEIFDecoder {
         let target = ThumbnailGeometry.scaledSize(width: chosenSize.width, height: chosenSize.height, request: request)
         let skipLoopFilters = skipLoopFiltersWhenShrinking
             && max(chosenSize.width, chosenSize.height) >= 4 * max(target.width, target.height)
+        // Small pictures (thumbnail items, most phone photos' tiles) need no budget, so they
+        // keep the other core busy while a huge one decodes alone.
         let bytesPerSample = heif_image_handle_get_luma_bits_per_pixel(chosen.pointer) > 8 ? 2 : 1
-        let image = try DecodeBudget.shared.withPixels(chosenSize.width * chosenSize.height * bytesPerSample) {
-            try HEVCDecoderPlugin.withLoopFiltersSkipped(skipLoopFilters) {
-                if viaPlanes, heif_image_handle_has_alpha_channel(chosen.pointer) == 0,
-                   let image = try decodePlanarRGB(chosen, request: request) {
+        let pixels = chosenSize.width * chosenSize.height
+        let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
+        let image = try DecodeBudget.shared.withPixels(cost) {
+            if viaPlanes, heif_image_handle_has_alpha_channel(chosen.pointer) == 0, let conversion = conversion(for: chosen) {
+                let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: true)
+                if let image = try HEVCDecoderPlugin.with(policy, {
+                    try decodePlanes(chosen, request: request, policy: policy, conversion: conversion)
+                }) {
                     return image
                 }
-                return try decodeRGB(chosen, request: request)
             }
+            let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: false)
+            return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request) }
         }
         return (image, usedThumbnail)
     }
 
+    /// Fresh decoding options; the caller frees them.
     static func decodingOptions() throws -> UnsafeMutablePointer<heif_decoding_options> {
         guard let options = heif_decoding_options_alloc() else {
             throw ThumbnailError.decodeFailed("libheif could not allocate decoding options")
@@ -107,14 +115,17 @@ enum HEIFDecoder {
         return options
     }
 
-    /// Decodes to libheif's planar RGB and shrinks each plane by area averaging.
+    /// Decodes to libheif's planar RGB, shrinks each plane by area averaging, and when the
+    /// planes are really our plugin's Y, Cb and Cr (`Policy.ycbcrLabelledRGB`), converts
+    /// the thumbnail's pixels to RGB as libheif would have converted the whole picture.
     ///
     /// Why planar RGB, not YCbCr: libheif 1.15 always converts a decoded picture to planar
     /// RGB (a grid is even assembled in it), and converts again to whatever else is asked
     /// for: asking for YCbCr 4:2:0 costs two full-size conversions, interleaved RGB one;
     /// planar RGB none. Nil when libheif hands back a layout this does not read, so the
     /// caller falls back to interleaved RGB.
-    static func decodePlanarRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer? {
+    static func decodePlanes(_ chosen: Handle, request: ThumbnailRequest, policy: HEVCDecoderPlugin.Policy,
+                             conversion: YCbCrConversion) throws -> PixelBuffer? {
         let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1  // libheif skips this when no conversion is due; 16-bit planes are read too
@@ -147,7 +158,21 @@ enum HEIFDecoder {
             }
             averaged.append(values)
         }
+        if policy.picturesLabelledRGB > 0 {
+            return conversion.rgb(y: averaged[0], cb: averaged[1], cr: averaged[2], width: target.width, height: target.height)
+        }
         return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
+    }
+
+    /// How libheif would convert the chosen image's YCbCr: its `colr` nclx box's matrix and
+    /// range, else BT.601 full range. Nil for matrices we leave to libheif.
+    static func conversion(for chosen: Handle) -> YCbCrConversion? {
+        var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(chosen.pointer, &profile).code == heif_error_Ok,
+              let profile else { return .bt601Full }
+        defer { heif_nclx_color_profile_free(profile) }
+        return YCbCrConversion(matrixCoefficients: Int(profile.pointee.matrix_coefficients.rawValue),
+                               fullRange: profile.pointee.full_range_flag != 0)
     }
 
     /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.

@@ -14,20 +14,50 @@ import Glibc
 /// The plugin is registered once, process-wide, above libheif's built-in one (libheif
 /// 1.15 does not pass a chosen decoder down to grid tiles, so a per-call choice would
 /// miss every iPhone photo). Filters stay on unless the calling thread asks otherwise
-/// through `withLoopFiltersSkipped`, so other decodes keep full quality.
+/// through `with(_:_:)`, so other decodes keep full quality.
 enum HEVCDecoderPlugin {
     /// Whether the plugin is registered (libde265 was found).
     static var isAvailable: Bool { registration }
 
-    /// Runs `body` with the in-loop filters skipped (or not) for HEVC pictures decoded on
-    /// this thread. libheif must decode on the calling thread: set the context's maximum
-    /// decoding threads to 0.
-    static func withLoopFiltersSkipped<T>(_ skip: Bool, _ body: () throws -> T) rethrows -> T {
+    /// What the decodes on one thread ask of the plugin.
+    final class Policy {
+        /// Skip deblocking and SAO (and cut deeper samples to 8 bits): the picture is
+        /// about to be shrunk 4× or more.
+        let skipLoopFilters: Bool
+        /// Hand libheif the Y, Cb and Cr planes at full resolution *labelled* R, G and B.
+        ///
+        /// Why: libheif 1.15 converts every decoded picture (every grid tile) to planar RGB,
+        /// a fifth of a HEIC thumbnail's CPU. A picture already labelled planar RGB passes
+        /// through untouched: grid tiles are pasted and irot/imir/clap applied plane by plane,
+        /// which is right for any content once chroma is at full resolution. The caller then
+        /// shrinks the three planes and converts only the thumbnail's pixels, and must read
+        /// them as YCbCr: `picturesLabelledRGB` tells it the plugin produced them. (An
+        /// overlay item's background colour would be painted into these planes as RGB;
+        /// no corpus file has one, and a HEIC camera writes grids, not overlays.)
+        let ycbcrLabelledRGB: Bool
+        /// How many pictures were handed over labelled RGB.
+        var picturesLabelledRGB = 0
+
+        init(skipLoopFilters: Bool, ycbcrLabelledRGB: Bool) {
+            self.skipLoopFilters = skipLoopFilters
+            self.ycbcrLabelledRGB = ycbcrLabelledRGB
+        }
+    }
+
+    /// Runs `body` with `policy` applied to the HEVC pictures decoded on this thread.
+    /// libheif must decode on the calling thread: set the context's maximum decoding
+    /// threads to 0.
+    static func with<T>(_ policy: Policy, _ body: () throws -> T) rethrows -> T {
         guard registration else { return try body() }
-        let previous = pthread_getspecific(skipFiltersKey)
-        pthread_setspecific(skipFiltersKey, skip ? UnsafeRawPointer(bitPattern: 1) : nil)
-        defer { pthread_setspecific(skipFiltersKey, previous) }
+        let previous = pthread_getspecific(policyKey)
+        pthread_setspecific(policyKey, Unmanaged.passUnretained(policy).toOpaque())
+        defer { pthread_setspecific(policyKey, previous) }
         return try body()
+    }
+
+    /// The policy set on this thread, if any (alive for as long as `with` runs).
+    private static var currentPolicy: Policy? {
+        pthread_getspecific(policyKey).map { Unmanaged<Policy>.fromOpaque($0).takeUnretainedValue() }
     }
 
     // MARK: - Registration
@@ -35,7 +65,7 @@ enum HEVCDecoderPlugin {
     /// Higher than libheif's built-in libde265 plugin (100).
     static let priority: Int32 = 120
 
-    private static let skipFiltersKey: pthread_key_t = {
+    private static let policyKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
@@ -43,7 +73,7 @@ enum HEVCDecoderPlugin {
 
     private static let registration: Bool = {
         guard LibDe265.shared != nil else { return false }
-        _ = skipFiltersKey
+        _ = policyKey
         // `struct heif_decoder_plugin` (heif_plugin.h, API version 3) is laid out by hand:
         // CHeif's shim does not include heif_plugin.h. An int, then ten pointers, each
         // pointer-aligned; this is the C layout on every 64-bit Linux ABI.
@@ -86,17 +116,19 @@ enum HEVCDecoderPlugin {
     final class PictureDecoder {
         let library: LibDe265
         private(set) var context: LibDe265.Context?
+        /// The policy of the thread that started this picture (nil: full quality, YCbCr).
+        let policy: Policy?
         /// Whether deeper samples are cut to 8 bits when copied out: set with the filters,
         /// since a picture about to be shrunk 4× needs no more (libheif's later full-size
-        /// RGB conversion then takes half the memory: 200 MB less for a 33-MP 10-bit HIF).
-        let reduceTo8Bits: Bool
+        /// planes then take half the memory: 200 MB less for a 33-MP 10-bit HIF).
+        var reduceTo8Bits: Bool { policy?.skipLoopFilters ?? false }
 
-        init?(library: LibDe265, skipLoopFilters: Bool) {
+        init?(library: LibDe265, policy: Policy?) {
             guard let context = library.newDecoder() else { return nil }
             self.library = library
             self.context = context
-            self.reduceTo8Bits = skipLoopFilters
-            if skipLoopFilters {
+            self.policy = policy
+            if policy?.skipLoopFilters == true {
                 library.setParameterBool(context, LibDe265.parameterDisableDeblocking, 1)
                 library.setParameterBool(context, LibDe265.parameterDisableSAO, 1)
             }
@@ -114,7 +146,7 @@ enum HEVCDecoderPlugin {
 
     private static func newDecoder(_ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> heif_error {
         guard let out, let library = LibDe265.shared,
-              let decoder = PictureDecoder(library: library, skipLoopFilters: pthread_getspecific(skipFiltersKey) != nil)
+              let decoder = PictureDecoder(library: library, policy: currentPolicy)
         else { return failure(heif_error_Memory_allocation_error, "libde265 could not start a decoder") }
         out.pointee = Unmanaged.passRetained(decoder).toOpaque()
         return success
@@ -156,9 +188,13 @@ enum HEVCDecoderPlugin {
             more = 0
             guard library.decode(context, &more) == LibDe265.ok else { break }
             if let picture = library.getNextPicture(context) {
-                let converted = image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
+                let labelledRGB = decoder.policy?.ycbcrLabelledRGB ?? false
+                let converted = labelledRGB
+                    ? imageLabelledRGB(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
+                    : image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
                 library.releaseNextPicture(context)
                 if let converted {
+                    if labelledRGB { decoder.policy?.picturesLabelledRGB += 1 }
                     if let previous = out.pointee { heif_image_release(previous) }
                     out.pointee = converted
                 }
@@ -210,6 +246,78 @@ enum HEVCDecoderPlugin {
                 let rowBytes = Int(w) * bytesPerSample
                 for row in 0..<Int(h) {
                     memcpy(destination + row * Int(destinationStride), source + row * Int(sourceStride), rowBytes)
+                }
+            }
+        }
+        return image
+    }
+
+    /// A copy of a decoded picture as libheif "planar RGB" holding Y, Cb and Cr, chroma
+    /// repeated up to full resolution (see `Policy.ycbcrLabelledRGB`); monochrome gets
+    /// neutral chroma.
+    private static func imageLabelledRGB(from picture: LibDe265.Picture, library: LibDe265, reduceTo8Bits: Bool) -> OpaquePointer? {
+        let chroma = library.chromaFormat(picture)
+        let width = library.imageWidth(picture, 0), height = library.imageHeight(picture, 0)
+        let bits = library.bitsPerPixel(picture, 0)
+        guard width > 0, height > 0, (1...16).contains(bits), (0...3).contains(chroma) else { return nil }
+        let mono = chroma == LibDe265.chromaMono
+        let bytesPerSample = Int(bits + 7) / 8
+        let shift = reduceTo8Bits && bits > 8 ? Int(bits) - 8 : 0
+        let outputBits = shift > 0 ? 8 : bits
+        let outputBytes = Int(outputBits + 7) / 8
+        var image: OpaquePointer?
+        guard heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_444, &image).code == heif_error_Ok,
+              let image else { return nil }
+        let w = Int(width), h = Int(height)
+        for (index, channel) in [heif_channel_R, heif_channel_G, heif_channel_B].enumerated() {
+            var destinationStride: Int32 = 0
+            guard heif_image_add_plane(image, channel, width, height, outputBits).code == heif_error_Ok,
+                  let destination = heif_image_get_plane(image, channel, &destinationStride),
+                  Int(destinationStride) >= w * outputBytes else {
+                heif_image_release(image)
+                return nil
+            }
+            let stride = Int(destinationStride)
+            if mono && index > 0 {
+                let neutral = 1 << (Int(outputBits) - 1)
+                for row in 0..<h {
+                    let to = destination + row * stride
+                    if outputBytes == 1 {
+                        memset(to, Int32(neutral), w)
+                    } else {
+                        let wide = UnsafeMutableRawPointer(to).assumingMemoryBound(to: UInt16.self)
+                        for x in 0..<w { wide[x] = UInt16(neutral) }
+                    }
+                }
+                continue
+            }
+            let c = Int32(index)
+            let sw = Int(library.imageWidth(picture, c)), sh = Int(library.imageHeight(picture, c))
+            var sourceStride: Int32 = 0
+            guard sw > 0, sh > 0, sw <= w, sh <= h, library.bitsPerPixel(picture, c) == bits,
+                  let source = library.imagePlane(picture, c, &sourceStride),
+                  Int(sourceStride) >= sw * bytesPerSample else {
+                heif_image_release(image)
+                return nil
+            }
+            // Source column of each output column; chroma is 1/2 or 1/1 of luma per axis.
+            let columns = (0..<w).map { $0 * sw / w }
+            columns.withUnsafeBufferPointer { column in
+                for row in 0..<h {
+                    let from = source + (row * sh / h) * Int(sourceStride)
+                    let to = destination + row * stride
+                    if bytesPerSample == 1 {
+                        if sw == w { memcpy(to, from, w) } else { for x in 0..<w { to[x] = from[column[x]] } }
+                    } else {
+                        let wideFrom = UnsafeRawPointer(from).assumingMemoryBound(to: UInt16.self)
+                        if shift > 0 {
+                            let rounding = UInt16(1) << (shift - 1), maximum = UInt16(255)
+                            for x in 0..<w { to[x] = UInt8(min(maximum, (wideFrom[column[x]] &+ rounding) >> UInt16(shift))) }
+                        } else {
+                            let wideTo = UnsafeMutableRawPointer(to).assumingMemoryBound(to: UInt16.self)
+                            for x in 0..<w { wideTo[x] = wideFrom[column[x]] }
+                        }
+                    }
                 }
             }
         }

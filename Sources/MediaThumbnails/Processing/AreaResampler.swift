@@ -50,71 +50,69 @@ enum AreaResampler {
 
     /// Scales pixels held elsewhere (a decoder's own plane, with its row stride) without
     /// copying them first: a 50-megapixel HEIC is never held twice at full size.
+    ///
+    /// Vertical pass first: each output row accumulates the weighted source rows it covers
+    /// into one float row (read once, in memory order, in a loop the compiler vectorises),
+    /// then that row is reduced horizontally. The only buffers are that row and the output.
+    /// A rounded, clamped 8-bit value, without branches.
+    @inline(__always)
+    static func byte(_ value: Float) -> UInt8 {
+        UInt8(truncatingIfNeeded: Int32(Swift.min(Swift.max(value + 0.5, 0), 255)))
+    }
+
     static func resize(pixels source: UnsafeBufferPointer<UInt8>, width sw: Int, height sh: Int, channels c: Int,
                        rowBytes: Int, toWidth width: Int, toHeight height: Int) -> PixelBuffer {
         let dw = max(1, width), dh = max(1, height)
         let horizontal = Footprints(source: sw, destination: dw)
         let vertical = Footprints(source: sh, destination: dh)
-
-        // Horizontal pass: sh rows of dw pixels, in floats.
-        var rows = [Float](repeating: 0, count: dw * sh * c)
-        do {
-            let src = source
-            rows.withUnsafeMutableBufferPointer { tmp in
+        let rowLength = sw * c
+        guard let base = source.baseAddress, sh > 0, source.count >= rowBytes * (sh - 1) + rowLength else {
+            return PixelBuffer(width: dw, height: dh, channels: c)
+        }
+        var row = [Float](repeating: 0, count: rowLength)
+        let out = [UInt8](unsafeUninitializedCapacity: dw * dh * c) { dst, initialised in
+            row.withUnsafeMutableBufferPointer { acc in
                 horizontal.starts.withUnsafeBufferPointer { starts in
                 horizontal.counts.withUnsafeBufferPointer { counts in
                 horizontal.offsets.withUnsafeBufferPointer { offsets in
                 horizontal.weights.withUnsafeBufferPointer { weights in
-                    for y in 0..<sh {
-                        let srcRow = y * rowBytes
-                        let tmpRow = y * dw * c
-                        for x in 0..<dw {
-                            let start = srcRow + starts[x] * c
-                            let n = counts[x], w0 = offsets[x]
-                            if c == 3 {
-                                var r: Float = 0, g: Float = 0, b: Float = 0
-                                for k in 0..<n {
-                                    let w = weights[w0 + k], p = start + k * 3
-                                    r += w * Float(src[p]); g += w * Float(src[p + 1]); b += w * Float(src[p + 2])
-                                }
-                                let t = tmpRow + x * 3
-                                tmp[t] = r; tmp[t + 1] = g; tmp[t + 2] = b
+                    for y in 0..<dh {
+                        let first = vertical.starts[y], n = vertical.counts[y], w0 = vertical.offsets[y]
+                        for k in 0..<n {
+                            let w = vertical.weights[w0 + k]
+                            let line = base + (first + k) * rowBytes
+                            if k == 0 {
+                                for i in 0..<rowLength { acc[i] = w * Float(line[i]) }
                             } else {
+                                for i in 0..<rowLength { acc[i] += w * Float(line[i]) }
+                            }
+                        }
+                        let outRow = y &* dw &* c
+                        if c == 3 {
+                            for x in 0..<dw {
+                                let start = starts[x] &* 3, m = counts[x], o = offsets[x]
+                                var r: Float = 0, g: Float = 0, b: Float = 0
+                                for j in 0..<m {
+                                    let w = weights[o &+ j], p = start &+ j &* 3
+                                    r += w * acc[p]; g += w * acc[p &+ 1]; b += w * acc[p &+ 2]
+                                }
+                                let d = outRow &+ x &* 3
+                                dst[d] = byte(r); dst[d &+ 1] = byte(g); dst[d &+ 2] = byte(b)
+                            }
+                        } else {
+                            for x in 0..<dw {
+                                let start = starts[x] &* c, m = counts[x], o = offsets[x]
                                 for ch in 0..<c {
                                     var sum: Float = 0
-                                    for k in 0..<n { sum += weights[w0 + k] * Float(src[start + k * c + ch]) }
-                                    tmp[tmpRow + x * c + ch] = sum
+                                    for j in 0..<m { sum += weights[o &+ j] * acc[start &+ j &* c &+ ch] }
+                                    dst[outRow &+ x &* c &+ ch] = byte(sum)
                                 }
                             }
                         }
                     }
                 }}}}
             }
-        }
-
-        // Vertical pass: each output row accumulates the weighted source rows it covers.
-        var out = [UInt8](repeating: 0, count: dw * dh * c)
-        let rowLength = dw * c
-        var accumulator = [Float](repeating: 0, count: rowLength)
-        rows.withUnsafeBufferPointer { tmp in
-            out.withUnsafeMutableBufferPointer { dst in
-                accumulator.withUnsafeMutableBufferPointer { acc in
-                    for y in 0..<dh {
-                        for i in 0..<rowLength { acc[i] = 0 }
-                        let n = vertical.counts[y], w0 = vertical.offsets[y], first = vertical.starts[y]
-                        for k in 0..<n {
-                            let w = vertical.weights[w0 + k]
-                            let row = (first + k) * rowLength
-                            for i in 0..<rowLength { acc[i] += w * tmp[row + i] }
-                        }
-                        let outRow = y * rowLength
-                        for i in 0..<rowLength {
-                            let v = acc[i] + 0.5
-                            dst[outRow + i] = v <= 0 ? 0 : (v >= 255 ? 255 : UInt8(v))
-                        }
-                    }
-                }
-            }
+            initialised = dw * dh * c
         }
         return PixelBuffer(width: dw, height: dh, channels: c, pixels: out)
     }

@@ -76,3 +76,54 @@ enum PlaneResampler {
         }
     }
 }
+
+/// How YCbCr samples become RGB: the matrix (Kr, Kb) and the range, as libheif 1.15
+/// converts them (from the item's `colr` nclx box; BT.601 full range without one).
+struct YCbCrConversion: Equatable {
+    var kr: Float
+    var kb: Float
+    var fullRange: Bool
+
+    /// BT.601, full range: libheif's choice when a file has no nclx box.
+    static let bt601Full = YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: true)
+
+    init(kr: Float, kb: Float, fullRange: Bool) {
+        self.kr = kr
+        self.kb = kb
+        self.fullRange = fullRange
+    }
+
+    /// The conversion an ISO/IEC 23091-2 (nclx) description asks for, or nil for matrices
+    /// left to libheif (identity/GBR, chromaticity-derived, ICtCp…).
+    init?(matrixCoefficients: Int, fullRange: Bool) {
+        switch matrixCoefficients {
+        case 1: self.init(kr: 0.2126, kb: 0.0722, fullRange: fullRange)       // BT.709
+        case 2, 5, 6: self.init(kr: 0.299, kb: 0.114, fullRange: fullRange)   // unspecified, BT.601
+        case 4: self.init(kr: 0.30, kb: 0.11, fullRange: fullRange)           // FCC
+        case 7: self.init(kr: 0.212, kb: 0.087, fullRange: fullRange)         // SMPTE 240M
+        case 9, 10: self.init(kr: 0.2627, kb: 0.0593, fullRange: fullRange)   // BT.2020
+        default: return nil
+        }
+    }
+
+    /// 8-bit interleaved RGB from same-size Y, Cb, Cr planes in 8-bit units.
+    func rgb(y: [Float], cb: [Float], cr: [Float], width: Int, height: Int) -> PixelBuffer {
+        let count = min(width * height, y.count, cb.count, cr.count)
+        let kg = 1 - kr - kb
+        let crToR = 2 * (1 - kr), cbToB = 2 * (1 - kb)
+        let crToG = -2 * kr * (1 - kr) / kg, cbToG = -2 * kb * (1 - kb) / kg
+        let lumaScale: Float = fullRange ? 1 : 255 / 219, lumaOffset: Float = fullRange ? 0 : 16
+        let chromaScale: Float = fullRange ? 1 : 255 / 224
+        var out = [UInt8](repeating: 0, count: width * height * 3)
+        out.withUnsafeMutableBufferPointer { dst in
+            for i in 0..<count {
+                let l = (y[i] - lumaOffset) * lumaScale
+                let u = (cb[i] - 128) * chromaScale, v = (cr[i] - 128) * chromaScale
+                dst[i * 3] = AreaResampler.byte(l + crToR * v)
+                dst[i * 3 + 1] = AreaResampler.byte(l + crToG * v + cbToG * u)
+                dst[i * 3 + 2] = AreaResampler.byte(l + cbToB * u)
+            }
+        }
+        return PixelBuffer(width: width, height: height, channels: 3, pixels: out)
+    }
+}
