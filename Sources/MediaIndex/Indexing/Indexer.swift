@@ -309,6 +309,7 @@ struct Indexer {
         case .media(let metadata, let metadataJSON, let fingerprint):
             let fingerprintText = fingerprint.description
             let columns = AssetColumns(metadata, fileName: String(decoding: entry.path.lastComponent, as: UTF8.self))
+            let primaryFile = PrimaryFileColumns(path: entry.path, size: entry.stat.size, format: metadata.format.rawValue)
             var decision = planner.decisions[entry.path]
             if decision == nil {
                 // Not planned: a new file, or one that was an error or ignored before.
@@ -328,7 +329,8 @@ struct Indexer {
                 // A paired video or RAW alternate with new content gets its own asset
                 // again; the pairer decides afresh whether it still belongs with its partner.
                 summary.updated += 1
-                let ownID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+                let ownID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now,
+                                                        primaryFile: primaryFile, db: db)
                 let ownRole = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: ownID,
                                role: ownRole, metadataJSON: metadataJSON, now: now, db: db)
@@ -377,7 +379,8 @@ struct Indexer {
 
             case .fresh:
                 summary.added += 1
-                let assetID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+                let assetID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now,
+                                                          primaryFile: primaryFile, db: db)
                 let identifier = try self.identifier(of: assetID, db: db) ?? ""
                 let role = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,

@@ -54,8 +54,24 @@ struct AssetColumns {
     }()
     private static let selectSQL = "SELECT \(columnNames.joined(separator: ", ")) FROM assets WHERE id = ?"
 
-    func insert(identifier: String, fingerprint: String, now: Double, db: DatabaseConnection) throws -> Int64 {
-        try db.execute(Self.insertSQL, values.map(\.1) + [identifier, fingerprint, 1, now, now])
+    private static let insertWithFileSQL: String = {
+        let names = columnNames + ["identifier", "fingerprint", "revision", "added_at", "modified_at",
+                                   "file_name", "file_size", "format", "folder_id"]
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return "INSERT INTO assets (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+    }()
+
+    /// Inserts the asset; with `primaryFile`, also the columns that the `files` triggers
+    /// would otherwise fill by updating the new row at once (migration 0010).
+    func insert(identifier: String, fingerprint: String, now: Double, primaryFile: PrimaryFileColumns? = nil,
+                db: DatabaseConnection) throws -> Int64 {
+        if let primaryFile {
+            let folderID = try primaryFile.folderID(db: db)
+            try db.execute(Self.insertWithFileSQL, values.map(\.1) + [identifier, fingerprint, 1, now, now,
+                           primaryFile.fileName, primaryFile.size, primaryFile.format, folderID])
+        } else {
+            try db.execute(Self.insertSQL, values.map(\.1) + [identifier, fingerprint, 1, now, now])
+        }
         return db.lastInsertedRowID
     }
 
@@ -94,3 +110,32 @@ struct AssetColumns {
     }
 }
 
+/// The `assets` columns that come from the primary file rather than its metadata.
+///
+/// The `files` triggers keep them in step whenever a primary file row changes; the
+/// indexer writes them at insert too, computed the same way, so the trigger finds
+/// nothing to change. Where the two ever disagreed the trigger's value would win.
+struct PrimaryFileColumns {
+    /// The path's bytes after the last '/', as text (the trigger's `name_text`).
+    var fileName: String
+    /// The path's bytes before the last '/' (the trigger's `parent_path`).
+    var folder: [UInt8]
+    var size: Int64
+    var format: String
+
+    init(path: PathBytes, size: Int64, format: String) {
+        let bytes = path.bytes
+        let slash = bytes.lastIndex(of: UInt8(ascii: "/"))
+        folder = slash.map { Array(bytes[..<$0]) } ?? []
+        fileName = String(decoding: slash.map { bytes[($0 + 1)...] } ?? bytes[...], as: UTF8.self)
+        self.size = size
+        self.format = format
+    }
+
+    /// The folder's row id, inserting the folder when it is new.
+    func folderID(db: DatabaseConnection) throws -> Int64 {
+        if let id = try db.row("SELECT id FROM folders WHERE path = ?", [folder])?.int64("id") { return id }
+        try db.execute("INSERT INTO folders (path) VALUES (?)", [folder])
+        return db.lastInsertedRowID
+    }
+}

@@ -313,10 +313,11 @@ struct AssetPairer {
     /// Inserts an asset for content first seen, with the identifier its fingerprint
     /// gives (the next ordinal when an identical copy holds the first).
     static func insertAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
-                            db: DatabaseConnection) throws -> Int64 {
+                            primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws -> Int64 {
         // Content seen before and deleted takes its identifier back from the tombstone.
         if let identifier = try Tombstones.resurrect(fingerprint: fingerprint.description, db: db) {
-            return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now, db: db)
+            return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
+                                      primaryFile: primaryFile, db: db)
         }
         // Copies already indexed hold the first ordinals: start after them, so N copies
         // cost N lookups, not N².
@@ -329,7 +330,8 @@ struct AssetPairer {
             ordinal += 1
             identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
         }
-        return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now, db: db)
+        return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
+                                      primaryFile: primaryFile, db: db)
     }
 
     /// Multi-file assets missing their primary or every secondary.
