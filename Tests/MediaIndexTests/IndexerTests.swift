@@ -108,6 +108,47 @@ struct IndexerTests {
         #expect(try library.assets().count == 2)
     }
 
+    @Test("an asset's file name, size, format and folder match its primary file after add, move and a Latin-1 name")
+    func primaryFileColumnsMatchTheFile() throws {
+        let tree = try MediaTree([(pixelJPEG, "a.jpg"), (canonJPEG, "sub/b.jpg")])
+        let latin1 = PathBytes(tree.root).appending(Array("sub/caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        let source = try Data(contentsOf: URL(fileURLWithPath: Corpus.media!.path + "/" + canonJPEG))
+        source.withUnsafeBytes { bytes in
+            latin1.withCString { path in
+                if let file = fopen(path, "wb") { fwrite(bytes.baseAddress, 1, bytes.count, file); fclose(file) }
+            }
+        }
+        let library = try MediaLibrary(location: tree.library)
+        try library.index(roots: [PathBytes(tree.root)])
+        try FileManager.default.createDirectory(atPath: tree.root + "/moved", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: tree.root + "/a.jpg", toPath: tree.root + "/moved/renamed.jpg")
+        try library.index()
+
+        // The columns the indexer wrote at insert (or the triggers after a move) against
+        // the file rows they describe, computed by SQLite from the stored path.
+        let mismatches = try library.read { db in
+            try db.scalarInt("""
+                SELECT count(*) FROM assets a JOIN files f ON f.asset_id = a.id AND f.role IN ('photo', 'video')
+                LEFT JOIN folders d ON d.id = a.folder_id
+                WHERE a.file_name IS NOT f.name_text OR a.file_size IS NOT f.size OR a.format IS NOT f.format
+                   OR d.path IS NOT f.parent_path
+                """)
+        }
+        #expect(mismatches == 0)
+        let renamedName = try library.read { db in
+            try db.row("SELECT a.file_name FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?",
+                       [Array((tree.root + "/moved/renamed.jpg").utf8)])?.string("file_name")
+        }
+        #expect(renamedName == "renamed.jpg")
+        let counted = try library.read { db in try db.scalarInt("SELECT sum(images + videos) FROM folder_stats") }
+        #expect(counted == 3, "each asset counted once, in its current folder")
+        let folders = try library.read { db in
+            try db.rows("SELECT f.path FROM folder_stats s JOIN folders f ON f.id = s.folder_id WHERE s.images > 0")
+                .compactMap { $0.blob("path").map { String(decoding: $0, as: UTF8.self) } }
+        }
+        #expect(Set(folders) == [tree.root + "/sub", tree.root + "/moved"])
+    }
+
     @Test("a deleted file disappears, and a rebuilt database gives the same identifiers")
     func deleteAndRebuild() throws {
         let tree = try MediaTree([(pixelJPEG, "a.jpg"), (canonJPEG, "b.jpg"), (pixelJPEG, "copy-of-a.jpg")])
