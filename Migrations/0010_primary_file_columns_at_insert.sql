@@ -42,3 +42,7 @@ BEGIN
     WHERE id = NEW.asset_id AND (file_name IS NOT NEW.name_text OR file_size IS NOT NEW.size
         OR format IS NOT NEW.format OR folder_id IS NOT (SELECT id FROM folders WHERE path = NEW.parent_path));
 END;
+
+-- The pairer looks for paired videos and RAW alternates that lost their primary after
+-- every run; without this index that was a scan of every file.
+CREATE INDEX files_secondaries ON files (asset_id) WHERE role IN ('pairedVideo', 'alternatePhoto');

@@ -5,6 +5,13 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
     case real(Double)
     case text(String)
     case blob([UInt8])
+
+    /// The integer, or nil for any other storage class.
+    public var int64: Int64? { if case .integer(let value) = self { return value } else { return nil } }
+    /// The text, or nil for any other storage class.
+    public var text: String? { if case .text(let value) = self { return value } else { return nil } }
+    /// The bytes, or nil for any other storage class.
+    public var blob: [UInt8]? { if case .blob(let value) = self { return value } else { return nil } }
 }
 
 /// A Swift value that can be bound as a statement parameter.

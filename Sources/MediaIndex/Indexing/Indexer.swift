@@ -27,6 +27,8 @@ struct Indexer {
         var assetID: Int64?
         var fingerprint: String?
         var role: String?
+        /// Whether this run's walk found the file (set while comparing).
+        var seen = false
     }
 
     /// What reading one file gave.
@@ -77,24 +79,30 @@ struct Indexer {
         // 2. Compare with what is recorded.
         let rootIDs = Set(roots.map(\.id))
         var known: [PathBytes: KnownFile] = [:]
+        known.reserveCapacity(seen.count)
         try writer.write { db in
             let statement = try db.cachedStatement(
                 "SELECT id, root_id, path, size, mtime_ns, inode, status, asset_id, fingerprint, role FROM files")
+            // By position: this reads every file row of the library on each run.
             try statement.forEachRow { row in
-                guard let rootID = row.int64("root_id"), rootIDs.contains(rootID),
-                      let id = row.int64("id"), let path = row.blob("path") else { return }
+                guard let rootID = row[1].int64, rootIDs.contains(rootID),
+                      let id = row[0].int64, let path = row[2].blob else { return }
                 known[PathBytes(path)] = KnownFile(
                     id: id, rootID: rootID,
-                    stat: FileStat(size: row.int64("size") ?? -1, modificationNanoseconds: row.int64("mtime_ns") ?? -1,
-                                   inode: UInt64(bitPattern: row.int64("inode") ?? -1), device: 0),
-                    status: row.string("status") ?? "", assetID: row.int64("asset_id"),
-                    fingerprint: row.string("fingerprint"), role: row.string("role"))
+                    stat: FileStat(size: row[3].int64 ?? -1, modificationNanoseconds: row[4].int64 ?? -1,
+                                   inode: UInt64(bitPattern: row[5].int64 ?? -1), device: 0),
+                    status: row[6].text ?? "", assetID: row[7].int64,
+                    fingerprint: row[8].text, role: row[9].text)
             }
         }
         var toRead: [Work] = []
-        var unseen = known
         for work in seen {
-            if let row = unseen.removeValue(forKey: work.entry.path), row.rootID == work.rootID,
+            var row: KnownFile?
+            if let index = known.index(forKey: work.entry.path) {
+                known.values[index].seen = true
+                row = known.values[index]
+            }
+            if let row, row.rootID == work.rootID,
                row.stat.size == work.entry.stat.size,
                row.stat.modificationNanoseconds == work.entry.stat.modificationNanoseconds,
                row.stat.inode == work.entry.stat.inode {
@@ -104,6 +112,7 @@ struct Indexer {
             }
         }
         // Files recorded but not seen: gone, unless under a folder we could not list.
+        let unseen = known.filter { !$0.value.seen }
         var vanished: [PathBytes: KnownFile] = [:]
         for (path, row) in unseen {
             if unreadable.contains(where: { path.isInside($0.0) }) && row.status != "error" { continue }

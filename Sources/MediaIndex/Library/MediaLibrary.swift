@@ -213,6 +213,11 @@ public final class MediaLibrary: Sendable {
     // MARK: Reading
 
     /// The registered roots with their counts.
+    /// Whether any root is registered (cheap: `roots()` also counts each root's assets).
+    public func hasRoots() throws -> Bool {
+        try read { db in try db.scalarInt("SELECT 1 FROM roots LIMIT 1") != nil }
+    }
+
     public func roots() throws -> [LibraryRoot] {
         try read { db in
             try db.rows("""

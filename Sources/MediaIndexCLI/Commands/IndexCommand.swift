@@ -64,7 +64,7 @@ struct IndexCommand: ParsableCommand {
         let cache = cacheOptions.cache(in: context)
         options.excludedFolders = [PathBytes(cache.directory)]
         let tokenBefore = try mediaLibrary.currentChangeToken()
-        if try mediaLibrary.roots().isEmpty && roots.isEmpty {
+        if roots.isEmpty, try !mediaLibrary.hasRoots() {
             throw ValidationError("no roots are registered yet; give a folder: mediaindex index ~/Pictures")
         }
         let progressLine = quiet ? nil : ProgressLine(output: context.standardError)
