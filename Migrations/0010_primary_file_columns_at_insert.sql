@@ -46,3 +46,7 @@ END;
 -- The pairer looks for paired videos and RAW alternates that lost their primary after
 -- every run; without this index that was a scan of every file.
 CREATE INDEX files_secondaries ON files (asset_id) WHERE role IN ('pairedVideo', 'alternatePhoto');
+
+-- Every newest-first listing sorts by capture_sort (assets_by_capture, read backwards);
+-- this older index on the raw timestamp only cost a write per asset.
+DROP INDEX assets_by_creation;

@@ -95,7 +95,7 @@ public final class MediaLibrary: Sendable {
         /// Wait for another run to finish instead of failing at once.
         public var waitForLock = false
         /// Files read and committed per transaction.
-        public var batchSize = 256
+        public var batchSize = 1024
         /// Folders never walked besides the library's own (a thumbnail cache).
         public var excludedFolders: [PathBytes] = []
         /// How long a deleted asset's identifier waits for its content to come back
@@ -311,7 +311,8 @@ public final class MediaLibrary: Sendable {
     /// Assets newest first (by capture date, then most recently added), `limit` at most.
     public func assets(limit: Int? = nil) throws -> [Asset] {
         try read { db in
-            var sql = "SELECT \(AssetQueries.assetColumns) FROM assets a ORDER BY a.creation_timestamp IS NULL, a.creation_timestamp DESC, a.id DESC"
+            // capture_sort puts undated assets last in this order (assets_by_capture).
+            var sql = "SELECT \(AssetQueries.assetColumns) FROM assets a ORDER BY a.capture_sort DESC, a.id DESC"
             if let limit { sql += " LIMIT \(max(0, limit))" }
             return try AssetQueries.assets(try db.rows(sql), db: db)
         }
@@ -322,10 +323,10 @@ public final class MediaLibrary: Sendable {
         var after: (timestamp: Double?, id: Int64)?
         while true {
             let page: [Asset] = try read { db in
-                var sql = "SELECT \(AssetQueries.assetColumns), coalesce(a.creation_timestamp, -1e300) AS sort_key FROM assets a"
+                var sql = "SELECT \(AssetQueries.assetColumns), a.capture_sort AS sort_key FROM assets a"
                 var values: [DatabaseValueConvertible] = []
                 if let after {
-                    sql += " WHERE (coalesce(a.creation_timestamp, -1e300), a.id) < (?, ?)"
+                    sql += " WHERE (a.capture_sort, a.id) < (?, ?)"
                     values = [after.timestamp ?? -1e300, after.id]
                 }
                 sql += " ORDER BY sort_key DESC, a.id DESC LIMIT \(pageSize)"

@@ -20,7 +20,7 @@ struct IndexCommand: ParsableCommand {
         .flag("quiet", short: "q", help: "Print nothing but errors (for cron)."),
         .flag("json", help: "Print the run's summary as JSON."),
         .flag("wait", help: "Wait for another index run to finish instead of exiting with code 75."),
-        .option("batch-size", valueName: "n", default: "256", help: "Files committed per transaction."),
+        .option("batch-size", valueName: "n", default: "1024", help: "Files committed per transaction."),
         .flag("thumbnails", help: "Then make thumbnails of the new and changed assets."),
         .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
     ]
@@ -42,7 +42,7 @@ struct IndexCommand: ParsableCommand {
         quiet = parsed.flag("quiet")
         json = parsed.flag("json")
         wait = parsed.flag("wait")
-        batchSize = try parsed.option("batch-size", as: Int.self) ?? 256
+        batchSize = try parsed.option("batch-size", as: Int.self) ?? 1024
         cacheOptions = try CacheOptions(parsed: parsed)
         let sizes = try parsed.options("size").map(ThumbnailArguments.size)
         if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
