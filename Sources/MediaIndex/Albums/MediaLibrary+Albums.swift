@@ -79,9 +79,11 @@ extension MediaLibrary {
         // the few folders that hold some are subtracted from and reread apart.
         var hiddenCounts: [Int64: (images: Int, videos: Int)] = [:]
         if anyHidden {
+            // CROSS JOIN keeps the hidden assets outside: left to itself the planner walks
+            // every asset by folder and looks each up in the user state (0.6 s at 1M).
             for row in try db.rows("""
                 SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos
-                FROM userstate.asset_user_state u JOIN assets a ON a.identifier = u.identifier
+                FROM userstate.asset_user_state u CROSS JOIN assets a ON a.identifier = u.identifier
                 WHERE u.hidden = 1 AND a.is_burst_representative = 1 AND a.folder_id IS NOT NULL
                 GROUP BY a.folder_id
                 """) {
