@@ -182,7 +182,7 @@ struct FolderAlbumKeyTests {
         #expect(byPath["/photos/trip/deep/er"]?.parentID == byPath["/photos/trip"]?.id)
     }
 
-    @Test("a library made before schema version 10 gets each folder's key and date range on migrating")
+    @Test("a library made before folder album keys (schema 11) gets each folder's key and date range on migrating")
     func migrationFillsKeys() throws {
         let folder = TemporaryFolder()
         let location = LibraryLocation(directory: folder.file("lib"))

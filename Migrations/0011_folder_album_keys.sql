@@ -1,4 +1,4 @@
--- Schema version 10: each folder album's key asset (the newest listed asset) and
+-- Schema version 11: each folder album's key asset (the newest listed asset) and
 -- the capture dates of its oldest dated asset, kept by triggers in `folder_stats`, so
 -- the album list reads one row per folder instead of seeking twice into every folder.
 -- Kept over the assets `folder_stats` counts (is_burst_representative = 1). Hidden
