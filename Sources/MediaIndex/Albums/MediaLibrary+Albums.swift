@@ -94,23 +94,23 @@ extension MediaLibrary {
         }
         var albums: [Album] = []
         // By path, as SQLite orders BLOBs: bytes, then length, as `PathBytes` does.
-        for row in try db.rows("""
+        // Rows are read by position and as they come: one per folder, 10,000s of them.
+        try db.cachedStatement("""
             SELECT s.folder_id, f.path, s.images, s.videos, s.key_identifier, s.key_capture, s.first_capture
             FROM folder_stats s JOIN folders f ON f.id = s.folder_id
             WHERE s.images + s.videos > 0
             ORDER BY f.path
-            """) {
-            guard let folder = row.int64("folder_id"), let pathBytes = row.blob("path") else { continue }
-            var images = row.int("images") ?? 0, videos = row.int("videos") ?? 0
-            var key = row.string("key_identifier"), newest = row.double("key_capture")
-            var first = row.double("first_capture")
+            """).forEachRow { row in
+            guard let folder = row[0].int64, let pathBytes = row[1].blob else { return }
+            var images = Int(row[2].int64 ?? 0), videos = Int(row[3].int64 ?? 0)
+            var key = row[4].text, newest = row[5].double, first = row[6].double
             if let hidden = hiddenCounts[folder] {
                 images -= hidden.images
                 videos -= hidden.videos
-                guard images + videos > 0 else { continue }
+                guard images + videos > 0 else { return }
                 (key, newest, first) = try visibleKeyAndRange(folder: folder, db: db)
             }
-            guard images + videos > 0 else { continue }
+            guard images + videos > 0 else { return }
             let path = PathBytes(pathBytes)
             albums.append(Album(
                 id: AlbumScope.folder(path).albumID, kind: .folder,

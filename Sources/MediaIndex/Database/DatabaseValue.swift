@@ -8,6 +8,14 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
 
     /// The integer, or nil for any other storage class.
     public var int64: Int64? { if case .integer(let value) = self { return value } else { return nil } }
+    /// The number (an integer is converted), or nil for any other storage class.
+    public var double: Double? {
+        switch self {
+        case .real(let value): return value
+        case .integer(let value): return Double(value)
+        default: return nil
+        }
+    }
     /// The text, or nil for any other storage class.
     public var text: String? { if case .text(let value) = self { return value } else { return nil } }
     /// The bytes, or nil for any other storage class.
