@@ -58,8 +58,9 @@ public enum ExifDecoder {
         let ifd0 = dirs.ifd0, exif = dirs.exif, gps = dirs.gps
         let makerNote = appleMakerNote(exif[ExifTag.makerNote])
 
-        if m.captureDate == nil {
-            m.captureDate = captureDate(ifd0: ifd0, exif: exif)
+        if m.captureDate == nil, let (date, source) = captureDateAndSource(ifd0: ifd0, exif: exif) {
+            m.captureDate = date
+            m.captureDateSource = source
         }
         if m.make == nil { m.make = ifd0[ExifTag.make]?.string }
         if m.model == nil { m.model = ifd0[ExifTag.model]?.string }
@@ -89,17 +90,23 @@ public enum ExifDecoder {
     /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own
     /// sub-seconds and offset (falling back to OffsetTime).
     static func captureDate(ifd0: [UInt16: ExifValue], exif: [UInt16: ExifValue]) -> CaptureDate? {
+        captureDateAndSource(ifd0: ifd0, exif: exif)?.date
+    }
+
+    /// The capture date with the tag it came from, in the order of `captureDate`.
+    static func captureDateAndSource(ifd0: [UInt16: ExifValue], exif: [UInt16: ExifValue])
+        -> (date: CaptureDate, source: CaptureDateSource)? {
         let generalOffset = exif[ExifTag.offsetTime]?.string
-        let candidates: [(ExifValue?, UInt16, UInt16)] = [
-            (exif[ExifTag.dateTimeOriginal], ExifTag.subSecTimeOriginal, ExifTag.offsetTimeOriginal),
-            (exif[ExifTag.dateTimeDigitized], ExifTag.subSecTimeDigitized, ExifTag.offsetTimeDigitized),
-            (ifd0[ExifTag.dateTime], ExifTag.subSecTime, ExifTag.offsetTime),
+        let candidates: [(ExifValue?, UInt16, UInt16, CaptureDateSource)] = [
+            (exif[ExifTag.dateTimeOriginal], ExifTag.subSecTimeOriginal, ExifTag.offsetTimeOriginal, .exifDateTimeOriginal),
+            (exif[ExifTag.dateTimeDigitized], ExifTag.subSecTimeDigitized, ExifTag.offsetTimeDigitized, .exifDateTimeDigitized),
+            (ifd0[ExifTag.dateTime], ExifTag.subSecTime, ExifTag.offsetTime, .exifDateTime),
         ]
-        for (value, subSecTag, offsetTag) in candidates {
+        for (value, subSecTag, offsetTag, source) in candidates {
             guard let text = value?.string else { continue }
             let offset = exif[offsetTag]?.string ?? generalOffset
             if let date = CaptureDate(exif: text, subseconds: exif[subSecTag]?.string, offset: offset) {
-                return date
+                return (date, source)
             }
         }
         return nil

@@ -105,7 +105,7 @@ public enum RIFFReader {
         var odmlFrames: Int?
         var avihSize: (Int, Int)?
         var streams: [AVIStream] = []
-        var dateText: String?
+        var dateText: (text: String, chunkID: String)?
         var software: String?
         var walker = RIFFChunkWalker(source: source, start: 12, end: riffEnd)
         var stack: [String] = []  // enclosing LIST types, for context
@@ -170,7 +170,7 @@ public enum RIFFReader {
                 guard dateText == nil else { break }
                 let d = try small(chunk)
                 let text = String(decoding: d.prefix(64), as: UTF8.self).trimmingSpacesAndNULs()
-                if !text.isEmpty { dateText = text }
+                if !text.isEmpty { dateText = (text, chunk.id) }
             case "ISFT":
                 guard software == nil else { break }
                 let d = try small(chunk)
@@ -207,7 +207,14 @@ public enum RIFFReader {
             metadata.videoCodec = aviCodecName(code)
         }
         metadata.software = software
-        if let dateText { metadata.captureDate = parseAVIDate(dateText) }
+        if let dateText, let date = parseAVIDate(dateText.text) {
+            metadata.captureDate = date
+            metadata.captureDateSource = switch dateText.chunkID {
+            case "IDIT": .aviIDIT
+            case "ICRD": .aviICRD
+            default: .aviDTIM
+            }
+        }
         reading.metadata = metadata
         return reading
     }

@@ -117,10 +117,16 @@ public enum ISOBMFFReader {
             .flatMap(QuickTimeValues.location(iso6709:)) {
             metadata.location = point
         }
-        metadata.captureDate = keyed["com.apple.quicktime.creationdate"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? atoms["\u{A9}day"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? atoms["date"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? QuickTimeValues.date(quickTimeSeconds: parser.creationTime)
+        let dates: [(CaptureDate?, CaptureDateSource)] = [
+            (keyed["com.apple.quicktime.creationdate"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeCreationDate),
+            (atoms["\u{A9}day"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeUserDataDay),
+            (atoms["date"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeUserDataDate),
+            (QuickTimeValues.date(quickTimeSeconds: parser.creationTime), .movieHeaderCreationTime),
+        ]
+        if let (date, source) = dates.first(where: { $0.0 != nil }), let date {
+            metadata.captureDate = date
+            metadata.captureDateSource = source
+        }
         if reading.xmp == nil { reading.xmp = parser.xmp }
         reading.metadata = metadata
     }
