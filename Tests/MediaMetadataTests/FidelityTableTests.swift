@@ -27,9 +27,9 @@ import Testing
 ///   within 1e-5°.
 /// - make, model: QuickTime `Keys:`, then `UserData:` (movies), then `IFD0:`, then
 ///   `XMP-tiff:`, then the raw formats' own groups.
-/// - orientation: images: `IFD0:Orientation` (else `XMP-tiff:Orientation`); HEIF/AVIF:
-///   `QuickTime:Rotation` (exiftool's reading of `irot`, counter-clockwise degrees) when
-///   present, since `irot` governs display there, else `IFD0:Orientation`. Movies:
+/// - orientation: images: `IFD0:Orientation` (else `XMP-tiff:Orientation`; for HEIF/AVIF
+///   without either, `QuickTime:Rotation`, exiftool's reading of `irot` in counter-clockwise
+///   degrees: it is the last `irot` of any item, not the primary's, so it comes last). Movies:
 ///   ffprobe's display-matrix rotation (none = 0) as an EXIF orientation (−90° = 6,
 ///   180° = 3, 90° = 8). Values outside 1–8 are no orientation; our nil counts as 1.
 /// - content identifier: `Apple:MediaGroupUUID` (stills), `Keys:ContentIdentifier` (movies).
@@ -57,6 +57,13 @@ struct FidelityTableTests {
         ],
         "exiv2-test-data/test/data/issue_1881_coverage.jpg": [
             "make": "a 0xFF byte in Make: we decode invalid UTF-8 as Latin-1 (ÿ), exiftool substitutes '?'",
+        ],
+        "ianare-exif-samples/heic/mobile/HMD_Nokia_8.3_5G.heif": [
+            "orientation": "Nokia writes irot 3 (display 90° clockwise) and EXIF orientation 1: in HEIF irot governs display, so we report 6; exiftool's IFD0 says 1",
+            "displaySize": "follows from the orientation above: the picture is shown turned a quarter",
+        ],
+        "photoview/api/scanner/test_media/real_media/webm.webm": [
+            "frameRate": "the track's DefaultDuration is one timestamp tick (1 ms) and ffprobe reports 1000 fps; that is the time base of a variable-rate stream, so we record no frame rate",
         ],
         "photoprism/pkg/media/video/testdata/isom-avc1.mp4": [
             "gps": "`loci` holds 0,0, the placeholder of a device without a fix: we record no place",
@@ -215,10 +222,11 @@ struct FidelityTableTests {
             if isMovie, let video = probe.flatMap(Self.videoStream) {
                 referenceOrientation = Self.orientation(clockwiseDegrees: Self.clockwiseRotation(video))
             } else if !isMovie, let exif {
-                if isHEIF, let rotation = exif["QuickTime:Rotation"]?.number {
+                referenceOrientation = Self.validOrientation((exif["IFD0:Orientation"] ?? exif["XMP-tiff:Orientation"])?.number)
+                // exiftool's QuickTime:Rotation is the last `irot` of any item (a gain map's
+                // `irot` 0 overwrites the primary's), so it serves only without IFD0.
+                if isHEIF, referenceOrientation == nil, let rotation = exif["QuickTime:Rotation"]?.number {
                     referenceOrientation = Self.orientation(clockwiseDegrees: 360 - rotation)
-                } else {
-                    referenceOrientation = Self.validOrientation((exif["IFD0:Orientation"] ?? exif["XMP-tiff:Orientation"])?.number)
                 }
             }
             if let referenceOrientation {

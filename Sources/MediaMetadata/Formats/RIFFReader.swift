@@ -193,6 +193,14 @@ public enum RIFFReader {
             let fps = Double(video.rate) / Double(video.scale)
             if fps.isFinite, fps > 0, fps < 10_000 { metadata.frameRate = fps }
             if video.length > 0 { metadata.durationSeconds = Double(video.length) * Double(video.scale) / Double(video.rate) }
+            // The movie lasts as long as its longest stream (what ffprobe reports): an
+            // audio track often runs past the last video frame.
+            let streamSeconds = streams.filter { $0.type == "auds" && $0.scale > 0 && $0.rate > 0 && $0.length > 0 }
+                .map { Double($0.length) * Double($0.scale) / Double($0.rate) }
+            if let video = metadata.durationSeconds, let audio = streamSeconds.max(), audio.isFinite,
+               audio > video, audio < video * 1.5 + 1 {
+                metadata.durationSeconds = audio
+            }
         } else if microsecondsPerFrame > 0 {
             metadata.frameRate = 1e6 / Double(microsecondsPerFrame)
         }

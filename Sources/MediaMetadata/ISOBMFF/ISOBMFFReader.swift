@@ -37,7 +37,9 @@ public enum ISOBMFFReader {
             try readImageItems(meta, boxes: &boxes, into: &reading)
         }
         if let moov = top.first("moov") {
-            try readMovie(moov, boxes: &boxes, isStill: format.mediaType == .image, into: &reading)
+            // A HEIF/AVIF image sequence (`msf1`, `avis`) keeps its frames in a movie; only
+            // CR3's movie box holds a still.
+            try readMovie(moov, boxes: &boxes, isStill: format == .cr3, into: &reading)
         } else if format.mediaType == .video {
             reading.metadata.warnings.append("the movie has no 'moov' box, so its duration and tracks are unknown")
         }
@@ -88,9 +90,12 @@ public enum ISOBMFFReader {
         // AVIF and HEIF image sequences carry their frames in a `pict` track.
         let videoTracks = parser.tracks.filter { ($0.handler == "vide" || $0.handler == "pict") && $0.codedWidth != nil }
         if let video = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
-            metadata.pixelWidth = video.codedWidth
-            metadata.pixelHeight = video.codedHeight
-            metadata.orientation = video.orientation
+            // An image sequence's primary item, when it has one, describes the image.
+            if metadata.pixelWidth == nil {
+                metadata.pixelWidth = video.codedWidth
+                metadata.pixelHeight = video.codedHeight
+                metadata.orientation = video.orientation
+            }
             metadata.videoCodec = video.codec.map { VideoCodecName.forSampleEntry($0.description) }
             if let seconds = video.mediaSeconds, video.sampleCount > 1 {
                 metadata.frameRate = Double(video.sampleCount) / seconds
