@@ -46,6 +46,11 @@ struct FidelityTableTests {
         "3GP", "3G2", "MKV", "WEBM", "AVI", "WMV", "FLV", "DV", "MXF", "OGV", "M2V", "JXL", "JXL Codestream",
     ]
 
+    /// Formats whose files are indexed but whose metadata is not read yet (the reader
+    /// records only the format, with a warning). Their rows are counted in the second
+    /// set of columns, "all indexed", and not in the asserted ones.
+    static let formatsNotReadYet: Set<MediaFormat> = [.crw, .x3f, .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv]
+
     /// Disagreements we keep on purpose, by file and field, each with its reason. The
     /// same list, with the same reasons, is in `docs/fidelity.md`.
     static let deliberateDisagreements: [String: [String: String]] = [
@@ -181,6 +186,8 @@ struct FidelityTableTests {
     func fidelityTable() throws {
         guard let media = Corpus.media else { return }
         var tallies: [String: Tally] = [:]
+        var allIndexed: [String: Tally] = [:]
+        var notReadDisagreements: [String] = []
         var inScope = 0
         var outOfScope: [String: Int] = [:]
         var readErrors: [String] = []
@@ -206,9 +213,16 @@ struct FidelityTableTests {
             let isMovie = mime.hasPrefix("video/")
             let isHEIF = ["HEIC", "HEIF", "AVIF"].contains(type)
             let deliberate = Self.deliberateDisagreements[path] ?? [:]
+            let notReadYet = ours.map { Self.formatsNotReadYet.contains($0.format) } ?? false
             func record(_ field: String, _ agrees: Bool, ours: String, reference: String) {
                 if let reason = deliberate[field] {
                     tallies[field, default: Tally()].excluded.append("\(path): \(reason)")
+                    return
+                }
+                allIndexed[field, default: Tally()].compared += 1
+                if agrees { allIndexed[field, default: Tally()].agreed += 1 }
+                if notReadYet {
+                    if !agrees { notReadDisagreements.append("\(field): \(path): ours \(ours), reference \(reference)") }
                     return
                 }
                 tallies[field, default: Tally()].compared += 1
@@ -292,17 +306,21 @@ struct FidelityTableTests {
         }
 
         print("Fidelity over \(inScope) images and videos of the corpus (all formats)")
-        print("field              compared  agreed       %")
+        print("                   formats we read             all indexed formats")
+        print("field              compared  agreed       %    compared  agreed       %")
         for field in Self.fields {
-            let t = tallies[field] ?? Tally()
-            let percent = String(format: "%7.2f", t.percent)
-            print("\(field.padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(t.compared).leftPadded(8))  \(String(t.agreed).leftPadded(6))  \(percent)")
+            let t = tallies[field] ?? Tally(), a = allIndexed[field] ?? Tally()
+            let name = field.padding(toLength: 18, withPad: " ", startingAt: 0)
+            print("\(name) \(String(t.compared).leftPadded(8))  \(String(t.agreed).leftPadded(6))  \(String(format: "%7.2f", t.percent))"
+                  + "    \(String(a.compared).leftPadded(8))  \(String(a.agreed).leftPadded(6))  \(String(format: "%7.2f", a.percent))")
             for line in t.disagreements.prefix(3) { print("    \(line)") }
         }
         print("Every disagreement:")
         for field in Self.fields {
             for line in tallies[field]?.disagreements ?? [] { print("  \(field): \(line)") }
         }
+        print("Disagreements in formats whose metadata is not read yet:")
+        for line in notReadDisagreements { print("  \(line)") }
         print("Deliberate disagreements (excluded):")
         for field in Self.fields {
             for line in tallies[field]?.excluded ?? [] { print("  \(field): \(line)") }
