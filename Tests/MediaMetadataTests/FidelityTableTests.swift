@@ -57,9 +57,6 @@ struct FidelityTableTests {
         "ianare-exif-samples/jpg/tests/30-type_error.jpg": [
             "captureDate": "IFD0's ExifOffset has a string type: exiftool refuses the pointer and falls back to IFD0 ModifyDate; libexif follows it to a plausible DateTimeOriginal",
         ],
-        "exiv2-test-data/test/data/IMGP0006-min.jpg": [
-            "make": "the file ends right after its APP1 segment: exiftool drops the segment, we keep the partial EXIF of a cut-off JPEG",
-        ],
         "exiv2-test-data/test/data/issue_1881_coverage.jpg": [
             "make": "a 0xFF byte in Make: we decode invalid UTF-8 as Latin-1 (ÿ), exiftool substitutes '?'",
         ],
@@ -336,5 +333,57 @@ struct FidelityTableTests {
             #expect(t.compared > 0, "\(field) was never compared")
             #expect(t.percent >= 99, "\(field): \(t.agreed) of \(t.compared) agree")
         }
+    }
+
+    @Test("records which source gave the capture date, in the documented order",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func recordsCaptureDateSource() throws {
+        guard let media = Corpus.media else { return }
+        // Given files where the reference shows which date exists,
+        // when we read them, then the source named is the first in our order.
+        let expectations: [(key: String, absent: [String], source: CaptureDateSource, types: Set<String>)] = [
+            ("ExifIFD:DateTimeOriginal", [], .exifDateTimeOriginal, ["JPEG", "TIFF", "DNG", "NEF", "CR2", "CR3", "HEIC", "WEBP", "PNG"]),
+            ("IFD0:ModifyDate", ["ExifIFD:DateTimeOriginal", "ExifIFD:CreateDate"], .exifDateTime, ["JPEG", "TIFF"]),
+            ("Keys:CreationDate", [], .quickTimeCreationDate, ["MOV", "MP4"]),
+            ("QuickTime:CreateDate", ["Keys:CreationDate", "UserData:DateTimeOriginal", "ItemList:ContentCreateDate"], .movieHeaderCreationTime, ["MOV", "MP4", "3GP"]),
+            ("Matroska:DateTimeOriginal", [], .matroskaDateUTC, ["MKV", "WEBM"]),
+        ]
+        var checked: [CaptureDateSource: Int] = [:]
+        for entry in Corpus.manifest {
+            guard let path = entry["path"]?.string, let type = entry["exiftool_file_type"]?.string,
+                  let reference = Corpus.exiftool[path], reference["ExifTool:Error"] == nil,
+                  // exiftool drops the rest of a directory after a bad entry (its warning
+                  // says so), libexif keeps the good entries: "absent" would not hold.
+                  reference["ExifTool:Warning"] == nil else { continue }
+            for expectation in expectations where expectation.types.contains(type) {
+                guard let text = reference[expectation.key]?.string, CaptureDate(exif: text) != nil,
+                      expectation.absent.allSatisfy({ reference[$0] == nil }) else { continue }
+                let ours = try MetadataReader.read(FileByteSource(path: media.appendingPathComponent(path).path))
+                if Self.deliberateDisagreements[path]?["captureDate"] != nil { break }
+                #expect(ours?.captureDateSource == expectation.source, "\(path): \(String(describing: ours?.captureDateSource))")
+                checked[expectation.source, default: 0] += 1
+                break
+            }
+        }
+        for source in [CaptureDateSource.exifDateTimeOriginal, .exifDateTime, .quickTimeCreationDate,
+                       .movieHeaderCreationTime, .matroskaDateUTC] {
+            #expect((checked[source] ?? 0) > 0, "no corpus file exercised \(source)")
+        }
+    }
+
+    @Test("metadata stored before captureDateSource existed still decodes")
+    func decodesMetadataWithoutSource() throws {
+        // Given JSON written by an earlier version, without the field,
+        let old = #"{"format":"jpeg","captureDate":{"year":2020,"month":1,"day":2,"hour":3,"minute":4,"second":5,"nanosecond":0},"warnings":[]}"#
+        // when it is decoded, then the date is kept and the source is unknown;
+        let decoded = try JSONDecoder().decode(MediaMetadata.self, from: Data(old.utf8))
+        #expect(decoded.captureDate?.year == 2020)
+        #expect(decoded.captureDateSource == nil)
+        // and a source written now survives a round trip under its stable raw value.
+        var metadata = MediaMetadata(format: .mp4)
+        metadata.captureDateSource = .movieHeaderCreationTime
+        let json = String(decoding: try JSONEncoder().encode(metadata), as: UTF8.self)
+        #expect(json.contains(#""captureDateSource":"movieHeaderCreationTime""#))
+        #expect(try JSONDecoder().decode(MediaMetadata.self, from: Data(json.utf8)) == metadata)
     }
 }

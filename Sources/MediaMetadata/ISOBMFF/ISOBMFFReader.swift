@@ -9,7 +9,9 @@
 ///   the size a player shows. `videoCodec` is ffprobe's short name for the sample
 ///   entry's code (`avc1` → `h264`, `hvc1` → `hevc`, `ap4h` → `prores` …), the code itself when unknown. `frameRate` is the average: frames / track duration.
 ///   `captureDate` prefers `com.apple.quicktime.creationdate` (local time with offset),
-///   then `udta` `©day`, then `mvhd` creation time (UTC, offset 0).
+///   then `udta` `©day`, then `udta` `date`, then `mvhd` creation time (UTC, offset 0);
+///   `captureDateSource` says which. HEIF/AVIF image sequences (`msf1`, `avis`) read
+///   their movie the same way, keeping the primary item's size when there is one.
 /// - HEIF: `pixelWidth`/`pixelHeight` are the primary item's `ispe` (what exiftool
 ///   calls `File:ImageWidth`), and `orientation` comes from `irot`/`imir`, which govern
 ///   display in HEIF, so an EXIF orientation that disagrees does not rotate the picture
