@@ -16,12 +16,11 @@ public enum MetadataReader {
         guard let format = try detectFormat(source) else { return nil }
         let reading = try readContainer(source, format: format)
         var metadata = reading.metadata
-        if let exif = reading.exif {
+        if !reading.extraExifBlocks.isEmpty {
+            // CR3 splits its EXIF into several TIFF blocks (IFD0, Exif IFD, GPS).
+            ExifDecoder.apply(exif: reading.exif, extraBlocks: reading.extraExifBlocks, to: &metadata)
+        } else if let exif = reading.exif {
             ExifDecoder.apply(exif: exif, to: &metadata)
-        }
-        // CR3 splits its EXIF into several TIFF blocks (IFD0, Exif IFD, GPS).
-        for block in reading.extraExifBlocks {
-            ExifDecoder.apply(exif: block, to: &metadata)
         }
         var properties: XMPProperties?
         if let xmp = reading.xmp {

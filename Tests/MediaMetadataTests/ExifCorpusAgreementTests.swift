@@ -45,7 +45,8 @@ struct ExifCorpusAgreementTests {
         ]
         for (dateKey, offsetKeys) in chain {
             guard let text = e[dateKey]?.string, let date = CaptureDate(exif: text) else { continue }
-            let offset = offsetKeys.lazy.compactMap { e[$0]?.string }.first
+            // Without an offset tag, an ISO 8601 date may carry its own (`…T21:23:44Z`).
+            let offset = offsetKeys.lazy.compactMap { e[$0]?.string }.first ?? ExifDecoder.trailingOffset(text)
             return (localString(date), offset)
         }
         // Without an EXIF date, XMP's, whose text carries its own offset.

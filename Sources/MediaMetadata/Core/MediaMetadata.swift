@@ -12,6 +12,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var orientation: Int?
     /// When the picture was taken or the movie recorded.
     public var captureDate: CaptureDate?
+    /// Which tag or structure `captureDate` came from (see `docs/fidelity.md` for the
+    /// order of sources in each container); nil when there is no capture date.
+    public var captureDateSource: CaptureDateSource?
     public var make: String?
     public var model: String?
     public var software: String?
@@ -76,6 +79,42 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
         if let o = orientation, (5...8).contains(o) { return (h, w) }
         return (w, h)
     }
+}
+
+/// Where a capture date was read: one case per tag or structure a reader uses.
+///
+/// The raw values are stable: they are stored in the index's metadata JSON.
+public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    /// EXIF `DateTimeOriginal` (0x9003), with `SubSecTimeOriginal` and `OffsetTimeOriginal`.
+    case exifDateTimeOriginal
+    /// EXIF `DateTimeDigitized` (0x9004), with `SubSecTimeDigitized` and `OffsetTimeDigitized`.
+    case exifDateTimeDigitized
+    /// IFD0 `DateTime` (0x0132, exiftool's `ModifyDate`), with `SubSecTime` and `OffsetTime`.
+    case exifDateTime
+    /// XMP `exif:DateTimeOriginal`.
+    case xmpExifDateTimeOriginal
+    /// XMP `photoshop:DateCreated`.
+    case xmpPhotoshopDateCreated
+    /// XMP `xmp:CreateDate`.
+    case xmpCreateDate
+    /// QuickTime metadata key `com.apple.quicktime.creationdate` (local time with offset).
+    case quickTimeCreationDate
+    /// QuickTime user data `©day`.
+    case quickTimeUserDataDay
+    /// QuickTime user data `date`.
+    case quickTimeUserDataDate
+    /// The movie header's (`mvhd`) creation time: UTC.
+    case movieHeaderCreationTime
+    /// Matroska `Info/DateUTC`: UTC.
+    case matroskaDateUTC
+    /// A Matroska tag `DATE_RECORDED`, `CREATION_TIME` or `DATE_DIGITIZED`.
+    case matroskaTag
+    /// AVI `IDIT` chunk (camera's recording date).
+    case aviIDIT
+    /// AVI `INFO/ICRD` chunk (creation date).
+    case aviICRD
+    /// AVI `DTIM` chunk.
+    case aviDTIM
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset

@@ -10,29 +10,59 @@ public enum ExifDecoder {
     /// `block` is a TIFF header (`II*\0` / `MM\0*`) or `Exif\0\0` followed by one.
     /// Problems are added to `metadata.warnings`; this never throws.
     public static func apply(exif block: [UInt8], to metadata: inout MediaMetadata) {
-        var start = 0
-        if block.count >= 6, block[0] == 0x45, block[1] == 0x78, block[2] == 0x69, block[3] == 0x66,
-           block[4] == 0, block[5] == 0 {
-            start = 6
-        }
-        let tiff = block[start...]
-        guard tiff.count >= 8, (tiff.first == 0x49 || tiff.first == 0x4D) else {
-            metadata.warnings.append("the EXIF block has no TIFF header and was ignored")
-            return
-        }
-        let directories: ExifDirectories
-        if tiff.count + 6 <= LibExifDocument.maxBlockBytes, let document = LibExifDocument(tiff: tiff) {
-            directories = document.directories()
-        } else {
+        guard let directories = directories(of: block, warnings: &metadata.warnings) else { return }
+        apply(directories, to: &metadata)
+    }
+
+    /// Fills the still-empty fields of `metadata` from a Canon CR3's TIFF blocks:
+    /// `block` (`CMT1`, IFD0) and `extraBlocks` (`CMT2`, the Exif IFD; `CMT4`, the GPS
+    /// IFD), each a TIFF structure whose first directory is that IFD.
+    ///
+    /// The blocks are merged before mapping, so the Exif IFD's `DateTimeOriginal`
+    /// wins over IFD0's `DateTime` as it does in one EXIF block.
+    public static func apply(exif block: [UInt8]?, extraBlocks: [[UInt8]], to metadata: inout MediaMetadata) {
+        var merged = block.flatMap { directories(of: $0, warnings: &metadata.warnings) } ?? ExifDirectories()
+        for extra in extraBlocks {
+            let tiff = extra.starts(with: exifPrefix) ? Array(extra.dropFirst(6)) : extra
             do {
-                let walker = try TIFFDirectoryWalker(source: MemoryByteSource(Array(tiff)))
-                directories = try walker.exifDirectories().directories
+                let walker = try TIFFDirectoryWalker(source: MemoryByteSource(tiff))
+                guard !walker.isBigTIFF else { continue }
+                let first = try walker.directory(at: walker.firstDirectoryOffset, warnings: &merged.warnings)
+                // The Exif and GPS tag numbers do not overlap, so the tags say which IFD this is.
+                for (tag, value) in try walker.values(of: first.entries, wanted: ExifTag.wantedExif) where merged.exif[tag] == nil {
+                    merged.exif[tag] = value
+                }
+                for (tag, value) in try walker.values(of: first.entries, wanted: ExifTag.wantedGPS) where merged.gps[tag] == nil {
+                    merged.gps[tag] = value
+                }
             } catch {
-                metadata.warnings.append("the EXIF block could not be read: \(error)")
-                return
+                metadata.warnings.append("a further EXIF block could not be read: \(error)")
             }
         }
-        apply(directories, to: &metadata)
+        apply(merged, to: &metadata)
+    }
+
+    private static let exifPrefix: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+
+    /// The directories of one EXIF block (a TIFF header, or `Exif\0\0` and one), or nil
+    /// with a warning when it cannot be read.
+    static func directories(of block: [UInt8], warnings: inout [String]) -> ExifDirectories? {
+        let start = block.starts(with: exifPrefix) ? 6 : 0
+        let tiff = block[start...]
+        guard tiff.count >= 8, (tiff.first == 0x49 || tiff.first == 0x4D) else {
+            warnings.append("the EXIF block has no TIFF header and was ignored")
+            return nil
+        }
+        if tiff.count + 6 <= LibExifDocument.maxBlockBytes, let document = LibExifDocument(tiff: tiff) {
+            return document.directories()
+        }
+        do {
+            let walker = try TIFFDirectoryWalker(source: MemoryByteSource(Array(tiff)))
+            return try walker.exifDirectories().directories
+        } catch {
+            warnings.append("the EXIF block could not be read: \(error)")
+            return nil
+        }
     }
 
     private static let appleSignature: [UInt8] = Array("Apple iOS\0".utf8)
@@ -58,8 +88,9 @@ public enum ExifDecoder {
         let ifd0 = dirs.ifd0, exif = dirs.exif, gps = dirs.gps
         let makerNote = appleMakerNote(exif[ExifTag.makerNote])
 
-        if m.captureDate == nil {
-            m.captureDate = captureDate(ifd0: ifd0, exif: exif)
+        if m.captureDate == nil, let (date, source) = captureDateAndSource(ifd0: ifd0, exif: exif) {
+            m.captureDate = date
+            m.captureDateSource = source
         }
         if m.make == nil { m.make = ifd0[ExifTag.make]?.string }
         if m.model == nil { m.model = ifd0[ExifTag.model]?.string }
@@ -89,20 +120,35 @@ public enum ExifDecoder {
     /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own
     /// sub-seconds and offset (falling back to OffsetTime).
     static func captureDate(ifd0: [UInt16: ExifValue], exif: [UInt16: ExifValue]) -> CaptureDate? {
+        captureDateAndSource(ifd0: ifd0, exif: exif)?.date
+    }
+
+    /// The capture date with the tag it came from, in the order of `captureDate`.
+    static func captureDateAndSource(ifd0: [UInt16: ExifValue], exif: [UInt16: ExifValue])
+        -> (date: CaptureDate, source: CaptureDateSource)? {
         let generalOffset = exif[ExifTag.offsetTime]?.string
-        let candidates: [(ExifValue?, UInt16, UInt16)] = [
-            (exif[ExifTag.dateTimeOriginal], ExifTag.subSecTimeOriginal, ExifTag.offsetTimeOriginal),
-            (exif[ExifTag.dateTimeDigitized], ExifTag.subSecTimeDigitized, ExifTag.offsetTimeDigitized),
-            (ifd0[ExifTag.dateTime], ExifTag.subSecTime, ExifTag.offsetTime),
+        let candidates: [(ExifValue?, UInt16, UInt16, CaptureDateSource)] = [
+            (exif[ExifTag.dateTimeOriginal], ExifTag.subSecTimeOriginal, ExifTag.offsetTimeOriginal, .exifDateTimeOriginal),
+            (exif[ExifTag.dateTimeDigitized], ExifTag.subSecTimeDigitized, ExifTag.offsetTimeDigitized, .exifDateTimeDigitized),
+            (ifd0[ExifTag.dateTime], ExifTag.subSecTime, ExifTag.offsetTime, .exifDateTime),
         ]
-        for (value, subSecTag, offsetTag) in candidates {
+        for (value, subSecTag, offsetTag, source) in candidates {
             guard let text = value?.string else { continue }
-            let offset = exif[offsetTag]?.string ?? generalOffset
+            // Some writers put an ISO 8601 date with its offset (`…T21:23:44Z`) here.
+            let offset = exif[offsetTag]?.string ?? generalOffset ?? trailingOffset(text)
             if let date = CaptureDate(exif: text, subseconds: exif[subSecTag]?.string, offset: offset) {
-                return date
+                return (date, source)
             }
         }
         return nil
+    }
+
+    /// The `Z` or `±HH:MM` after a 19-character date and optional fraction, if any.
+    static func trailingOffset(_ text: String) -> String? {
+        let trimmed = text.trimmingSpacesAndNULs()
+        guard trimmed.count > 19 else { return nil }
+        let rest = trimmed.dropFirst(19).drop { $0 == "." || ($0.isASCII && $0.isNumber) }
+        return rest.isEmpty ? nil : String(rest)
     }
 
     /// Degrees from a GPS coordinate triple (degrees, minutes, seconds).

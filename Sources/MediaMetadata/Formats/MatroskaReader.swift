@@ -195,6 +195,7 @@ private struct MatroskaState {
                 // Nanoseconds since 2001-01-01T00:00:00Z (978307200 s after 1970).
                 let timestamp = 978_307_200 + Double(nanoseconds) / 1e9
                 metadata.captureDate = CaptureDate(timestamp: timestamp, utcOffsetSeconds: 0)
+                metadata.captureDateSource = .matroskaDateUTC
             case ID.writingApp:
                 let app = String(decoding: payload, as: UTF8.self).trimmingSpacesAndNULs()
                 if !app.isEmpty { metadata.software = app }
@@ -279,7 +280,10 @@ private struct MatroskaState {
         } else if let tagDuration, tagDuration > 0 {
             result.durationSeconds = tagDuration
         }
-        if result.captureDate == nil { result.captureDate = tagDate }
+        if result.captureDate == nil, let tagDate {
+            result.captureDate = tagDate
+            result.captureDateSource = .matroskaTag
+        }
         if let videoDefaultDuration {
             let fps = 1e9 / Double(videoDefaultDuration)
             // Some muxers write a DefaultDuration of one timestamp tick (1 ms: "1000 fps")

@@ -105,7 +105,7 @@ public enum RIFFReader {
         var odmlFrames: Int?
         var avihSize: (Int, Int)?
         var streams: [AVIStream] = []
-        var dateText: String?
+        var dateText: (text: String, chunkID: String)?
         var software: String?
         var walker = RIFFChunkWalker(source: source, start: 12, end: riffEnd)
         var stack: [String] = []  // enclosing LIST types, for context
@@ -170,7 +170,7 @@ public enum RIFFReader {
                 guard dateText == nil else { break }
                 let d = try small(chunk)
                 let text = String(decoding: d.prefix(64), as: UTF8.self).trimmingSpacesAndNULs()
-                if !text.isEmpty { dateText = text }
+                if !text.isEmpty { dateText = (text, chunk.id) }
             case "ISFT":
                 guard software == nil else { break }
                 let d = try small(chunk)
@@ -193,6 +193,14 @@ public enum RIFFReader {
             let fps = Double(video.rate) / Double(video.scale)
             if fps.isFinite, fps > 0, fps < 10_000 { metadata.frameRate = fps }
             if video.length > 0 { metadata.durationSeconds = Double(video.length) * Double(video.scale) / Double(video.rate) }
+            // The movie lasts as long as its longest stream (what ffprobe reports): an
+            // audio track often runs past the last video frame.
+            let streamSeconds = streams.filter { $0.type == "auds" && $0.scale > 0 && $0.rate > 0 && $0.length > 0 }
+                .map { Double($0.length) * Double($0.scale) / Double($0.rate) }
+            if let video = metadata.durationSeconds, let audio = streamSeconds.max(), audio.isFinite,
+               audio > video, audio < video * 1.5 + 1 {
+                metadata.durationSeconds = audio
+            }
         } else if microsecondsPerFrame > 0 {
             metadata.frameRate = 1e6 / Double(microsecondsPerFrame)
         }
@@ -207,7 +215,14 @@ public enum RIFFReader {
             metadata.videoCodec = aviCodecName(code)
         }
         metadata.software = software
-        if let dateText { metadata.captureDate = parseAVIDate(dateText) }
+        if let dateText, let date = parseAVIDate(dateText.text) {
+            metadata.captureDate = date
+            metadata.captureDateSource = switch dateText.chunkID {
+            case "IDIT": .aviIDIT
+            case "ICRD": .aviICRD
+            default: .aviDTIM
+            }
+        }
         reading.metadata = metadata
         return reading
     }

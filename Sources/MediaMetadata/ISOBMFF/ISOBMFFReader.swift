@@ -9,7 +9,9 @@
 ///   the size a player shows. `videoCodec` is ffprobe's short name for the sample
 ///   entry's code (`avc1` → `h264`, `hvc1` → `hevc`, `ap4h` → `prores` …), the code itself when unknown. `frameRate` is the average: frames / track duration.
 ///   `captureDate` prefers `com.apple.quicktime.creationdate` (local time with offset),
-///   then `udta` `©day`, then `mvhd` creation time (UTC, offset 0).
+///   then `udta` `©day`, then `udta` `date`, then `mvhd` creation time (UTC, offset 0);
+///   `captureDateSource` says which. HEIF/AVIF image sequences (`msf1`, `avis`) read
+///   their movie the same way, keeping the primary item's size when there is one.
 /// - HEIF: `pixelWidth`/`pixelHeight` are the primary item's `ispe` (what exiftool
 ///   calls `File:ImageWidth`), and `orientation` comes from `irot`/`imir`, which govern
 ///   display in HEIF, so an EXIF orientation that disagrees does not rotate the picture
@@ -37,7 +39,9 @@ public enum ISOBMFFReader {
             try readImageItems(meta, boxes: &boxes, into: &reading)
         }
         if let moov = top.first("moov") {
-            try readMovie(moov, boxes: &boxes, isStill: format.mediaType == .image, into: &reading)
+            // A HEIF/AVIF image sequence (`msf1`, `avis`) keeps its frames in a movie; only
+            // CR3's movie box holds a still.
+            try readMovie(moov, boxes: &boxes, isStill: format == .cr3, into: &reading)
         } else if format.mediaType == .video {
             reading.metadata.warnings.append("the movie has no 'moov' box, so its duration and tracks are unknown")
         }
@@ -88,9 +92,12 @@ public enum ISOBMFFReader {
         // AVIF and HEIF image sequences carry their frames in a `pict` track.
         let videoTracks = parser.tracks.filter { ($0.handler == "vide" || $0.handler == "pict") && $0.codedWidth != nil }
         if let video = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
-            metadata.pixelWidth = video.codedWidth
-            metadata.pixelHeight = video.codedHeight
-            metadata.orientation = video.orientation
+            // An image sequence's primary item, when it has one, describes the image.
+            if metadata.pixelWidth == nil {
+                metadata.pixelWidth = video.codedWidth
+                metadata.pixelHeight = video.codedHeight
+                metadata.orientation = video.orientation
+            }
             metadata.videoCodec = video.codec.map { VideoCodecName.forSampleEntry($0.description) }
             if let seconds = video.mediaSeconds, video.sampleCount > 1 {
                 metadata.frameRate = Double(video.sampleCount) / seconds
@@ -117,10 +124,16 @@ public enum ISOBMFFReader {
             .flatMap(QuickTimeValues.location(iso6709:)) {
             metadata.location = point
         }
-        metadata.captureDate = keyed["com.apple.quicktime.creationdate"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? atoms["\u{A9}day"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? atoms["date"]?.text.flatMap(QuickTimeValues.date(iso8601:))
-            ?? QuickTimeValues.date(quickTimeSeconds: parser.creationTime)
+        let dates: [(CaptureDate?, CaptureDateSource)] = [
+            (keyed["com.apple.quicktime.creationdate"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeCreationDate),
+            (atoms["\u{A9}day"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeUserDataDay),
+            (atoms["date"]?.text.flatMap(QuickTimeValues.date(iso8601:)), .quickTimeUserDataDate),
+            (QuickTimeValues.date(quickTimeSeconds: parser.creationTime), .movieHeaderCreationTime),
+        ]
+        if let (date, source) = dates.first(where: { $0.0 != nil }), let date {
+            metadata.captureDate = date
+            metadata.captureDateSource = source
+        }
         if reading.xmp == nil { reading.xmp = parser.xmp }
         reading.metadata = metadata
     }

@@ -97,7 +97,16 @@ public struct XMPProperties: Sendable, Equatable {
     }
 
     /// The capture date the packet offers, best source first.
-    public var captureDate: CaptureDate? { dateTimeOriginal ?? dateCreated ?? createDate }
+    public var captureDate: CaptureDate? { captureDateAndSource?.date }
+
+    /// The capture date with the property it came from: `exif:DateTimeOriginal`, else
+    /// `photoshop:DateCreated`, else `xmp:CreateDate`.
+    public var captureDateAndSource: (date: CaptureDate, source: CaptureDateSource)? {
+        if let dateTimeOriginal { return (dateTimeOriginal, .xmpExifDateTimeOriginal) }
+        if let dateCreated { return (dateCreated, .xmpPhotoshopDateCreated) }
+        if let createDate { return (createDate, .xmpCreateDate) }
+        return nil
+    }
 }
 
 /// Reads XMP packets (in files and `.xmp` sidecars) into `XMPProperties`.
@@ -172,7 +181,10 @@ public enum XMPReader {
 extension XMPProperties {
     /// Fills the fields of `metadata` that are still empty; appends the warnings.
     public func apply(to metadata: inout MediaMetadata) {
-        if metadata.captureDate == nil { metadata.captureDate = captureDate }
+        if metadata.captureDate == nil, let (date, source) = captureDateAndSource {
+            metadata.captureDate = date
+            metadata.captureDateSource = source
+        }
         if metadata.make == nil { metadata.make = make }
         if metadata.model == nil { metadata.model = model }
         if metadata.orientation == nil { metadata.orientation = orientation }
