@@ -17,7 +17,7 @@ enum UserStateStore {
     static func attachAndSetUp(_ db: DatabaseConnection, path: String) throws {
         if !FileManager.default.fileExists(atPath: path) {
             // Owner-only, like the library: SQLite gives its -wal and -shm the same mode.
-            FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         try db.execute("ATTACH DATABASE ? AS \(schema)", [path])
         try db.execute("PRAGMA \(schema).journal_mode = WAL")
