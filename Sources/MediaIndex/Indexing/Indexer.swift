@@ -195,7 +195,7 @@ struct Indexer {
                 }
             }
             try SidecarAttacher(db: db, now: now).run(
-                touchedSince: try runStartedAt(runID, db: db), vanishedPaths: Array(vanished.keys),
+                runID: runID, vanishedPaths: Array(vanished.keys),
                 formerHolders: SidecarAttacher.formerHolders(toRead: toRead, known: known, vanished: vanished))
             summary.paired = pairer.pairedCount
             summary.unpaired = pairer.unpairedCount

@@ -136,11 +136,15 @@ struct SidecarAttacher {
     /// asset whose sidecars or primary file changed, recording `updated` changes.
     ///
     /// - Parameters:
-    ///   - since: rows whose `indexed_at` is at least this were written by the run.
+    ///   - runID: the index run (`index_runs.id`): rows it wrote are newer than its start.
     ///   - vanishedPaths: files removed by the run.
     ///   - formerHolders: see `formerHolders(toRead:known:vanished:)`.
     /// - Throws: `DatabaseError`.
-    func run(touchedSince since: Double, vanishedPaths: [PathBytes], formerHolders: Set<Int64>) throws {
+    func run(runID: Int64, vanishedPaths: [PathBytes], formerHolders: Set<Int64>) throws {
+        let since = try runStartedAt(runID, db: db)
+        // Assets inserted by this run (no margin here: a previous run's are older).
+        let insertedSince = try db.row("SELECT started_at FROM index_runs WHERE id = ?", [runID])?
+            .double("started_at") ?? now
         let sidecarCount = try db.scalarInt("SELECT count(*) FROM files WHERE role = 'sidecar'") ?? 0
         guard sidecarCount > 0 || !formerHolders.isEmpty else { return }
         var toMerge = formerHolders
@@ -195,7 +199,7 @@ struct SidecarAttacher {
             if let target, target != old || (row.double("indexed_at") ?? 0) >= since { toMerge.insert(target) }
         }
 
-        for assetID in toMerge.sorted() { try merge(assetID: assetID, since: since) }
+        for assetID in toMerge.sorted() { try merge(assetID: assetID, insertedSince: insertedSince) }
     }
 
     /// A media file as a candidate for a sidecar.
@@ -253,7 +257,7 @@ struct SidecarAttacher {
 
     /// Recomputes the sidecar-editable columns of an asset: its sidecars' values where
     /// they have one, else its primary file's.
-    private func merge(assetID: Int64, since: Double) throws {
+    private func merge(assetID: Int64, insertedSince: Double) throws {
         guard let asset = try db.cachedStatement("""
             SELECT identifier, added_at, creation_date, creation_timestamp, latitude, longitude, altitude, rating
             FROM assets WHERE id = ?
@@ -292,7 +296,7 @@ struct SidecarAttacher {
         try db.cachedStatement("UPDATE assets SET \(assignments), modified_at = ? WHERE id = ?")
             .execute(values.map(\.1) + [now, assetID])
         // An asset inserted by this run is reported as inserted, with these values.
-        if (asset.double("added_at") ?? 0) < since, let identifier = asset.string("identifier") {
+        if (asset.double("added_at") ?? 0) < insertedSince, let identifier = asset.string("identifier") {
             try ChangeLog.record(.updated, identifier: identifier, fields: fields, now: now, db: db)
         }
     }
