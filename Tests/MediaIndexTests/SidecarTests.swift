@@ -383,3 +383,45 @@ struct SidecarTests {
         #expect(message.contains("the disk went away"))
     }
 }
+
+@Suite("XMP sidecars in the corpus", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct SidecarCorpusTests {
+    @Test("every corpus sidecar beside a media file of its name is attached to that file's asset; none is an asset or error")
+    func corpusSidecars() throws {
+        let folder = TemporaryFolder()
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
+        let media = try #require(Corpus.media).path
+        try library.index(roots: [PathBytes(media)])
+        var assetByPath: [String: Asset] = [:]
+        try library.forEachAsset { asset in for r in asset.resources { assetByPath[r.path.displayString] = asset } }
+        let errors = Set(try library.errors().map(\.path.displayString))
+
+        let sidecars = Corpus.manifest.compactMap { $0["path"]?.string }.filter { $0.lowercased().hasSuffix(".xmp") }
+        #expect(sidecars.count >= 10)
+        var attached = 0
+        for relative in sidecars {
+            let path = media + "/" + relative
+            #expect(!errors.contains(path), "\(relative) is an error")
+            let described = String(relative.dropLast(4)).lowercased()
+            let folderPrefix = (relative as NSString).deletingLastPathComponent + "/"
+            // Media files of the corpus in its folder that it names (NAME.EXT.xmp or NAME.xmp).
+            let partners = Corpus.manifest.compactMap { $0["path"]?.string }.filter { other in
+                guard other.hasPrefix(folderPrefix), !other.lowercased().hasSuffix(".xmp"),
+                      assetByPath[media + "/" + other] != nil else { return false }
+                let name = other.lowercased()
+                return name == described || (name as NSString).deletingPathExtension == described
+            }
+            if let partner = partners.first {
+                attached += 1
+                let asset = try #require(assetByPath[media + "/" + partner])
+                #expect(asset.resources.contains { $0.role == "sidecar" && $0.path.displayString == path },
+                        "\(relative) is not attached to \(partner)")
+                #expect(asset.resources.filter { $0.role != "sidecar" }.map(\.path.displayString).contains(media + "/" + partner))
+            } else {
+                #expect(assetByPath[path] == nil, "\(relative) is attached though no media file has its name")
+            }
+        }
+        #expect(attached >= 3)
+        print("corpus sidecars: \(attached) of \(sidecars.count) attached")
+    }
+}
