@@ -246,6 +246,22 @@ struct SidecarTests {
         #expect(changes.first?.kind == .updated && changes.first?.identifier == plain.id)
         #expect(Set(changes.first?.fields ?? []) == ["creationDate", "location", "rating"])
 
+        // The media file touched, then edited in place: its sidecar's values stay, nothing else is reported.
+        token = try library.currentChangeToken()
+        let jpegPath = tree.path("c/IMG_2.jpg")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 5)], ofItemAtPath: jpegPath)
+        #expect(try library.index().opened == 1)
+        #expect(try library.changes(since: token).changes.isEmpty)
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: jpegPath)))
+        bytes += [0, 0, 0, 0]  // after the JPEG's end: same picture, new content
+        try Data(bytes).write(to: URL(fileURLWithPath: jpegPath))
+        try library.index()
+        let edited = try #require(try library.assets().first)
+        #expect(edited.id == plain.id && edited.revision == plain.revision + 1)
+        #expect(edited.rating == 4 && edited.creationDate == "2001-02-03T04:05:06" && edited.location == rated.location)
+        changes = try library.changes(since: token).changes
+        #expect(changes.map(\.kind) == [.updated] && changes.first?.fields == ["revision"])
+
         // Edited: only the rating changes.
         token = try library.currentChangeToken()
         try tree.write(sidecarXMP(dateTimeOriginal: "2001-02-03T04:05:06", latitude: "-33.5", longitude: "151.25",

@@ -359,6 +359,9 @@ struct Indexer {
             case .keep(let assetID, let role, let edited):
                 let isPrimary = !ResourceRole.isSecondary(role)
                 if isPrimary {
+                    // Its sidecars' values still win: touching the file changes nothing.
+                    let columns = try columns.applyingSidecars(ofAsset: assetID, primary: metadata,
+                                                               primaryPath: entry.path, db: db)
                     var fields = try columns.changedFields(assetID: assetID, db: db)
                     try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: edited,
                                        now: now, db: db)

@@ -267,21 +267,8 @@ struct SidecarAttacher {
         guard let primary = members.first(where: { ResourceRole.isPrimary($0.string("role")) }),
               let primaryJSON = primary.string("metadata"),
               var metadata = try? JSONDecoder().decode(MediaMetadata.self, from: Data(primaryJSON.utf8)) else { return }
-
-        // The sidecar naming the primary exactly first, then one naming another member, then by path.
-        let primaryName = SidecarFile.lowercasedName(PathBytes(primary.blob("path") ?? []))
-        let memberNames = Set(members.filter { $0.string("role") != ResourceRole.sidecar }
-            .map { SidecarFile.lowercasedName(PathBytes($0.blob("path") ?? [])) })
-        let sidecars = members.filter { $0.string("role") == ResourceRole.sidecar }.map { row in
-            let described = SidecarFile.describedName(PathBytes(row.blob("path") ?? []))
-            return (rank: described == primaryName ? 0 : memberNames.contains(described) ? 1 : 2,
-                    values: SidecarValues.decode(row.string("metadata")))
-        }.sorted { $0.rank < $1.rank }.compactMap(\.values)
-
-        var rating: Int?
-        if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
-        if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
-        rating = sidecars.lazy.compactMap(\.rating).first
+        let sidecars = Self.orderedSidecars(members, primaryPath: PathBytes(primary.blob("path") ?? []))
+        let rating = Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(Self.mergedColumns)
         let values: [(String, DatabaseValueConvertible)] = AssetColumns(metadata).values.filter { wanted.contains($0.0) }
@@ -303,6 +290,47 @@ struct SidecarAttacher {
 
     /// The `assets` columns a sidecar may set (besides `rating`).
     static let mergedColumns = ["creation_date", "creation_timestamp", "latitude", "longitude", "altitude"]
+
+    /// The sidecar values among an asset's file rows (`path`, `role`, `metadata`), in
+    /// precedence order: the one naming the primary exactly, then one naming another
+    /// member, then by path.
+    static func orderedSidecars(_ members: [Row], primaryPath: PathBytes) -> [SidecarValues] {
+        let primaryName = SidecarFile.lowercasedName(primaryPath)
+        let memberNames = Set(members.filter { $0.string("role") != ResourceRole.sidecar }
+            .map { SidecarFile.lowercasedName(PathBytes($0.blob("path") ?? [])) })
+        return members.filter { $0.string("role") == ResourceRole.sidecar }.map { row in
+            let described = SidecarFile.describedName(PathBytes(row.blob("path") ?? []))
+            return (rank: described == primaryName ? 0 : memberNames.contains(described) ? 1 : 2,
+                    path: row.blob("path") ?? [], values: SidecarValues.decode(row.string("metadata")))
+        }.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.path.lexicographicallyPrecedes($1.path) }
+            .compactMap(\.values)
+    }
+
+    /// Puts the sidecars' values over the file's where they have one; returns the rating.
+    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) -> Int? {
+        if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
+        if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
+        return sidecars.lazy.compactMap(\.rating).first
+    }
+}
+
+extension AssetColumns {
+    /// These columns with the values of the asset's attached sidecars put over the
+    /// primary file's (`primary`), as `SidecarAttacher` merges them; unchanged when the
+    /// asset has none.
+    func applyingSidecars(ofAsset assetID: Int64, primary: MediaMetadata, primaryPath: PathBytes,
+                          db: DatabaseConnection) throws -> AssetColumns {
+        let members = try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path")
+            .rows([assetID])
+        guard members.contains(where: { $0.string("role") == ResourceRole.sidecar }) else { return self }
+        var metadata = primary
+        _ = SidecarAttacher.apply(SidecarAttacher.orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
+        let merged = Dictionary(AssetColumns(metadata).values.filter { SidecarAttacher.mergedColumns.contains($0.0) },
+                                uniquingKeysWith: { first, _ in first })
+        var result = self
+        result.values = values.map { name, value in (name, merged[name] ?? value) }
+        return result
+    }
 }
 
 /// A folder and a stem key: where sidecars naming a file are found.
