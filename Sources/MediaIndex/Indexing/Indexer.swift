@@ -38,6 +38,8 @@ struct Indexer {
         case media(MediaMetadata, String, ContentFingerprint)
         case failed(String)
         case ignored
+        /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
+        case sidecar(String)
     }
 
     struct Work {
@@ -192,6 +194,9 @@ struct Indexer {
                     try ChangeLog.record(kind, identifier: change.identifier, now: now, db: db)
                 }
             }
+            try SidecarAttacher(db: db, now: now).run(
+                runID: runID, vanishedPaths: Array(vanished.keys),
+                formerHolders: SidecarAttacher.formerHolders(toRead: toRead, known: known, vanished: vanished))
             summary.paired = pairer.pairedCount
             summary.unpaired = pairer.unpairedCount
             for root in roots {
@@ -271,6 +276,7 @@ struct Indexer {
         } catch {
             return .failed(Self.sentence(error))
         }
+        if SidecarFile.isSidecar(entry.path) { return SidecarFile.read(source) }
         if source.size == 0 {
             return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
         }
@@ -297,6 +303,9 @@ struct Indexer {
                         summary: inout IndexSummary, now: Double, db: DatabaseConnection) throws {
         let entry = work.entry
         switch outcome {
+        case .sidecar(let metadataJSON):
+            try recordSidecar(work: work, metadataJSON: metadataJSON, known: known, summary: &summary, now: now, db: db)
+
         case .failed, .ignored:
             let status: String
             let message: String?
@@ -350,6 +359,9 @@ struct Indexer {
             case .keep(let assetID, let role, let edited):
                 let isPrimary = !ResourceRole.isSecondary(role)
                 if isPrimary {
+                    // Its sidecars' values still win: touching the file changes nothing.
+                    let columns = try columns.applyingSidecars(ofAsset: assetID, primary: metadata,
+                                                               primaryPath: entry.path, db: db)
                     var fields = try columns.changedFields(assetID: assetID, db: db)
                     try columns.update(assetID: assetID, fingerprint: fingerprintText, bumpRevision: edited,
                                        now: now, db: db)
@@ -425,7 +437,9 @@ struct Indexer {
 /// Deletes an asset that no file refers to any more, keeping its identifier in a
 /// tombstone and recording the deletion in the change feed.
 func deleteAssetIfOrphaned(_ assetID: Int64, now: Double, db: DatabaseConnection) throws {
-    guard try db.scalarInt("SELECT 1 FROM files WHERE asset_id = ? LIMIT 1", [assetID]) == nil,
+    // A sidecar does not keep an asset: deleting it detaches the sidecar (ON DELETE SET NULL).
+    guard try db.scalarInt("SELECT 1 FROM files WHERE asset_id = ? AND role IS NOT 'sidecar' LIMIT 1",
+                           [assetID]) == nil,
           let row = try db.row("SELECT identifier, fingerprint FROM assets WHERE id = ?", [assetID]),
           let identifier = row.string("identifier") else { return }
     try db.execute("DELETE FROM assets WHERE id = ?", [assetID])

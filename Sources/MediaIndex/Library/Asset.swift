@@ -46,6 +46,8 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var pairingRule: String? = nil
     /// The MP4 inside a motion photo's still; nil for every other asset.
     public var embeddedVideo: EmbeddedVideo? = nil
+    /// Star rating, -1 (rejected) to 5, from an XMP sidecar (`xmp:Rating`); nil without one.
+    public var rating: Int? = nil
     /// The user marked it a favorite (user state, kept by identifier).
     public var favorite: Bool = false
     /// The user hid it; hidden assets are left out of queries unless asked for.

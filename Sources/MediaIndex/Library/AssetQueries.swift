@@ -7,7 +7,7 @@ enum AssetQueries {
         a.orientation, a.duration, a.frame_rate, a.video_codec, a.has_audio, a.latitude, a.longitude, a.altitude,
         a.make, a.model, a.software, a.lens_make, a.lens_model, a.focal_length, a.f_number, a.exposure_time,
         a.iso, a.flash, a.content_identifier, a.burst_identifier, a.revision, a.added_at, a.modified_at,
-        a.pairing_rule, a.embedded_video_offset, a.embedded_video_length, a.embedded_video_duration
+        a.pairing_rule, a.embedded_video_offset, a.embedded_video_length, a.embedded_video_duration, a.rating
         """
 
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
@@ -37,7 +37,8 @@ enum AssetQueries {
             embeddedVideo: row.int64("embedded_video_offset").map {
                 EmbeddedVideo(offset: $0, length: row.int64("embedded_video_length") ?? 0,
                               durationSeconds: row.double("embedded_video_duration"))
-            })
+            },
+            rating: row.int("rating"))
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.
@@ -59,7 +60,8 @@ enum AssetQueries {
                 result[assetID, default: []].append(AssetResource(
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
-                    contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType))
+                    contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
+                        ?? (row.string("role") == ResourceRole.sidecar ? "application/rdf+xml" : nil)))
             }
         }
         return result

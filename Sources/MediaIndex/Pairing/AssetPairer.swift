@@ -24,6 +24,11 @@ public struct PairingChange: Sendable, Equatable {
 /// The roles a file plays in its asset (`files.role`).
 enum ResourceRole {
     static let photo = "photo", video = "video", pairedVideo = "pairedVideo", alternatePhoto = "alternatePhoto"
+    /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
+    static let sidecar = "sidecar"
+
+    /// Whether the role is the asset's primary still or movie.
+    static func isPrimary(_ role: String?) -> Bool { role == photo || role == video }
 
     /// Whether the role is a secondary resource that pairing attached to another file's asset.
     static func isSecondary(_ role: String?) -> Bool { role == pairedVideo || role == alternatePhoto }
@@ -194,7 +199,10 @@ struct AssetPairer {
     }
 
     private func files(ofAsset assetID: Int64) throws -> [FileInfo] {
-        try db.cachedStatement("SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? ORDER BY f.path")
+        // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher does).
+        try db.cachedStatement("""
+            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND f.role IS NOT 'sidecar' ORDER BY f.path
+            """)
             .rows([assetID]).map(Self.fileInfo)
     }
 

@@ -47,6 +47,7 @@ enum JSONShapes {
             ("favorite", .bool(a.favorite)),
             ("hidden", .bool(a.hidden)),
             ("albums", .array(a.albums.map(JSON.string))),
+            ("rating", JSON(a.rating)),
         ])
     }
 
