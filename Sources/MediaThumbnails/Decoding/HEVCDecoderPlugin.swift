@@ -74,40 +74,26 @@ enum HEVCDecoderPlugin {
     private static let registration: Bool = {
         guard LibDe265.shared != nil else { return false }
         _ = policyKey
-        // `struct heif_decoder_plugin` (heif_plugin.h, API version 3) is laid out by hand:
-        // CHeif's shim does not include heif_plugin.h. An int, then ten pointers, each
-        // pointer-aligned; this is the C layout on every 64-bit Linux ABI.
-        typealias NameFunction = @convention(c) () -> UnsafePointer<CChar>?
-        typealias SupportFunction = @convention(c) (heif_compression_format) -> Int32
-        typealias NewFunction = @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> heif_error
-        typealias FreeFunction = @convention(c) (UnsafeMutableRawPointer?) -> Void
-        typealias PushFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> heif_error
-        typealias DecodeFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<OpaquePointer?>?) -> heif_error
-        typealias StrictFunction = @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void
-        let name: NameFunction = { cString("MediaThumbnails libde265 (loop filters optional)") }
-        let supports: SupportFunction = { $0 == heif_compression_HEVC ? HEVCDecoderPlugin.priority : 0 }
-        let new: NewFunction = { out in HEVCDecoderPlugin.newDecoder(out) }
-        let free: FreeFunction = { raw in
+        // `struct heif_decoder_plugin` of heif_plugin.h, API version 3. The functions
+        // capture nothing: they call the static entry points below.
+        var plugin = heif_decoder_plugin()
+        plugin.plugin_api_version = 3
+        plugin.get_plugin_name = { cString("MediaThumbnails libde265 (loop filters optional)") }
+        // init_plugin and deinit_plugin stay NULL: LibDe265 initialised the library.
+        plugin.does_support_format = { $0 == heif_compression_HEVC ? HEVCDecoderPlugin.priority : 0 }
+        plugin.new_decoder = { out in HEVCDecoderPlugin.newDecoder(out) }
+        plugin.free_decoder = { raw in
             guard let raw else { return }
             Unmanaged<PictureDecoder>.fromOpaque(raw).release()
         }
-        let push: PushFunction = { raw, data, size in HEVCDecoderPlugin.push(raw, data, size) }
-        let decode: DecodeFunction = { raw, out in HEVCDecoderPlugin.decodeImage(raw, out) }
-        let strict: StrictFunction = { _, _ in }
-        let pointer = MemoryLayout<UnsafeRawPointer>.size
-        let plugin = UnsafeMutableRawPointer.allocate(byteCount: 11 * pointer, alignment: pointer)  // lives as long as libheif
-        plugin.initializeMemory(as: UInt8.self, repeating: 0, count: 11 * pointer)
-        plugin.storeBytes(of: Int32(3), toByteOffset: 0, as: Int32.self)
-        plugin.storeBytes(of: name, toByteOffset: 1 * pointer, as: NameFunction.self)
-        // init_plugin (2) and deinit_plugin (3) stay NULL: LibDe265 initialised the library.
-        plugin.storeBytes(of: supports, toByteOffset: 4 * pointer, as: SupportFunction.self)
-        plugin.storeBytes(of: new, toByteOffset: 5 * pointer, as: NewFunction.self)
-        plugin.storeBytes(of: free, toByteOffset: 6 * pointer, as: FreeFunction.self)
-        plugin.storeBytes(of: push, toByteOffset: 7 * pointer, as: PushFunction.self)
-        plugin.storeBytes(of: decode, toByteOffset: 8 * pointer, as: DecodeFunction.self)
-        plugin.storeBytes(of: strict, toByteOffset: 9 * pointer, as: StrictFunction.self)
-        plugin.storeBytes(of: cString("mediaindex-libde265"), toByteOffset: 10 * pointer, as: UnsafePointer<CChar>.self)
-        return heif_register_decoder_plugin(OpaquePointer(plugin)).code == heif_error_Ok
+        plugin.push_data = { raw, data, size in HEVCDecoderPlugin.push(raw, data, size) }
+        plugin.decode_image = { raw, out in HEVCDecoderPlugin.decodeImage(raw, out) }
+        plugin.set_strict_decoding = { _, _ in }
+        plugin.id_name = cString("mediaindex-libde265")
+        // libheif keeps the pointer: the plugin lives as long as the process.
+        let registered = UnsafeMutablePointer<heif_decoder_plugin>.allocate(capacity: 1)
+        registered.initialize(to: plugin)
+        return heif_register_decoder_plugin(registered).code == heif_error_Ok
     }()
 
     // MARK: - The decoder
