@@ -57,31 +57,6 @@ public enum PlaceFilter: Sendable, Hashable {
     case radius(latitude: Double, longitude: Double, radiusMeters: Double)
 }
 
-/// What a sort orders by.
-public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
-    case captureDate, modificationDate, addedDate, fileName, duration, fileSize
-    /// A user album's own order; only with a user album scope.
-    case albumOrder
-
-    /// The direction a key sorts in unless told: names and album order A→Z / first→last,
-    /// everything else newest, longest or largest first.
-    public var defaultAscending: Bool { self == .fileName || self == .albumOrder }
-}
-
-/// An order: a key and a direction. Ties are always broken by the asset's row id, so
-/// the order is total and keyset paging never skips or repeats.
-public struct AssetSort: Sendable, Hashable {
-    public var key: AssetSortKey
-    public var ascending: Bool
-
-    public init(_ key: AssetSortKey, ascending: Bool? = nil) {
-        self.key = key
-        self.ascending = ascending ?? key.defaultAscending
-    }
-
-    /// Capture date, newest first: the default.
-    public static let newestFirst = AssetSort(.captureDate)
-}
 
 /// One page of a fetch.
 public struct AssetPage: Sendable {
@@ -97,31 +72,3 @@ public struct AssetCounts: Sendable, Equatable {
     public var total: Int { images + videos }
 }
 
-/// Why a query cannot run as asked. Each case is one sentence a user can act on.
-public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The cursor is not one this library handed out.
-    case invalidCursor(String)
-    /// The cursor was made for another order.
-    case cursorSortMismatch(cursor: String, requested: String)
-    /// `albumOrder` without a user album.
-    case albumOrderNeedsUserAlbum
-    /// No album with that identifier or name.
-    case unknownAlbum(String)
-    /// An option value outside its range.
-    case invalidOption(String)
-
-    public var description: String {
-        switch self {
-        case .invalidCursor(let reason):
-            return "the cursor is not valid (\(reason)); pass a nextCursor exactly as a previous page printed it"
-        case .cursorSortMismatch(let cursor, let requested):
-            return "the cursor was made for the order \(cursor), not \(requested); page with the same --sort"
-        case .albumOrderNeedsUserAlbum:
-            return "the album order exists only inside a user album; pass --album with a user album"
-        case .unknownAlbum(let key):
-            return "no album matches \(key); 'mediaindex albums' lists them"
-        case .invalidOption(let reason):
-            return reason
-        }
-    }
-}
