@@ -68,7 +68,11 @@ public enum MetadataReader {
             return try FLVReader.read(source)
         case .dv:
             return try DVReader.read(source)
-        case .jpegXL, .mpegTS, .mpegPS, .mxf, .ogv:
+        case .mpegPS:
+            return try MPEGReader.readProgramStream(source)
+        case .mpegTS:
+            return try MPEGReader.readTransportStream(source)
+        case .jpegXL, .mxf, .ogv:
             var metadata = MediaMetadata(format: format)
             metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
             return ContainerReading(metadata: metadata)
