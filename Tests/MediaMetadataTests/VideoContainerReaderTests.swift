@@ -226,6 +226,18 @@ struct VideoContainerReaderTests {
         #expect(throws: MetadataError.self) { try MPEGReader.readTransportStream(MemoryByteSource([0x47, 1, 2, 3])) }
     }
 
+    @Test("an onMetaData codec id of 1e300 without a video tag is ignored, not a trap (fuzz finding)")
+    func flvHugeCodecID() throws {
+        let script: [UInt8] = [0x02, 0x00, 0x0A] + Array("onMetaData".utf8) + [0x03, 0x00, 0x0C] + Array("videocodecid".utf8)
+            + [0x00, 0x7E, 0x37, 0xE4, 0x3C, 0x88, 0x00, 0x75, 0x9C, 0x00, 0x00, 0x09]
+        let size = script.count
+        let flv: [UInt8] = Array("FLV".utf8) + [1, 1, 0, 0, 0, 9, 0, 0, 0, 0]
+            + [18, UInt8(size >> 16), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF), 0, 0, 0, 0, 0, 0, 0] + script
+        let m = try FLVReader.read(MemoryByteSource(flv)).metadata
+        #expect(m.videoCodec == nil)
+        #expect(m.warnings.isEmpty)
+    }
+
     // MARK: Fixture builders
 
     /// An SPS NAL (after 00 00 01 67's header byte): High profile 1920x1088 cropped to 1080.

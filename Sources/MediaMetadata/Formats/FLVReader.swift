@@ -55,7 +55,7 @@ public enum FLVReader {
             position = dataOffset + UInt64(size) + 4
         }
 
-        let codecID = videoHeader.flatMap { $0.first }.map { Int($0 & 0x0F) } ?? properties["videocodecid"]?.number.map { Int($0) }
+        let codecID = videoHeader.flatMap { $0.first }.map { Int($0 & 0x0F) } ?? properties["videocodecid"]?.number.flatMap { (0..<256).contains($0) ? Int($0) : nil }
         if let videoHeader, let frameSize = frameSize(videoHeader) {
             metadata.pixelWidth = frameSize.width
             metadata.pixelHeight = frameSize.height
