@@ -62,7 +62,17 @@ public enum MetadataReader {
             return try MatroskaReader.read(source)
         case .avi:
             return try RIFFReader.readAVI(source)
-        case .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv:
+        case .wmv:
+            return try ASFReader.read(source)
+        case .flv:
+            return try FLVReader.read(source)
+        case .dv:
+            return try DVReader.read(source)
+        case .mpegPS:
+            return try MPEGReader.readProgramStream(source)
+        case .mpegTS:
+            return try MPEGReader.readTransportStream(source)
+        case .jpegXL, .mxf, .ogv:
             var metadata = MediaMetadata(format: format)
             metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
             return ContainerReading(metadata: metadata)

@@ -13,5 +13,9 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "gif": fuzzGIF,
     "bmp": fuzzBMP,
     "xmp": fuzzXMP,
+    "asf": fuzzASF,
+    "flv": fuzzFLV,
+    "dv": fuzzDV,
+    "mpeg": fuzzMPEG,
     "metadata-reader": fuzzMetadataReader,
 ]

@@ -11,7 +11,7 @@ import Testing
 /// Which reference value each field is compared with:
 /// - capture date: the first reference date in our documented order of sources
 ///   (movies: `Keys:CreationDate`, `UserData:DateTimeOriginal` (©day), `QuickTime:CreateDate`
-///   (`mvhd`, UTC), `Matroska:DateTimeOriginal`, `RIFF:DateTimeOriginal`; then, for every
+///   (`mvhd`, UTC), `Matroska:DateTimeOriginal`, `RIFF:DateTimeOriginal`, `ASF:CreationDate`, `DV:DateTimeOriginal`; then, for every
 ///   file, EXIF `DateTimeOriginal`, `CreateDate` (digitized), IFD0 `ModifyDate`; then XMP
 ///   `exif:DateTimeOriginal`, `photoshop:DateCreated`, `xmp:CreateDate`). Agreement is
 ///   the local wall-clock time to the second, plus the UTC offset where the reference
@@ -49,7 +49,7 @@ struct FidelityTableTests {
     /// Formats whose files are indexed but whose metadata is not read yet (the reader
     /// records only the format, with a warning). Their rows are counted in the second
     /// set of columns, "all indexed", and not in the asserted ones.
-    static let formatsNotReadYet: Set<MediaFormat> = [.crw, .x3f, .jpegXL, .mpegTS, .mpegPS, .wmv, .flv, .dv, .mxf, .ogv]
+    static let formatsNotReadYet: Set<MediaFormat> = [.crw, .x3f, .jpegXL, .mxf, .ogv]
 
     /// Disagreements we keep on purpose, by file and field, each with its reason. The
     /// same list, with the same reasons, is in `docs/fidelity.md`.
@@ -104,7 +104,7 @@ struct FidelityTableTests {
     static func referenceDate(_ e: [String: JSONValue], isMovie: Bool) -> ReferenceDate? {
         if isMovie {
             for key in ["Keys:CreationDate", "UserData:DateTimeOriginal", "QuickTime:CreateDate",
-                        "Matroska:DateTimeOriginal", "RIFF:DateTimeOriginal"] {
+                        "Matroska:DateTimeOriginal", "RIFF:DateTimeOriginal", "ASF:CreationDate", "DV:DateTimeOriginal"] {
                 if let text = e[key]?.string, let date = parseReferenceDate(text, key: key) { return date }
             }
         }

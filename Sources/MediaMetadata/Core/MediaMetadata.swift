@@ -115,6 +115,10 @@ public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, C
     case aviICRD
     /// AVI `DTIM` chunk.
     case aviDTIM
+    /// ASF File Properties Object's creation date: UTC.
+    case asfFileProperties
+    /// DV recording date and time packs (VAUX, else subcode): local time.
+    case dvRecordingDate
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset

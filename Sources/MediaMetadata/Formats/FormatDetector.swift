@@ -49,7 +49,7 @@ enum FormatDetector {
         }
         if at(0, "FLV") && h[3] == 1 { return .flv }
         if starts([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02]) { return .mxf }
-        if starts([0, 0, 1, 0xBA]) { return .mpegPS }
+        if starts([0, 0, 1, 0xBA]) || starts([0, 0, 1, 0xB3]) { return .mpegPS }  // or a video elementary stream
         if at(0, "OggS") { return try detectOgg(source) }
         if h[0] == 0x47, try isTransportStream(source) { return .mpegTS }
         if h[0] == 0x1F && h[1] == 0x07 && h[2] == 0x00 { return .dv }  // DIF header block
