@@ -12,6 +12,9 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "png": fuzzPNG,
     "gif": fuzzGIF,
     "bmp": fuzzBMP,
+    "ciff": fuzzCIFF,
+    "x3f": fuzzX3F,
+    "jxl": fuzzJXL,
     "xmp": fuzzXMP,
     "metadata-reader": fuzzMetadataReader,
 ]
