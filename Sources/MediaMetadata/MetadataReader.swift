@@ -52,10 +52,10 @@ public enum MetadataReader {
             return try TIFFReader.read(source, format: format)
         case .raf:
             return try TIFFReader.readRAF(source)
-        case .crw, .x3f:
-            var metadata = MediaMetadata(format: format)
-            metadata.warnings.append("metadata of \(format.rawValue.uppercased()) raws is not read yet")
-            return ContainerReading(metadata: metadata)
+        case .crw:
+            return try CIFFReader.read(source)
+        case .x3f:
+            return try X3FReader.read(source)
         case .heic, .heif, .avif, .cr3, .quickTime, .mp4, .m4v, .threeGP:
             return try ISOBMFFReader.read(source, format: format)
         case .matroska, .webm:
@@ -72,7 +72,9 @@ public enum MetadataReader {
             return try MPEGReader.readProgramStream(source)
         case .mpegTS:
             return try MPEGReader.readTransportStream(source)
-        case .jpegXL, .mxf, .ogv:
+        case .jpegXL:
+            return try JXLReader.read(source)
+        case .mxf, .ogv:
             var metadata = MediaMetadata(format: format)
             metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
             return ContainerReading(metadata: metadata)

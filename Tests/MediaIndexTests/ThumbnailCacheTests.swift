@@ -186,7 +186,7 @@ struct LibraryThumbnailTests {
             #expect(size.width == record.width && size.height == record.height)
             let longer = max(size.width, size.height)
             // Raws and TIFFs are thumbnailed from their embedded JPEG preview.
-            let fromPreview = asset.resources.contains { ["tif", "tiff", "raw", "dng", "cr2", "cr3", "nef", "arw", "orf", "rw2", "raf", "crw", "pef", "srw"]
+            let fromPreview = asset.resources.contains { ["tif", "tiff", "raw", "dng", "cr2", "cr3", "nef", "arw", "orf", "rw2", "raf", "crw", "x3f", "pef", "srw"]
                 .contains(($0.path.lowercasedExtension ?? "")) }
             if let w = asset.pixelWidth, let h = asset.pixelHeight, w > 0, h > 0, !fromPreview {
                 // The longer side is the request, or the picture's own when smaller.

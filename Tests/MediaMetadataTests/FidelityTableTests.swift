@@ -13,7 +13,8 @@ import Testing
 ///   (movies: `Keys:CreationDate`, `UserData:DateTimeOriginal` (©day), `QuickTime:CreateDate`
 ///   (`mvhd`, UTC), `Matroska:DateTimeOriginal`, `RIFF:DateTimeOriginal`, `ASF:CreationDate`, `DV:DateTimeOriginal`; then, for every
 ///   file, EXIF `DateTimeOriginal`, `CreateDate` (digitized), IFD0 `ModifyDate`; then XMP
-///   `exif:DateTimeOriginal`, `photoshop:DateCreated`, `xmp:CreateDate`). Agreement is
+///   `exif:DateTimeOriginal`, `photoshop:DateCreated`, `xmp:CreateDate`; then the raw
+///   formats' own `CanonRaw:`, `CIFF:`, `SigmaRaw:DateTimeOriginal`). Agreement is
 ///   the local wall-clock time to the second, plus the UTC offset where the reference
 ///   gives one (the EXIF `OffsetTime*` tag of that date, or the offset in the text).
 /// - displayed pixel size: images: `Composite:ImageSize` (else `File:ImageWidth/Height`),
@@ -49,7 +50,7 @@ struct FidelityTableTests {
     /// Formats whose files are indexed but whose metadata is not read yet (the reader
     /// records only the format, with a warning). Their rows are counted in the second
     /// set of columns, "all indexed", and not in the asserted ones.
-    static let formatsNotReadYet: Set<MediaFormat> = [.crw, .x3f, .jpegXL, .mxf, .ogv]
+    static let formatsNotReadYet: Set<MediaFormat> = [.mxf, .ogv]
 
     /// Disagreements we keep on purpose, by file and field, each with its reason. The
     /// same list, with the same reasons, is in `docs/fidelity.md`.
@@ -66,6 +67,9 @@ struct FidelityTableTests {
         ],
         "photoview/api/scanner/test_media/real_media/webm.webm": [
             "frameRate": "the track's DefaultDuration is one timestamp tick (1 ms) and ffprobe reports 1000 fps; that is the time base of a variable-rate stream, so we record no frame rate",
+        ],
+        "exiftool-t-images/t/images/SigmaDP2.x3f": [
+            "displaySize": "exiftool's test file swaps the embedded JPEG for an 8×8 placeholder and takes its frame as the image size; the X3F header, the image section and ExifImageWidth/Height all say 2640×1760, which we report",
         ],
         "photoprism/pkg/media/video/testdata/isom-avc1.mp4": [
             "gps": "`loci` holds 0,0, the placeholder of a device without a fix: we record no place",
@@ -118,7 +122,9 @@ struct FidelityTableTests {
             let offset = offsetKeys.lazy.compactMap { e[$0]?.string }.first
             if let date = parseReferenceDate(text, key: key, offsetText: offset) { return date }
         }
-        for key in ["XMP-exif:DateTimeOriginal", "XMP-photoshop:DateCreated", "XMP-xmp:CreateDate"] {
+        // The raw formats' own dates come last: exiftool reads them without a zone.
+        for key in ["XMP-exif:DateTimeOriginal", "XMP-photoshop:DateCreated", "XMP-xmp:CreateDate",
+                    "CanonRaw:DateTimeOriginal", "CIFF:DateTimeOriginal", "SigmaRaw:DateTimeOriginal"] {
             if let text = e[key]?.string, let date = parseReferenceDate(text, key: key) { return date }
         }
         return nil

@@ -119,6 +119,11 @@ public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, C
     case asfFileProperties
     /// DV recording date and time packs (VAUX, else subcode): local time.
     case dvRecordingDate
+    /// Canon CIFF `TimeStamp` record (0x180E) of a CRW, or of the CIFF block in an old
+    /// PowerShot's JPEG: the camera's clock, zone unknown.
+    case ciffTimeStamp
+    /// Sigma X3F property `TIME`: the camera's clock, zone unknown.
+    case x3fPropertyTime
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset

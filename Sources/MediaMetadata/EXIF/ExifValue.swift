@@ -3,7 +3,8 @@
 /// so one mapper turns them into `MediaMetadata` fields.
 struct ExifValue: Sendable {
     /// TIFF type code: 1 BYTE, 2 ASCII, 3 SHORT, 4 LONG, 5 RATIONAL, 6 SBYTE, 7 UNDEFINED,
-    /// 8 SSHORT, 9 SLONG, 10 SRATIONAL, 11 FLOAT, 12 DOUBLE.
+    /// 8 SSHORT, 9 SLONG, 10 SRATIONAL, 11 FLOAT, 12 DOUBLE, 13 IFD; BigTIFF's 16 LONG8,
+    /// 17 SLONG8, 18 IFD8.
     var type: UInt16
     var count: Int
     var bytes: [UInt8]
@@ -15,7 +16,7 @@ struct ExifValue: Sendable {
         case 1, 2, 6, 7: return 1
         case 3, 8: return 2
         case 4, 9, 11, 13: return 4
-        case 5, 10, 12: return 8
+        case 5, 10, 12, 16, 17, 18: return 8
         default: return nil
         }
     }
@@ -56,6 +57,9 @@ struct ExifValue: Sendable {
         case 8: return unsigned(at: index * 2, width: 2).map { Int(Int16(truncatingIfNeeded: $0)) }
         case 4: return unsigned(at: index * 4, width: 4).map { Int($0) }
         case 9: return unsigned(at: index * 4, width: 4).map { Int(Int32(truncatingIfNeeded: $0)) }
+        case 13: return unsigned(at: index * 4, width: 4).map { Int($0) }
+        case 16, 18: return unsigned(at: index * 8, width: 8).flatMap { $0 <= UInt64(Int.max) ? Int($0) : nil }
+        case 17: return unsigned(at: index * 8, width: 8).map { Int(Int64(bitPattern: $0)) }
         default: return nil
         }
     }

@@ -4,13 +4,16 @@
 /// 0xFFFE), which is right for a JPEG APP1 segment but loses directories that sit
 /// further into a TIFF file or raw. This walker reads only the directories and values
 /// asked for, straight from the source, so a TIFF file is never loaded whole.
+///
+/// BigTIFF (magic 43) is read too: 8-byte offsets, 20-byte entries whose count and
+/// value/offset field are 8 bytes, and 8-byte directory entry counts.
 struct TIFFDirectoryWalker {
-    /// One 12-byte directory entry, its value not yet read.
+    /// One directory entry (12 bytes, 20 in BigTIFF), its value not yet read.
     struct Entry {
         var tag: UInt16
         var type: UInt16
-        var count: UInt32
-        /// The 4-byte value/offset field, in file byte order.
+        var count: UInt64
+        /// The value/offset field (4 bytes, 8 in BigTIFF), in file byte order.
         var field: [UInt8]
     }
 
@@ -23,9 +26,14 @@ struct TIFFDirectoryWalker {
     /// Where the TIFF header starts in the source; IFD offsets are relative to it.
     let base: UInt64
     let littleEndian: Bool
-    let firstDirectoryOffset: UInt32
-    /// Whether this is BigTIFF (`II+`), which this walker does not decode.
+    let firstDirectoryOffset: UInt64
+    /// Whether this is BigTIFF (magic 43): 8-byte offsets and counts.
     let isBigTIFF: Bool
+
+    /// Bytes of one directory entry.
+    private var entrySize: Int { isBigTIFF ? 20 : 12 }
+    /// Bytes of an offset, and of the value field that holds small values inline.
+    private var offsetSize: Int { isBigTIFF ? 8 : 4 }
 
     /// Reads the 8-byte TIFF header at `base`.
     ///
@@ -42,14 +50,24 @@ struct TIFFDirectoryWalker {
         self.base = base
         let magic = littleEndian ? UInt16(header[2]) | UInt16(header[3]) << 8 : UInt16(header[2]) << 8 | UInt16(header[3])
         isBigTIFF = magic == 43
-        // Raw variants put other magic numbers here (ORF 0x4F52/0x5352, RW2 0x55); the
-        // directory layout is the same.
-        firstDirectoryOffset = TIFFDirectoryWalker.u32(header, 4, littleEndian)
+        if isBigTIFF {
+            // Bytes 4–5 give the offset size (always 8), 6–7 are zero, 8–15 the first IFD.
+            let rest = try source.read(at: base + 8, count: 8)
+            guard rest.count == 8 else { throw MetadataError.truncated("the BigTIFF header is cut short") }
+            guard TIFFDirectoryWalker.u16(header, 4, littleEndian) == 8 else {
+                throw MetadataError.malformed("the BigTIFF header states an offset size other than 8")
+            }
+            firstDirectoryOffset = TIFFDirectoryWalker.u64(rest, 0, littleEndian)
+        } else {
+            // Raw variants put other magic numbers here (ORF 0x4F52/0x5352, RW2 0x55); the
+            // directory layout is the same.
+            firstDirectoryOffset = UInt64(TIFFDirectoryWalker.u32(header, 4, littleEndian))
+        }
     }
 
     /// A walker over a directory without a TIFF header (Apple's maker note), whose
     /// offsets count from `base`.
-    init(source: ByteSource, base: UInt64, littleEndian: Bool, firstDirectoryOffset: UInt32) {
+    init(source: ByteSource, base: UInt64, littleEndian: Bool, firstDirectoryOffset: UInt64) {
         self.source = source
         self.base = base
         self.littleEndian = littleEndian
@@ -68,23 +86,32 @@ struct TIFFDirectoryWalker {
         return le ? x.0 | x.1 << 8 | x.2 << 16 | x.3 << 24 : x.0 << 24 | x.1 << 16 | x.2 << 8 | x.3
     }
 
+    static func u64(_ b: [UInt8], _ at: Int, _ le: Bool) -> UInt64 {
+        guard at >= 0, at + 8 <= b.count else { return 0 }
+        let high = UInt64(u32(b, le ? at + 4 : at, le)), low = UInt64(u32(b, le ? at : at + 4, le))
+        return high << 32 | low
+    }
+
     /// Reads the directory at `offset` (relative to the header): its entries that lie
     /// inside the file, and the offset of the next directory (0 when none).
-    func directory(at offset: UInt32, warnings: inout [String]) throws -> (entries: [Entry], next: UInt32) {
-        let start = base + UInt64(offset)
-        let countBytes = try source.read(at: start, count: 2)
-        guard countBytes.count == 2 else {
+    func directory(at offset: UInt64, warnings: inout [String]) throws -> (entries: [Entry], next: UInt64) {
+        let (start, overflow) = base.addingReportingOverflow(offset)
+        let countSize = isBigTIFF ? 8 : 2
+        let countBytes = overflow ? [] : try source.read(at: start, count: countSize)
+        guard countBytes.count == countSize else {
             warnings.append("a TIFF directory offset (\(offset)) points past the end of the file")
             return ([], 0)
         }
-        let declared = Int(TIFFDirectoryWalker.u16(countBytes, 0, littleEndian))
-        var wanted = declared
-        if wanted > TIFFDirectoryWalker.maxEntries {
+        let declared = isBigTIFF ? TIFFDirectoryWalker.u64(countBytes, 0, littleEndian)
+                                 : UInt64(TIFFDirectoryWalker.u16(countBytes, 0, littleEndian))
+        var wanted = Int(min(declared, UInt64(TIFFDirectoryWalker.maxEntries)))
+        if declared > UInt64(TIFFDirectoryWalker.maxEntries) {
             warnings.append("a TIFF directory claims \(declared) entries; only the first \(TIFFDirectoryWalker.maxEntries) are read")
             wanted = TIFFDirectoryWalker.maxEntries
         }
-        let body = try source.read(at: start + 2, count: wanted * 12 + 4)
-        let present = min(wanted, body.count / 12)
+        let entrySize = self.entrySize
+        let body = try source.read(at: start + UInt64(countSize), count: wanted * entrySize + offsetSize)
+        let present = min(wanted, body.count / entrySize)
         if present < wanted {
             // Like exiftool, drop a directory that runs past the end: its entries are
             // more likely garbage than data.
@@ -94,29 +121,39 @@ struct TIFFDirectoryWalker {
         var entries: [Entry] = []
         entries.reserveCapacity(present)
         for i in 0..<present {
-            let p = i * 12
+            let p = i * entrySize
+            let count = isBigTIFF ? TIFFDirectoryWalker.u64(body, p + 4, littleEndian)
+                                  : UInt64(TIFFDirectoryWalker.u32(body, p + 4, littleEndian))
+            let fieldStart = isBigTIFF ? p + 12 : p + 8
             entries.append(Entry(tag: TIFFDirectoryWalker.u16(body, p, littleEndian),
                                  type: TIFFDirectoryWalker.u16(body, p + 2, littleEndian),
-                                 count: TIFFDirectoryWalker.u32(body, p + 4, littleEndian),
-                                 field: Array(body[(p + 8)..<(p + 12)])))
+                                 count: count,
+                                 field: Array(body[fieldStart..<(p + entrySize)])))
         }
-        let next = present == wanted && body.count >= wanted * 12 + 4
-            ? TIFFDirectoryWalker.u32(body, wanted * 12, littleEndian) : 0
+        let nextAt = wanted * entrySize
+        let next = body.count >= nextAt + offsetSize ? offsetValue(body, nextAt) : 0
         return (entries, next)
     }
 
-    /// Reads an entry's value: inline when it fits in 4 bytes, else at its offset.
-    /// Nil for an unknown type, an oversized value or one past the end of the file.
+    /// An offset (4 bytes, 8 in BigTIFF) at `at`.
+    private func offsetValue(_ b: [UInt8], _ at: Int) -> UInt64 {
+        isBigTIFF ? TIFFDirectoryWalker.u64(b, at, littleEndian) : UInt64(TIFFDirectoryWalker.u32(b, at, littleEndian))
+    }
+
+    /// Reads an entry's value: inline when it fits in the value field, else at its
+    /// offset. Nil for an unknown type, an oversized value or one past the end of the file.
     func value(of entry: Entry) throws -> ExifValue? {
-        guard let size = ExifValue.componentSize(of: entry.type) else { return nil }
-        let (total, overflow) = Int(entry.count).multipliedReportingOverflow(by: size)
-        guard !overflow, total <= TIFFDirectoryWalker.maxValueBytes else { return nil }
+        guard let size = ExifValue.componentSize(of: entry.type),
+              entry.count <= UInt64(TIFFDirectoryWalker.maxValueBytes) else { return nil }
+        let total = Int(entry.count) * size
+        guard total <= TIFFDirectoryWalker.maxValueBytes else { return nil }
         let bytes: [UInt8]
-        if total <= 4 {
+        if total <= entry.field.count {
             bytes = Array(entry.field[0..<total])
         } else {
-            let offset = TIFFDirectoryWalker.u32(entry.field, 0, littleEndian)
-            bytes = try source.read(at: base + UInt64(offset), count: total)
+            let (start, overflow) = base.addingReportingOverflow(offsetValue(entry.field, 0))
+            guard !overflow else { return nil }
+            bytes = try source.read(at: start, count: total)
             guard bytes.count == total else { return nil }
         }
         return ExifValue(type: entry.type, count: Int(entry.count), bytes: bytes, littleEndian: littleEndian)
@@ -132,21 +169,21 @@ struct TIFFDirectoryWalker {
     }
 
     /// The offset held by a pointer tag (ExifIFD, GPS IFD), if any.
-    func pointer(_ tag: UInt16, in entries: [Entry]) -> UInt32? {
-        guard let entry = entries.first(where: { $0.tag == tag }), entry.count >= 1,
-              entry.type == 4 || entry.type == 13 || entry.type == 3 else { return nil }
-        let offset = entry.type == 3 ? UInt32(TIFFDirectoryWalker.u16(entry.field, 0, littleEndian))
-                                     : TIFFDirectoryWalker.u32(entry.field, 0, littleEndian)
+    func pointer(_ tag: UInt16, in entries: [Entry]) -> UInt64? {
+        guard let entry = entries.first(where: { $0.tag == tag }), entry.count >= 1 else { return nil }
+        let offset: UInt64
+        switch entry.type {
+        case 3: offset = UInt64(TIFFDirectoryWalker.u16(entry.field, 0, littleEndian))
+        case 4, 13: offset = UInt64(TIFFDirectoryWalker.u32(entry.field, 0, littleEndian))
+        case 16, 18: offset = TIFFDirectoryWalker.u64(entry.field, 0, littleEndian)  // BigTIFF LONG8, IFD8
+        default: return nil
+        }
         return offset == 0 ? nil : offset
     }
 
     /// IFD0, the Exif IFD and the GPS IFD, reading only the tags the index uses.
     func exifDirectories() throws -> (directories: ExifDirectories, ifd0Entries: [Entry]) {
         var dirs = ExifDirectories()
-        guard !isBigTIFF else {
-            dirs.warnings.append("BigTIFF directories are not read")
-            return (dirs, [])
-        }
         let ifd0 = try directory(at: firstDirectoryOffset, warnings: &dirs.warnings)
         dirs.ifd0 = try values(of: ifd0.entries, wanted: ExifTag.wantedIFD0)
         if let offset = pointer(ExifTag.exifIFD, in: ifd0.entries) {

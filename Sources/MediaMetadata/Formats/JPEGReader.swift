@@ -32,6 +32,7 @@ enum JPEGReader {
         var offset: UInt64 = 2
         var problem: String?
         var foundFrame = false
+        var ciff: CIFFReader.Facts?
         segments: for _ in 0..<maxSegments {
             // A marker is 0xFF, any number of 0xFF fill bytes, then the code.
             var head = try bytes(at: offset, count: 2)
@@ -90,6 +91,14 @@ enum JPEGReader {
                     }
                     foundFrame = true
                 }
+            case 0xE0 where ciff == nil && payloadLength >= 14:
+                // Early Canon PowerShots wrote a CIFF heap here instead of EXIF.
+                if CIFFReader.hasHeader(try bytes(at: payloadStart, count: 14)) {
+                    let slice = ByteSourceSlice(source, offset: base + payloadStart, length: UInt64(payloadLength))
+                    do { ciff = try CIFFReader.facts(in: slice) } catch {
+                        reading.metadata.warnings.append("the CIFF block in APP0 could not be read: \(error)")
+                    }
+                }
             case 0xE1:
                 let payload = try bytes(at: payloadStart, count: payloadLength)
                 if reading.exif == nil, payload.starts(with: exifSignature) {
@@ -104,8 +113,15 @@ enum JPEGReader {
             offset = payloadStart + UInt64(payloadLength)
         }
 
+        // CIFF stands in for EXIF only: where both exist, EXIF (applied later) wins.
+        if let ciff, reading.exif == nil {
+            var facts = ciff
+            facts.pixelWidth = nil  // the frame header gives the size
+            facts.pixelHeight = nil
+            CIFFReader.apply(facts, to: &reading.metadata)
+        }
         if let problem {
-            if !foundFrame && reading.exif == nil {
+            if !foundFrame && reading.exif == nil && ciff == nil {
                 if problem.contains("ends") || problem.contains("past the end") {
                     throw MetadataError.truncated(problem)
                 }

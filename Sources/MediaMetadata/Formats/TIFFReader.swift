@@ -1,4 +1,4 @@
-/// Reads TIFF files and the TIFF-based camera raws (DNG, CR2, NEF, ARW, ORF, RW2, PEF,
+/// Reads TIFF and BigTIFF files and the TIFF-based camera raws (DNG, CR2, NEF, ARW, ORF, RW2, PEF,
 /// SRW, IIQ), plus what is cheap from the other raws (RAF's embedded JPEG).
 ///
 /// The directories are read straight from the file with `TIFFDirectoryWalker`: a TIFF's
@@ -14,10 +14,6 @@ enum TIFFReader {
     static func read(_ source: ByteSource, format: MediaFormat) throws -> ContainerReading {
         var reading = ContainerReading(metadata: MediaMetadata(format: format))
         let walker = try TIFFDirectoryWalker(source: source)
-        if walker.isBigTIFF {
-            reading.metadata.warnings.append("BigTIFF directories are not read")
-            return reading
-        }
         var (dirs, ifd0Entries) = try walker.exifDirectories()
         guard !ifd0Entries.isEmpty else {
             throw MetadataError.malformed("the first TIFF directory is empty or lies outside the file")
@@ -59,7 +55,7 @@ enum TIFFReader {
         if let subIFDs = try ifd0Entries.first(where: { $0.tag == ExifTag.subIFDs }).flatMap({ try walker.value(of: $0) }) {
             for index in 0..<min(subIFDs.count, maxSubIFDs) {
                 guard let offset = subIFDs.integer(at: index), offset > 0 else { continue }
-                let sub = try walker.directory(at: UInt32(truncatingIfNeeded: offset), warnings: &warnings)
+                let sub = try walker.directory(at: UInt64(offset), warnings: &warnings)
                 candidates.append(try walker.values(of: sub.entries, wanted: sizeTags))
             }
         }
