@@ -42,8 +42,10 @@ public final class DatabaseConnection {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large
-        // library's queries touch many pages.
-        try execute("PRAGMA mmap_size = 1073741824")
+        // library's queries touch many pages. Not for the writer: an index run touches
+        // the whole database, and mapped pages count in its resident memory (100 MB more
+        // at 100,000 files) while saving it little.
+        if readOnly { try execute("PRAGMA mmap_size = 1073741824") }
         try execute("PRAGMA cache_size = -32768")
         // Statement journals, sorters and transient indices stay in memory: a statement
         // whose triggers touch more than 16 pages would otherwise spill its journal to a

@@ -128,14 +128,18 @@ struct Indexer {
 
         // 4. Read changed files in parallel; one writer commits each batch.
         // The next batch is read while this one is written.
+        // Batches are cut from `toRead` one at a time: the list is not held twice.
+        seen = []
         var read = 0
-        let batches = stride(from: 0, to: toRead.count, by: batchSize).map {
-            Array(toRead[$0..<min($0 + batchSize, toRead.count)])
+        let batchStarts = Array(stride(from: 0, to: toRead.count, by: batchSize))
+        func cutBatch(_ number: Int) -> [Work] {
+            Array(toRead[batchStarts[number]..<min(batchStarts[number] + batchSize, toRead.count)])
         }
-        var ahead = batches.first.map(startReading)
-        for (index, batch) in batches.enumerated() {
+        var ahead = batchStarts.isEmpty ? nil : startReading(cutBatch(0))
+        for index in batchStarts.indices {
+            let batch = cutBatch(index)
             let outcomes = ahead?.wait() ?? []
-            ahead = index + 1 < batches.count ? startReading(batches[index + 1]) : nil
+            ahead = index + 1 < batchStarts.count ? startReading(cutBatch(index + 1)) : nil
             summary.opened += batch.count
             try writer.transaction { db in
                 let now = Date().timeIntervalSince1970

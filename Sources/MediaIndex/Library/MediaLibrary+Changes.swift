@@ -35,6 +35,26 @@ extension MediaLibrary {
         }
     }
 
+    /// Whether any change of one of `kinds` came after `token`, without loading the
+    /// changes (an index run of 100,000 new files makes 100,000 of them).
+    ///
+    /// - Throws: `LibraryError.changeTokenExpired` as `changes(since:)` does.
+    public func hasChanges(since token: Int64, of kinds: Set<AssetChangeKind>) throws -> Bool {
+        try read { db in
+            let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
+                .string("value").flatMap { Int64($0) } ?? 1)
+            let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
+            if token < start - 1 || token > current {
+                throw LibraryError.changeTokenExpired(token: token, oldest: start)
+            }
+            let names = kinds.map(\.rawValue).sorted()
+            guard !names.isEmpty else { return false }
+            let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+            return try db.scalarInt("SELECT 1 FROM changes WHERE token > ? AND kind IN (\(placeholders)) LIMIT 1",
+                                    [token] + names) != nil
+        }
+    }
+
     /// The token of the newest change (0 when nothing has changed yet).
     public func currentChangeToken() throws -> Int64 {
         try read { db in Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0) }

@@ -149,27 +149,32 @@ struct SidecarAttacher {
         guard sidecarCount > 0 || !formerHolders.isEmpty else { return }
         var toMerge = formerHolders
 
-        // Files the run wrote or removed: the sidecars that may name them.
+        // Files the run wrote or removed: the sidecars that may name them. When they
+        // outnumber the sidecars (a first run), every sidecar is looked at instead, and
+        // their name keys are not collected (tens of MB at 100,000 files).
+        let touchedCount = try db.scalarInt(
+            "SELECT count(*) FROM files WHERE indexed_at >= ? AND role IS NOT 'sidecar'", [since]) ?? 0
+        let mostTouched = touchedCount + vanishedPaths.count > sidecarCount
         var keys = Set<NameKey>()
         var touchedPrimaryAssets = Set<Int64>()
         try db.cachedStatement("""
             SELECT path, asset_id, role FROM files WHERE indexed_at >= ? AND role IS NOT 'sidecar'
             """).forEachRow([since]) { row in
             guard let path = row.blob("path") else { return }
-            keys.formUnion(NameKey.keys(naming: PathBytes(path)))
+            if !mostTouched { keys.formUnion(NameKey.keys(naming: PathBytes(path))) }
             // The indexer wrote this primary's own values over the merged ones.
             if let assetID = row.int64("asset_id"), ResourceRole.isPrimary(row.string("role")) {
                 touchedPrimaryAssets.insert(assetID)
             }
         }
-        for path in vanishedPaths { keys.formUnion(NameKey.keys(naming: path)) }
+        if !mostTouched { for path in vanishedPaths { keys.formUnion(NameKey.keys(naming: path)) } }
 
         var sidecars = Set<Int64>()
         try db.cachedStatement("SELECT id FROM files WHERE role = 'sidecar' AND indexed_at >= ?")
             .forEachRow([since]) { if let id = $0.int64("id") { sidecars.insert(id) } }
         try db.cachedStatement("SELECT id FROM files WHERE role = 'sidecar' AND asset_id IS NULL")
             .forEachRow { if let id = $0.int64("id") { sidecars.insert(id) } }
-        if keys.count + touchedPrimaryAssets.count > sidecarCount {
+        if mostTouched {
             // Most of the library was touched (a first run): every sidecar, in one pass.
             try db.cachedStatement("SELECT id, asset_id FROM files WHERE role = 'sidecar'").forEachRow { row in
                 if let id = row.int64("id") { sidecars.insert(id) }

@@ -67,6 +67,12 @@ enum ThumbnailArguments {
     /// with `--thumbnails`, makes those of the new and changed assets.
     static func afterIndex(_ library: MediaLibrary, since token: Int64, sizes: [Int]?, cache: ThumbnailCache,
                            progressLine: ProgressLine?) throws -> ThumbnailBuildSummary? {
+        guard let sizes else {
+            // No thumbnails to build: only whether there is garbage to collect matters.
+            let garbage = (try? library.hasChanges(since: token, of: [.deleted, .updated, .paired, .unpaired])) ?? true
+            if garbage { try library.collectThumbnailGarbage(cache: cache) }
+            return nil
+        }
         var changed: [String] = []
         var collect = false
         var historyLost = false
@@ -88,7 +94,6 @@ enum ThumbnailArguments {
             historyLost = true
         }
         if collect { try library.collectThumbnailGarbage(cache: cache) }
-        guard let sizes else { return nil }
         var options = ThumbnailBuildOptions()
         options.sizes = sizes
         options.identifiers = historyLost ? nil : changed
