@@ -59,12 +59,15 @@ struct FaultFileTests {
         print("queries during index: \(reads) reads, slowest \(slowest), \(inconsistent) inconsistent")
     }
 
-    @Test("mode 000 files and folders are errors and the run goes on (as root they are simply read)")
+    @Test("mode 000 files and folders are errors and the run goes on (under root, checked by running as nobody)")
     func unreadableFiles() throws {
         let folder = TemporaryFolder()
         let root = folder.file("photos")
         try FaultSupport.makeTree(at: root, count: 20)
-        chmod(root + "/d0/f1.png", 0)
+        // The second file of the tree, whatever kind the corpus gave it.
+        let unreadable = try #require(try FileManager.default.contentsOfDirectory(atPath: root + "/d0")
+            .first { $0.hasPrefix("f1.") }.map { root + "/d0/" + $0 })
+        chmod(unreadable, 0)
         try FileManager.default.createDirectory(atPath: root + "/locked", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: root + "/d0/f0.jpg", toPath: root + "/locked/x.jpg")
         chmod(root + "/locked", 0)
@@ -72,12 +75,31 @@ struct FaultFileTests {
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         let summary = try library.index(roots: [PathBytes(root)])
         if FaultSupport.isRoot {
-            // Root reads mode 000 anyway; the FIFO test below covers an unopenable file.
-            print("unreadable files: running as root, mode 000 does not stop reads; checked only that the run completes")
+            // Root reads mode 000 anyway: the run completes with everything read, and the
+            // real check runs the built binary as `nobody`, for whom mode 000 is a wall.
             #expect(summary.added == 21)
+            chmod(folder.path, 0o755)
+            let home = folder.file("nobody")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            chmod(home, 0o777)
+            let asNobody = { (arguments: [String]) in
+                try FaultSupport.runAsNobody(arguments + ["--library", home + "/library"], in: folder)
+            }
+            guard let help = try FaultSupport.runAsNobody(["--help"], in: folder), help.status == 0 else {
+                print("unreadable files: running as root and `nobody` cannot run \(FaultSupport.binary ?? "the binary") "
+                      + "(setpriv missing or the build folder is private); checked only that the run completes")
+                return
+            }
+            let run = try #require(try asNobody(["index", "--quiet", "--cache", home + "/cache", root]))
+            #expect(run.status == 0, "\(run.stderr)")
+            let errors = try #require(try asNobody(["errors", "--json"]))
+            #expect(errors.stdout.contains(unreadable), "\(errors.stdout)")
+            #expect(errors.stdout.contains(root + "/locked"), "\(errors.stdout)")
+            let stats = try #require(try asNobody(["stats", "--json"]))
+            print("unreadable files, indexed as nobody: \(errors.stdout.count) bytes of errors; stats: \(stats.stdout.prefix(200))")
         } else {
             let errors = try library.errors().map(\.path.displayString)
-            #expect(errors.contains(root + "/d0/f1.png"))
+            #expect(errors.contains(unreadable))
             #expect(errors.contains(root + "/locked"))
             #expect(summary.added == 19)
         }

@@ -66,6 +66,27 @@ enum FaultSupport {
         try run(arguments.map { Array($0.utf8) }, in: folder)
     }
 
+    /// Runs the built binary as the user `nobody` (uid and gid 65534) through
+    /// `setpriv`, or returns nil when there is no setpriv. For tests running as root,
+    /// to whom file modes mean nothing.
+    static func runAsNobody(_ arguments: [String], in folder: TemporaryFolder) throws
+        -> (status: Int32, stdout: String, stderr: String)? {
+        let setpriv = "/usr/bin/setpriv"
+        guard let binary, FileManager.default.isExecutableFile(atPath: setpriv) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setpriv)
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
+        let out = folder.file("nobody-out-\(UUID().uuidString)"), err = folder.file("nobody-err-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
     /// Small corpus files (a few of each common kind) to copy into test trees.
     static let smallCorpusFiles: [String] = {
         guard let media = Corpus.media else { return [] }
