@@ -404,9 +404,8 @@ struct Indexer {
 
             case .fresh:
                 summary.added += 1
-                let assetID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now,
-                                                          primaryFile: primaryFile, db: db)
-                let identifier = try self.identifier(of: assetID, db: db) ?? ""
+                let (assetID, identifier) = try AssetPairer.insertIdentifiedAsset(
+                    columns: columns, fingerprint: fingerprint, now: now, primaryFile: primaryFile, db: db)
                 let role = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,
                                role: role, metadataJSON: metadataJSON, now: now, db: db)

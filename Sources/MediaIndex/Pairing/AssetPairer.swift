@@ -94,10 +94,12 @@ struct AssetPairer {
 
     static func fileInfo(_ row: Row) -> FileInfo {
         let path = PathBytes(row.blob("path") ?? [])
-        let names = FileName(path)
+        // Written by the indexer; computed here only for rows from before schema 4.
+        let folder = row.blob("folder"), stemKey = row.string("stem_key")
+        let names = folder == nil || stemKey == nil ? FileName(path) : nil
         return FileInfo(
-            id: row.int64("id") ?? 0, path: path, folder: row.blob("folder") ?? names.folder,
-            stemKey: row.string("stem_key") ?? names.stemKey,
+            id: row.int64("id") ?? 0, path: path, folder: folder ?? names?.folder ?? [],
+            stemKey: stemKey ?? names?.stemKey ?? "",
             format: row.string("format").flatMap(MediaFormat.init(rawValue:)), assetID: row.int64("asset_id"),
             role: row.string("role"), fingerprint: row.string("fingerprint"),
             contentIdentifier: row.string("cid").flatMap { $0.isEmpty ? nil : $0 }, duration: row.double("duration"))
@@ -139,6 +141,23 @@ struct AssetPairer {
 
         // Which movies and RAWs need a (new) partner decision.
         var movies = Set<Int64>(), raws = Set<Int64>()
+        // After a large run (a first index), two index-only scans say which assets have
+        // several files and which folder+stem groups several members, so most stills
+        // skip the two lookups that would find nothing. Nothing changes until the loop ends.
+        var multiFileAssets: Set<Int64>?, sharedStems: Set<StemGroup>?
+        if touched.count > Self.bulkTouchedFiles {
+            var assets = Set<Int64>(), stems = Set<StemGroup>()
+            try db.cachedStatement("""
+                SELECT asset_id FROM files WHERE asset_id IS NOT NULL GROUP BY asset_id HAVING count(*) > 1
+                """).forEachRow { if let id = $0[0].int64 { assets.insert(id) } }
+            try db.cachedStatement("""
+                SELECT folder, stem_key FROM files WHERE status = 'media' GROUP BY folder, stem_key HAVING count(*) > 1
+                """).forEachRow { row in
+                if let folder = row[0].blob, let stem = row[1].text { stems.insert(StemGroup(folder: folder, stem: stem)) }
+            }
+            multiFileAssets = assets
+            sharedStems = stems
+        }
         for id in touched.sorted() {
             guard let file = try file(id: id) else { continue }
             if let assetID = file.assetID { assetsToFinalize.insert(assetID) }
@@ -146,7 +165,7 @@ struct AssetPairer {
             else if file.isRaw { raws.insert(file.id) }
             else if file.isStill {
                 // A still's current partners, and the files that could be.
-                if let assetID = file.assetID {
+                if let assetID = file.assetID, multiFileAssets?.contains(assetID) ?? true {
                     for other in try files(ofAsset: assetID) where ResourceRole.isSecondary(other.role) {
                         if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
                     }
@@ -154,6 +173,7 @@ struct AssetPairer {
                 if let identifier = file.contentIdentifier {
                     for other in try files(withIdentifier: identifier) where other.isMovie { movies.insert(other.id) }
                 }
+                guard sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey)) ?? true else { continue }
                 for other in try files(inFolder: file.folder, stem: file.stemKey) where other.id != file.id {
                     if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
                 }
@@ -174,6 +194,15 @@ struct AssetPairer {
         }
         try recomputeBursts(bursts)
         return changes
+    }
+
+    /// Above this many touched files the pairer prefetches which assets and stems are shared.
+    static let bulkTouchedFiles = 500  // below the corpus size, so the corpus pairing tests take this path
+
+    /// A folder and a stem key: files that may pair by name.
+    struct StemGroup: Hashable {
+        var folder: [UInt8]
+        var stem: String
     }
 
     /// Fills `folder` and `stem_key` where they are missing (new rows, moved files, and
@@ -322,24 +351,37 @@ struct AssetPairer {
     /// gives (the next ordinal when an identical copy holds the first).
     static func insertAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
                             primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws -> Int64 {
+        try insertIdentifiedAsset(columns: columns, fingerprint: fingerprint, now: now, primaryFile: primaryFile,
+                                  db: db).id
+    }
+
+    /// Inserts an asset and returns its row id and the identifier it was given.
+    static func insertIdentifiedAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
+                                      primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws
+        -> (id: Int64, identifier: String) {
         // Content seen before and deleted takes its identifier back from the tombstone.
         if let identifier = try Tombstones.resurrect(fingerprint: fingerprint.description, db: db) {
-            return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
-                                      primaryFile: primaryFile, db: db)
+            let id = try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
+                                        primaryFile: primaryFile, db: db)
+            return (id, identifier)
         }
         // Copies already indexed hold the first ordinals: start after them, so N copies
-        // cost N lookups, not N².
+        // cost N lookups, not N². An identifier is taken while an asset or a tombstone
+        // (content that may come back) holds it: one query asks both.
         let copies = try db.scalarInt("SELECT count(*) FROM assets WHERE fingerprint = ?", [fingerprint.description]) ?? 0
+        let taken = try db.cachedStatement("""
+            SELECT EXISTS (SELECT 1 FROM assets WHERE identifier = ?1)
+                OR EXISTS (SELECT 1 FROM tombstones WHERE identifier = ?1) AS taken
+            """)
         var ordinal = copies
         var identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
-        while try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil
-                || db.scalarInt("SELECT 1 FROM tombstones WHERE identifier = ?", [identifier]) != nil,
-              ordinal < copies + 10_000 {
+        while try taken.rows([identifier]).first?.int("taken") == 1, ordinal < copies + 10_000 {
             ordinal += 1
             identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
         }
-        return try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
-                                      primaryFile: primaryFile, db: db)
+        let id = try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
+                                    primaryFile: primaryFile, db: db)
+        return (id, identifier)
     }
 
     /// Multi-file assets missing their primary or every secondary.
