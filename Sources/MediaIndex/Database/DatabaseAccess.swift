@@ -76,11 +76,15 @@ enum LibraryFileCheck {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw LibraryError.notALibrary(path: path, reason: "it cannot be opened for reading")
         }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
         try? handle.close()
-        guard header == Data("SQLite format 3\0".utf8) else {
+        guard header.count >= 16, header[0..<16].elementsEqual("SQLite format 3\0".utf8) else {
             throw LibraryError.notALibrary(path: path, reason: "it is not a SQLite database")
         }
+        // The application id is the big-endian integer at offset 68 of the header: ours
+        // needs no connection (opening one parses the whole schema).
+        if header.count >= 72,
+           header[68..<72].reduce(0, { $0 << 8 | Int($1) }) == applicationID { return }
         let connection: DatabaseConnection
         do {
             connection = try DatabaseConnection(path: path, readOnly: true)
