@@ -131,9 +131,18 @@ struct Indexer {
         // Batches are cut from `toRead` one at a time: the list is not held twice.
         seen = []
         var read = 0
-        let batchStarts = Array(stride(from: 0, to: toRead.count, by: batchSize))
+        // The first batches are small, so the writer starts while the rest is read (the
+        // writer waits for the whole first batch), then they grow to `batchSize`.
+        var batchStarts: [Int] = []
+        var start = 0, size = min(batchSize, 64)
+        while start < toRead.count {
+            batchStarts.append(start)
+            start += size
+            size = min(batchSize, size * 4)
+        }
         func cutBatch(_ number: Int) -> [Work] {
-            Array(toRead[batchStarts[number]..<min(batchStarts[number] + batchSize, toRead.count)])
+            let end = number + 1 < batchStarts.count ? batchStarts[number + 1] : toRead.count
+            return Array(toRead[batchStarts[number]..<end])
         }
         var ahead = batchStarts.isEmpty ? nil : startReading(cutBatch(0))
         for index in batchStarts.indices {
