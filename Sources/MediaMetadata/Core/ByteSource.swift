@@ -92,10 +92,31 @@ public final class FileByteSource: ByteSource {
 
     deinit { close(descriptor) }
 
-    /// Wraps `pread(2)`, retrying on `EINTR` and short reads.
+    /// Bytes read ahead at the last small read, served to the reads that follow inside
+    /// them: a reader walks a header with many small reads (a JPEG's segment headers,
+    /// a box tree), and one system call per read cost more than the parsing.
+    private var window: [UInt8] = []
+    private var windowOffset: UInt64 = 0
+    /// Reads shorter than this load this much ahead.
+    static let windowSize = 32 * 1024
+
+    /// Reads up to `count` bytes at `offset` (fewer at the end of the file).
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
         guard count > 0, offset < size else { return [] }
         let wanted = Int(min(UInt64(count), size - offset))
+        if offset >= windowOffset, offset - windowOffset + UInt64(wanted) <= UInt64(window.count) {
+            let start = Int(offset - windowOffset)
+            return Array(window[start..<(start + wanted)])
+        }
+        guard wanted < Self.windowSize else { return try readFromFile(at: offset, count: wanted) }
+        window = try readFromFile(at: offset, count: Int(min(UInt64(Self.windowSize), size - offset)))
+        windowOffset = offset
+        // The file may have shrunk under us: give what there is.
+        return Array(window.prefix(wanted))
+    }
+
+    /// Wraps `pread(2)`, retrying on `EINTR` and short reads.
+    private func readFromFile(at offset: UInt64, count wanted: Int) throws -> [UInt8] {
         var failure: Int32 = 0
         // Uninitialised storage: the bytes are about to be overwritten by the read.
         let buffer = [UInt8](unsafeUninitializedCapacity: wanted) { storage, initialized in
