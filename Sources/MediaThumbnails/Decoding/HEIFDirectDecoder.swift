@@ -184,6 +184,7 @@ struct HEIFDirectDecoder {
             guard data.range.count == extent.count else { throw Unsupported() }
             while data.offset < extent.count {
                 let length = Int(try data.uint(lengthSize))
+                guard length <= Int(Int32.max) else { throw Unsupported() }
                 let start = extent.lowerBound + data.offset
                 try data.skip(length)
                 _ = library.pushNAL(context, base + start, Int32(length), 0, nil)
