@@ -43,8 +43,12 @@ enum HEIFDecoder {
     ///   measure what that changes.
     /// - Parameter viaPlanes: whether to shrink libheif's planar RGB (false: its interleaved
     ///   RGB, one more full-size conversion, kept as the reference for tests).
+    /// - Parameter direct: whether an HEVC primary image (one picture or a grid) is decoded
+    ///   by `HEIFDirectDecoder`, tile by tile, without libheif (false: through libheif, kept
+    ///   as the reference for tests).
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
-                       threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
+                       threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true,
+                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
         heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
@@ -90,10 +94,21 @@ enum HEIFDecoder {
         // Small pictures (thumbnail items, most phone photos' tiles) need no budget, so they
         // keep the other core busy while a huge one decodes alone.
         let bytesPerSample = heif_image_handle_get_luma_bits_per_pixel(chosen.pointer) > 8 ? 2 : 1
+        let noAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) == 0
+        // The primary image without libheif: only one grid tile is ever held at full size.
+        if direct, viaPlanes, !usedThumbnail, noAlpha, let conversion = conversion(for: chosen),
+           let plan = try? HEIFDirectDecoder(data), plan.displayedSize == chosenSize {
+            let largest = plan.largestPiece
+            let cost = largest >= DecodeBudget.exemptBelow ? largest * bytesPerSample : 0
+            let image = try? DecodeBudget.shared.withPixels(cost) {
+                try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
+            }
+            if let image { return (image, usedThumbnail) }
+        }
         let pixels = chosenSize.width * chosenSize.height
         let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
         let image = try DecodeBudget.shared.withPixels(cost) {
-            if viaPlanes, heif_image_handle_has_alpha_channel(chosen.pointer) == 0, let conversion = conversion(for: chosen) {
+            if viaPlanes, noAlpha, let conversion = conversion(for: chosen) {
                 let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: true)
                 if let image = try HEVCDecoderPlugin.with(policy, {
                     try decodePlanes(chosen, request: request, policy: policy, conversion: conversion)
