@@ -21,4 +21,5 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "dv": fuzzDV,
     "mpeg": fuzzMPEG,
     "metadata-reader": fuzzMetadataReader,
+    "heif-items": fuzzHEIFItems,
 ]
