@@ -507,9 +507,16 @@ struct AssetPairer {
     }
 }
 
-/// The start time of an index run, less a margin for wall-clock steps: files whose
-/// `indexed_at` is later were touched by the run.
+/// Since when files count as touched by an index run: its start, or the start of an
+/// earlier run that never completed (killed after committing some batches), less a
+/// margin for wall-clock steps. Files whose `indexed_at` is later are paired again.
 func runStartedAt(_ runID: Int64, db: DatabaseConnection) throws -> Double {
-    let started = try db.row("SELECT started_at FROM index_runs WHERE id = ?", [runID])?.double("started_at")
+    // From the start of the oldest run since the last completed one: a run killed after
+    // committing batches never paired them, so this run pairs them too. Two seconds of
+    // margin cover a wall clock stepped back between runs.
+    let started = try db.row("""
+        SELECT min(started_at) AS started FROM index_runs
+        WHERE id <= ?1 AND id > coalesce((SELECT max(id) FROM index_runs WHERE status = 'completed' AND id < ?1), 0)
+        """, [runID])?.double("started")
     return (started ?? 0) - 2
 }
