@@ -172,8 +172,8 @@ struct SidecarAttacher {
         var sidecars = Set<Int64>()
         try db.cachedStatement("SELECT id FROM files WHERE role = 'sidecar' AND indexed_at >= ?")
             .forEachRow([since]) { if let id = $0.int64("id") { sidecars.insert(id) } }
-        try db.cachedStatement("SELECT id FROM files WHERE role = 'sidecar' AND asset_id IS NULL")
-            .forEachRow { if let id = $0.int64("id") { sidecars.insert(id) } }
+        // Unattached sidecars wait for a file of their name: its arrival is a touched
+        // file whose name keys find them below, so they are not re-read on every run.
         if mostTouched {
             // Most of the library was touched (a first run): every sidecar, in one pass.
             try db.cachedStatement("SELECT id, asset_id FROM files WHERE role = 'sidecar'").forEachRow { row in
