@@ -10,14 +10,7 @@ extension MediaLibrary {
     ///   full sync, then continue from `currentChangeToken()`.
     public func changes(since token: Int64) throws -> AssetChanges {
         try read { db in
-            let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
-                .string("value").flatMap { Int64($0) } ?? 1)
-            let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
-            // A token from before the trimmed history, or beyond the newest change (a
-            // token from a library that was since rebuilt), cannot be answered.
-            if token < start - 1 || token > current {
-                throw LibraryError.changeTokenExpired(token: token, oldest: start)
-            }
+            let current = try Self.answerableToken(token, db: db)
             let rows = try db.rows(
                 "SELECT token, identifier, kind, fields, changed_at FROM changes WHERE token > ? ORDER BY token",
                 [token])
@@ -41,18 +34,25 @@ extension MediaLibrary {
     /// - Throws: `LibraryError.changeTokenExpired` as `changes(since:)` does.
     public func hasChanges(since token: Int64, of kinds: Set<AssetChangeKind>) throws -> Bool {
         try read { db in
-            let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
-                .string("value").flatMap { Int64($0) } ?? 1)
-            let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
-            if token < start - 1 || token > current {
-                throw LibraryError.changeTokenExpired(token: token, oldest: start)
-            }
+            _ = try Self.answerableToken(token, db: db)
             let names = kinds.map(\.rawValue).sorted()
             guard !names.isEmpty else { return false }
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             return try db.scalarInt("SELECT 1 FROM changes WHERE token > ? AND kind IN (\(placeholders)) LIMIT 1",
                                     [token] + names) != nil
         }
+    }
+
+    /// The current token, once `token` is known to be answerable: a token from before the
+    /// trimmed history, or beyond the newest change (from a library since rebuilt), is not.
+    private static func answerableToken(_ token: Int64, db: DatabaseConnection) throws -> Int64 {
+        let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
+            .string("value").flatMap { Int64($0) } ?? 1)
+        let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
+        if token < start - 1 || token > current {
+            throw LibraryError.changeTokenExpired(token: token, oldest: start)
+        }
+        return current
     }
 
     /// The token of the newest change (0 when nothing has changed yet).
