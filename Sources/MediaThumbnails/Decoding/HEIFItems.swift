@@ -62,7 +62,14 @@ struct HEIFItems {
     /// The item's data as byte ranges of the file (`idat` extents translated).
     func dataRanges(of id: UInt32) throws -> [Range<Int>] {
         guard let item = items[id], !item.isProtected else { throw Malformed() }
-        guard item.inItemData else { return item.extents }
+        guard item.inItemData else {
+            // Checked here too: a later `iloc` entry for the same item (fuzzing found
+            // one) must not hand out a range past the end of the file.
+            guard item.extents.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= file.count }) else {
+                throw Malformed()
+            }
+            return item.extents
+        }
         guard let itemData else { throw Malformed() }
         return try item.extents.map { extent in
             guard extent.upperBound <= itemData.count else { throw Malformed() }
