@@ -367,23 +367,61 @@ struct SidecarTests {
         #expect(byPath[tree.path("h/b.jpg")]?.rating == 4)
     }
 
-    @Test("a sidecar that cannot be read is an error on its own row; its media file's asset is untouched",
-          .enabled(if: getuid() != 0, "running as root, which can read a mode-000 file"))
+    @Test("a sidecar that cannot be read is an error on its own row; its media file's asset is untouched (under root, checked as nobody)")
     func unreadableSidecar() throws {
         let tree = PairingTree()
         try tree.copy("media/" + canonJPEG, to: "u/a.jpg")
         try tree.write(sidecarXMP(rating: 4), to: "u/a.xmp")
+        if getuid() == 0 { return try unreadableSidecarAsNobody(tree) }
         let library = try MediaLibrary(location: tree.library)
         try library.index(roots: [PathBytes(tree.root)])
         #expect(try library.assets().first?.rating == 4)
 
-        chmod(tree.path("u/a.xmp"), 0)
+        try Self.makeUnreadable(tree.path("u/a.xmp"))
         defer { chmod(tree.path("u/a.xmp"), 0o644) }
         try library.index()
         let errors = try library.errors()
         #expect(errors.map(\.path.displayString) == [tree.path("u/a.xmp")])
         let asset = try #require(try library.assets().first)
         #expect(asset.rating == nil && asset.resources.map(\.role) == ["photo"])
+    }
+
+    /// Mode 000 and a new modification time: a mode change alone leaves size, mtime and
+    /// inode as they were, and the indexer does not reopen an unchanged file.
+    static func makeUnreadable(_ path: String) throws {
+        chmod(path, 0)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: path)
+    }
+
+    /// Root reads mode-000 files, so the built binary runs as `nobody` (see `FaultSupport.runAsNobody`).
+    private func unreadableSidecarAsNobody(_ tree: PairingTree) throws {
+        chmod(tree.folder.path, 0o755)
+        let home = tree.folder.file("nobody")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        chmod(home, 0o777)
+        guard let help = try FaultSupport.runAsNobody(["--help"], in: tree.folder), help.status == 0 else {
+            print("unreadable sidecar: running as root and `nobody` cannot run the built binary; not checked")
+            return
+        }
+        let asNobody = { (arguments: [String]) in
+            try #require(try FaultSupport.runAsNobody(arguments + ["--library", home + "/library"], in: tree.folder))
+        }
+        let first = try asNobody(["index", "--quiet", "--cache", home + "/cache", tree.root])
+        #expect(first.status == 0, "\(first.stderr)")
+        try Self.makeUnreadable(tree.path("u/a.xmp"))
+        defer { chmod(tree.path("u/a.xmp"), 0o644) }
+        let second = try asNobody(["index", "--quiet", "--cache", home + "/cache"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let errors = try asNobody(["errors", "--json"])
+        let errorPaths = (try JSONSerialization.jsonObject(with: Data(errors.stdout.utf8)) as? [[String: Any]])?
+            .compactMap { $0["path"] as? String }
+        #expect(errorPaths == [tree.path("u/a.xmp")], "\(errors.stdout)")
+        let shown = try asNobody(["show", tree.path("u/a.jpg"), "--json"])
+        let asset = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any],
+                                 "\(shown.stdout) \(shown.stderr)")
+        #expect(asset["rating"] == nil || asset["rating"] is NSNull)
+        let roles = (asset["resources"] as? [[String: Any]])?.compactMap { $0["role"] as? String }
+        #expect(roles == ["photo"])
     }
 
     @Test("a sidecar whose read fails is a failed outcome with one sentence, never a thrown error")
