@@ -102,7 +102,7 @@ extension MediaLibrary {
             ORDER BY f.path
             """).forEachRow { row in
             guard let folder = row[0].int64, let pathBytes = row[1].blob else { return }
-            var images = Int(row[2].int64 ?? 0), videos = Int(row[3].int64 ?? 0)
+            var images = row[2].int ?? 0, videos = row[3].int ?? 0
             var key = row[4].text, newest = row[5].double, first = row[6].double
             if let hidden = hiddenCounts[folder] {
                 images -= hidden.images

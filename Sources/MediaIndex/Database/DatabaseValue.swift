@@ -6,9 +6,19 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
     case text(String)
     case blob([UInt8])
 
+    // Read by `Row`, by name or by position, with the same conversions either way.
+
+    /// The integer (a real is taken when it is a whole number), or nil.
+    public var int: Int? {
+        switch self {
+        case .integer(let value): return Int(value)
+        case .real(let value): return Int(exactly: value.rounded())
+        default: return nil
+        }
+    }
     /// The integer, or nil for any other storage class.
     public var int64: Int64? { if case .integer(let value) = self { return value } else { return nil } }
-    /// The number (an integer is converted), or nil for any other storage class.
+    /// The number (an integer is converted), or nil.
     public var double: Double? {
         switch self {
         case .real(let value): return value
@@ -16,10 +26,22 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
         default: return nil
         }
     }
-    /// The text, or nil for any other storage class.
-    public var text: String? { if case .text(let value) = self { return value } else { return nil } }
-    /// The bytes, or nil for any other storage class.
-    public var blob: [UInt8]? { if case .blob(let value) = self { return value } else { return nil } }
+    /// The text (a blob decoded as UTF-8), or nil.
+    public var text: String? {
+        switch self {
+        case .text(let value): return value
+        case .blob(let value): return String(decoding: value, as: UTF8.self)
+        default: return nil
+        }
+    }
+    /// The bytes (a text's UTF-8), or nil.
+    public var blob: [UInt8]? {
+        switch self {
+        case .blob(let value): return value
+        case .text(let value): return Array(value.utf8)
+        default: return nil
+        }
+    }
 }
 
 /// A Swift value that can be bound as a statement parameter.

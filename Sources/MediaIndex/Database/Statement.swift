@@ -136,37 +136,10 @@ public struct Row: Sendable {
         return values[i]
     }
 
-    public func int(_ name: String) -> Int? {
-        switch self[name] {
-        case .integer(let v): return Int(v)
-        case .real(let v): return Int(exactly: v.rounded())
-        default: return nil
-        }
-    }
-    public func int64(_ name: String) -> Int64? {
-        if case .integer(let v) = self[name] { return v }
-        return nil
-    }
-    public func double(_ name: String) -> Double? {
-        switch self[name] {
-        case .integer(let v): return Double(v)
-        case .real(let v): return v
-        default: return nil
-        }
-    }
-    public func string(_ name: String) -> String? {
-        switch self[name] {
-        case .text(let v): return v
-        case .blob(let v): return String(decoding: v, as: UTF8.self)
-        default: return nil
-        }
-    }
-    public func blob(_ name: String) -> [UInt8]? {
-        switch self[name] {
-        case .blob(let v): return v
-        case .text(let v): return Array(v.utf8)
-        default: return nil
-        }
-    }
+    public func int(_ name: String) -> Int? { self[name].int }
+    public func int64(_ name: String) -> Int64? { self[name].int64 }
+    public func double(_ name: String) -> Double? { self[name].double }
+    public func string(_ name: String) -> String? { self[name].text }
+    public func blob(_ name: String) -> [UInt8]? { self[name].blob }
     public func bool(_ name: String) -> Bool? { int(name).map { $0 != 0 } }
 }
