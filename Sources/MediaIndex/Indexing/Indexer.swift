@@ -360,14 +360,12 @@ struct Indexer {
                 // A paired video or RAW alternate with new content gets its own asset
                 // again; the pairer decides afresh whether it still belongs with its partner.
                 summary.updated += 1
-                let ownID = try AssetPairer.insertAsset(columns: columns, fingerprint: fingerprint, now: now,
-                                                        primaryFile: primaryFile, db: db)
+                let (ownID, identifier) = try AssetPairer.insertAsset(
+                    columns: columns, fingerprint: fingerprint, now: now, primaryFile: primaryFile, db: db)
                 let ownRole = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: ownID,
                                role: ownRole, metadataJSON: metadataJSON, now: now, db: db)
-                if let identifier = try identifier(of: ownID, db: db) {
-                    try ChangeLog.record(.inserted, identifier: identifier, now: now, db: db)
-                }
+                try ChangeLog.record(.inserted, identifier: identifier, now: now, db: db)
 
             case .keep(let assetID, let role, let edited):
                 let isPrimary = !ResourceRole.isSecondary(role)
@@ -413,7 +411,7 @@ struct Indexer {
 
             case .fresh:
                 summary.added += 1
-                let (assetID, identifier) = try AssetPairer.insertIdentifiedAsset(
+                let (assetID, identifier) = try AssetPairer.insertAsset(
                     columns: columns, fingerprint: fingerprint, now: now, primaryFile: primaryFile, db: db)
                 let role = metadata.format.mediaType == .video ? "video" : "photo"
                 try upsertFile(work: work, format: metadata.format, fingerprint: fingerprintText, assetID: assetID,

@@ -340,7 +340,7 @@ struct AssetPairer {
             assetsToFinalize.insert(previous)
         }
         let columns = AssetColumns(metadata, fileName: String(decoding: file.path.lastComponent, as: UTF8.self))
-        let assetID = try Self.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db)
+        let assetID = try Self.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db).id
         let role = metadata.format.mediaType == .video ? ResourceRole.video : ResourceRole.photo
         try db.cachedStatement("UPDATE files SET asset_id = ?, role = ? WHERE id = ?").execute([assetID, role, file.id])
         try record(assetID, .created)
@@ -349,15 +349,9 @@ struct AssetPairer {
 
     /// Inserts an asset for content first seen, with the identifier its fingerprint
     /// gives (the next ordinal when an identical copy holds the first).
-    static func insertAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
-                            primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws -> Int64 {
-        try insertIdentifiedAsset(columns: columns, fingerprint: fingerprint, now: now, primaryFile: primaryFile,
-                                  db: db).id
-    }
-
     /// Inserts an asset and returns its row id and the identifier it was given.
-    static func insertIdentifiedAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
-                                      primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws
+    static func insertAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
+                            primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws
         -> (id: Int64, identifier: String) {
         // Content seen before and deleted takes its identifier back from the tombstone.
         if let identifier = try Tombstones.resurrect(fingerprint: fingerprint.description, db: db) {
