@@ -60,6 +60,18 @@ enum AreaResampler {
         UInt8(truncatingIfNeeded: Int32(Swift.min(Swift.max(value + 0.5, 0), 255)))
     }
 
+    /// The vertical pass of area averaging: a source row of samples, weighted, into a
+    /// float row as wide as `acc` (set by the first row of a footprint, added by the rest).
+    @inline(__always)
+    static func accumulateRow<Sample: BinaryInteger>(_ line: UnsafePointer<Sample>, weight: Float,
+                                                     into acc: UnsafeMutableBufferPointer<Float>, first: Bool) {
+        if first {
+            for x in 0..<acc.count { acc[x] = weight * Float(line[x]) }
+        } else {
+            for x in 0..<acc.count { acc[x] += weight * Float(line[x]) }
+        }
+    }
+
     static func resize(pixels source: UnsafeBufferPointer<UInt8>, width sw: Int, height sh: Int, channels c: Int,
                        rowBytes: Int, toWidth width: Int, toHeight height: Int) -> PixelBuffer {
         let dw = max(1, width), dh = max(1, height)
@@ -81,11 +93,7 @@ enum AreaResampler {
                         for k in 0..<n {
                             let w = vertical.weights[w0 + k]
                             let line = base + (first + k) * rowBytes
-                            if k == 0 {
-                                for i in 0..<rowLength { acc[i] = w * Float(line[i]) }
-                            } else {
-                                for i in 0..<rowLength { acc[i] += w * Float(line[i]) }
-                            }
+                            accumulateRow(line, weight: w, into: acc, first: k == 0)
                         }
                         let outRow = y &* dw &* c
                         if c == 3 {

@@ -30,9 +30,9 @@ enum PlaneResampler {
                             let w = vertical.weights[w0 + k]
                             let line = base + (first + k) * rowBytes
                             if bytesPerSample == 1 {
-                                accumulate(line.assumingMemoryBound(to: UInt8.self), weight: w, into: acc, first: k == 0)
+                                AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt8.self), weight: w, into: acc, first: k == 0)
                             } else {
-                                accumulate(line.assumingMemoryBound(to: UInt16.self), weight: w, into: acc, first: k == 0)
+                                AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt16.self), weight: w, into: acc, first: k == 0)
                             }
                         }
                         let outRow = y * dw
@@ -66,15 +66,6 @@ enum PlaneResampler {
         return PixelBuffer(width: width, height: height, channels: channels, pixels: out)
     }
 
-    @inline(__always)
-    private static func accumulate<Sample: BinaryInteger>(_ line: UnsafePointer<Sample>, weight: Float,
-                                                          into acc: UnsafeMutableBufferPointer<Float>, first: Bool) {
-        if first {
-            for x in 0..<acc.count { acc[x] = weight * Float(line[x]) }
-        } else {
-            for x in 0..<acc.count { acc[x] += weight * Float(line[x]) }
-        }
-    }
 }
 
 /// How YCbCr samples become RGB: the matrix (Kr, Kb) and the range, as libheif 1.15

@@ -89,9 +89,9 @@ struct TileAccumulator {
                         let line = base + (first + k) * rowBytes
                         switch samples {
                         case .bytes:
-                            Self.accumulate(line.assumingMemoryBound(to: UInt8.self), weight: weight, into: acc, first: k == 0)
+                            AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt8.self), weight: weight, into: acc, first: k == 0)
                         case .wide:
-                            Self.accumulate(line.assumingMemoryBound(to: UInt16.self), weight: weight, into: acc, first: k == 0)
+                            AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt16.self), weight: weight, into: acc, first: k == 0)
                         case .wideRoundedTo8(let bits):
                             Self.accumulateRounded(line.assumingMemoryBound(to: UInt16.self), shift: max(1, bits - 8),
                                                    weight: weight, into: acc, first: k == 0)
@@ -113,16 +113,6 @@ struct TileAccumulator {
     mutating func fill(channel: Int, with value: Float) {
         guard channel < planes.count else { return }
         for i in planes[channel].indices { planes[channel][i] = value }
-    }
-
-    @inline(__always)
-    private static func accumulate<Sample: BinaryInteger>(_ line: UnsafePointer<Sample>, weight: Float,
-                                                          into acc: UnsafeMutableBufferPointer<Float>, first: Bool) {
-        if first {
-            for x in 0..<acc.count { acc[x] = weight * Float(line[x]) }
-        } else {
-            for x in 0..<acc.count { acc[x] += weight * Float(line[x]) }
-        }
     }
 
     @inline(__always)
