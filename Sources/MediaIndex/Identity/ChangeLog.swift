@@ -1,29 +1,5 @@
 import Foundation
 
-/// What happened to an asset, as the change feed reports it.
-public enum AssetChangeKind: String, Sendable, Codable, CaseIterable {
-    case inserted, updated, deleted, moved, paired, unpaired
-}
-
-/// One entry of the change feed.
-public struct AssetChange: Sendable, Equatable {
-    /// The change's token: every change gets a larger one than all before it.
-    public var token: Int64
-    public var identifier: String
-    public var kind: AssetChangeKind
-    /// The JSON names of the fields that changed, for `updated`.
-    public var fields: [String]
-    /// Unix time of the change.
-    public var date: Double
-}
-
-/// Changes since a token, and the token to ask with next time.
-public struct AssetChanges: Sendable, Equatable {
-    public var changes: [AssetChange]
-    /// The newest token; pass it as `since` next time.
-    public var currentToken: Int64
-}
-
 /// Writes and trims the change feed (`changes` table).
 enum ChangeLog {
     /// Changes kept at most, and for at most this long; older tokens expire.

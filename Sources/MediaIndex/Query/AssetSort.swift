@@ -1,6 +1,17 @@
 /// What a sort orders by.
 public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
-    case captureDate, modificationDate, addedDate, fileName, duration, fileSize
+    /// When it was taken (undated assets sort as the oldest).
+    case captureDate
+    /// When the index last saw its content or metadata change.
+    case modificationDate
+    /// When it was first indexed.
+    case addedDate
+    /// The primary file's name.
+    case fileName
+    /// A video's length (stills sort as the shortest).
+    case duration
+    /// The primary file's size.
+    case fileSize
     /// A user album's own order; only with a user album scope.
     case albumOrder
 
@@ -12,9 +23,12 @@ public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
 /// An order: a key and a direction. Ties are always broken by the asset's row id, so
 /// the order is total and keyset paging never skips or repeats.
 public struct AssetSort: Sendable, Hashable {
+    /// What it orders by.
     public var key: AssetSortKey
+    /// Oldest, shortest, smallest or A first.
     public var ascending: Bool
 
+    /// An order by `key`, in its default direction unless `ascending` says.
     public init(_ key: AssetSortKey, ascending: Bool? = nil) {
         self.key = key
         self.ascending = ascending ?? key.defaultAscending
@@ -24,31 +38,61 @@ public struct AssetSort: Sendable, Hashable {
     public static let newestFirst = AssetSort(.captureDate)
 }
 
-/// Why a query cannot run as asked. Each case is one sentence a user can act on.
+/// Why a query or an album edit cannot run as asked. Each case carries the values at
+/// fault and reads as one sentence; a command-line tool adds its own advice to it.
 public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The cursor is not one this library handed out.
-    case invalidCursor(String)
-    /// The cursor was made for another order.
-    case cursorSortMismatch(cursor: String, requested: String)
+    /// The cursor is not one this library handed out (`reason` says which part is wrong).
+    case invalidCursor(reason: String)
+    /// The cursor was made for another order than the one asked for.
+    case cursorSortMismatch(cursor: AssetSort, requested: AssetSort)
     /// `albumOrder` without a user album.
     case albumOrderNeedsUserAlbum
-    /// No album with that identifier or name.
+    /// No album with that identifier, name, title or path (as given).
     case unknownAlbum(String)
-    /// An option value outside its range.
-    case invalidOption(String)
+    /// An album identifier of another kind where a user album's was needed.
+    case notAUserAlbum(Album.ID)
+    /// More than one user album has this title.
+    case ambiguousAlbumTitle(title: String, count: Int)
+    /// An album title that is empty once trimmed.
+    case emptyAlbumTitle
+    /// `minimumDuration` is greater than `maximumDuration`.
+    case emptyDurationRange(minimum: Double, maximum: Double)
+    /// A negative `limit`.
+    case negativeLimit(Int)
+    /// A place outside the globe: latitudes beyond ±90 (or south above north),
+    /// longitudes beyond ±180, a negative radius.
+    case invalidPlace(PlaceFilter)
 
+    /// One sentence naming what is wrong.
     public var description: String {
         switch self {
         case .invalidCursor(let reason):
-            return "the cursor is not valid (\(reason)); pass a nextCursor exactly as a previous page printed it"
+            return "the cursor is not valid (\(reason))"
         case .cursorSortMismatch(let cursor, let requested):
-            return "the cursor was made for the order \(cursor), not \(requested); page with the same --sort"
+            return "the cursor was made for the order \(cursor), not \(requested)"
         case .albumOrderNeedsUserAlbum:
-            return "the album order exists only inside a user album; pass --album with a user album"
+            return "the album order exists only inside a user album"
         case .unknownAlbum(let key):
-            return "no album matches \(key); 'mediaindex albums' lists them"
-        case .invalidOption(let reason):
-            return reason
+            return "no album matches \(key)"
+        case .notAUserAlbum(let id):
+            return "\(id) is not a user album"
+        case .ambiguousAlbumTitle(let title, let count):
+            return "\(count) albums are titled \(title); name the album by its id"
+        case .emptyAlbumTitle:
+            return "an album needs a title"
+        case .emptyDurationRange(let minimum, let maximum):
+            return "the minimum duration \(minimum) s is longer than the maximum \(maximum) s"
+        case .negativeLimit:
+            return "the limit must not be negative"
+        case .invalidPlace(.boundingBox):
+            return "the bounding box needs latitudes in -90…90 (south ≤ north) and longitudes in -180…180"
+        case .invalidPlace(.radius):
+            return "a place needs a latitude in -90…90, a longitude in -180…180 and a radius of 0 m or more"
         }
     }
+}
+
+extension AssetSort: CustomStringConvertible {
+    /// The key and direction, as `captureDate descending`.
+    public var description: String { key.rawValue + (ascending ? " ascending" : " descending") }
 }

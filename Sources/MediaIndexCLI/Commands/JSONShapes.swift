@@ -11,10 +11,10 @@ enum JSONShapes {
                                 ("altitude", JSON(l.altitude))])
         }
         return .object([
-            ("id", .string(a.id)),
+            ("id", .string(a.id.description)),
             ("mediaType", .string(a.mediaType.rawValue)),
-            ("mediaSubtypes", .array(a.mediaSubtypes.map(JSON.string))),
-            ("creationDate", JSON(a.creationDate)),
+            ("mediaSubtypes", .array(a.mediaSubtypes.names.map(JSON.string))),
+            ("creationDate", JSON(a.creationDateText)),
             ("pixelWidth", JSON(a.pixelWidth)),
             ("pixelHeight", JSON(a.pixelHeight)),
             ("orientation", JSON(a.orientation)),
@@ -46,7 +46,7 @@ enum JSONShapes {
             } ?? .null),
             ("favorite", .bool(a.favorite)),
             ("hidden", .bool(a.hidden)),
-            ("albums", .array(a.albums.map(JSON.string))),
+            ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
             ("rating", JSON(a.rating)),
         ])
     }
@@ -75,13 +75,13 @@ enum JSONShapes {
 
     static func error(_ e: IndexedFileError) -> JSON {
         var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
-                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedAt)))]
+                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedDate)))]
         if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
         return .object(members)
     }
 
-    /// Unix time as ISO 8601 UTC (`2026-11-29T14:27:54.093Z`).
-    static func isoUTC(_ time: Double) -> String {
-        CaptureDate(timestamp: (time * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
+    /// A moment as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
+    static func isoUTC(_ date: Date) -> String {
+        CaptureDate(timestamp: (date.timeIntervalSince1970 * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
     }
 }
