@@ -2,13 +2,10 @@ import MediaMetadata
 
 /// Reads assets and their resources from the database.
 enum AssetQueries {
-    static let assetColumns = """
-        a.id AS row_id, a.identifier, a.media_type, a.subtypes, a.creation_date, a.pixel_width, a.pixel_height,
-        a.orientation, a.duration, a.frame_rate, a.video_codec, a.has_audio, a.latitude, a.longitude, a.altitude,
-        a.make, a.model, a.software, a.lens_make, a.lens_model, a.focal_length, a.f_number, a.exposure_time,
-        a.iso, a.flash, a.content_identifier, a.burst_identifier, a.revision, a.added_at, a.modified_at,
-        a.pairing_rule, a.embedded_video_offset, a.embedded_video_length, a.embedded_video_duration, a.rating
-        """
+    /// The select list `asset(from:resources:)` reads, for the alias `a` of `assets`
+    /// (`AssetRecord.assetColumns`, and the row id as `row_id`).
+    static let assetColumns = (["a.id AS row_id"] + AssetRecord.assetColumns.map { "a." + $0.name })
+        .joined(separator: ", ")
 
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
         var location: GeoLocation?
@@ -53,7 +50,7 @@ enum AssetQueries {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let rows = try db.rows("""
                 SELECT asset_id, role, path, size, format FROM files
-                WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role = 'photo' OR role = 'video' DESC, path
+                WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role IN \(FileRole.sqlList(FileRole.primaries)) DESC, path
                 """, chunk)
             for row in rows {
                 guard let assetID = row.int64("asset_id") else { continue }
@@ -61,7 +58,7 @@ enum AssetQueries {
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? (row.string("role") == ResourceRole.sidecar ? "application/rdf+xml" : nil)))
+                        ?? (row.string("role") == FileRole.sidecar.rawValue ? "application/rdf+xml" : nil)))
             }
         }
         return result
