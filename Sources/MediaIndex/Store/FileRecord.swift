@@ -62,6 +62,14 @@ enum FileRecord {
         guard let json else { return nil }
         return try? JSONDecoder().decode(MediaMetadata.self, from: Data(json.utf8))
     }
+
+    /// The stored metadata of the media file at `path` (a resource of an asset), as the
+    /// index read it: format, orientation, embedded previews and the rest, without
+    /// opening the file. nil when the path is not an indexed media file.
+    static func storedMetadata(ofPath path: PathBytes, db: DatabaseConnection) throws -> MediaMetadata? {
+        decodeMetadata(try db.cachedStatement("SELECT metadata FROM files WHERE path = ? AND status = \(FileStatus.media.sql)")
+            .rows([path.bytes]).first?.string("metadata"))
+    }
 }
 
 /// The names of a path that the index keys on: one split of a path into its folder,
