@@ -8,34 +8,35 @@ enum AssetQueries {
         .joined(separator: ", ")
 
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
+        typealias C = AssetRecord.Column
         var location: GeoLocation?
-        if let lat = row.double("latitude"), let lon = row.double("longitude") {
-            location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double("altitude"))
+        if let lat = row.double(C.latitude.name), let lon = row.double(C.longitude.name) {
+            location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double(C.altitude.name))
         }
         return Asset(
-            id: row.string("identifier") ?? "",
-            mediaType: MediaType(rawValue: row.string("media_type") ?? "") ?? .image,
-            mediaSubtypes: MediaSubtypes(rawValue: row.int("subtypes") ?? 0).names,
-            creationDate: row.string("creation_date"),
-            pixelWidth: row.int("pixel_width"), pixelHeight: row.int("pixel_height"),
-            orientation: row.int("orientation"),
-            durationSeconds: row.double("duration"), frameRate: row.double("frame_rate"),
-            videoCodec: row.string("video_codec"), hasAudio: row.bool("has_audio"),
+            id: row.string(C.identifier.name) ?? "",
+            mediaType: MediaType(rawValue: row.string(C.mediaType.name) ?? "") ?? .image,
+            mediaSubtypes: MediaSubtypes(rawValue: row.int(C.subtypes.name) ?? 0).names,
+            creationDate: row.string(C.creationDate.name),
+            pixelWidth: row.int(C.pixelWidth.name), pixelHeight: row.int(C.pixelHeight.name),
+            orientation: row.int(C.orientation.name),
+            durationSeconds: row.double(C.duration.name), frameRate: row.double(C.frameRate.name),
+            videoCodec: row.string(C.videoCodec.name), hasAudio: row.bool(C.hasAudio.name),
             location: location,
-            make: row.string("make"), model: row.string("model"), software: row.string("software"),
-            lensMake: row.string("lens_make"), lensModel: row.string("lens_model"),
-            focalLength: row.double("focal_length"), fNumber: row.double("f_number"),
-            exposureTime: row.double("exposure_time"), iso: row.int("iso"), flash: row.int("flash"),
-            contentIdentifier: row.string("content_identifier"), burstIdentifier: row.string("burst_identifier"),
-            revision: row.int("revision") ?? 1,
-            addedDate: row.double("added_at") ?? 0, modificationDate: row.double("modified_at") ?? 0,
+            make: row.string(C.make.name), model: row.string(C.model.name), software: row.string(C.software.name),
+            lensMake: row.string(C.lensMake.name), lensModel: row.string(C.lensModel.name),
+            focalLength: row.double(C.focalLength.name), fNumber: row.double(C.fNumber.name),
+            exposureTime: row.double(C.exposureTime.name), iso: row.int(C.iso.name), flash: row.int(C.flash.name),
+            contentIdentifier: row.string(C.contentIdentifier.name), burstIdentifier: row.string(C.burstIdentifier.name),
+            revision: row.int(C.revision.name) ?? 1,
+            addedDate: row.double(C.addedAt.name) ?? 0, modificationDate: row.double(C.modifiedAt.name) ?? 0,
             resources: resources,
-            pairingRule: row.string("pairing_rule"),
-            embeddedVideo: row.int64("embedded_video_offset").map {
-                EmbeddedVideo(offset: $0, length: row.int64("embedded_video_length") ?? 0,
-                              durationSeconds: row.double("embedded_video_duration"))
+            pairingRule: row.string(C.pairingRule.name),
+            embeddedVideo: row.int64(C.embeddedVideoOffset.name).map {
+                EmbeddedVideo(offset: $0, length: row.int64(C.embeddedVideoLength.name) ?? 0,
+                              durationSeconds: row.double(C.embeddedVideoDuration.name))
             },
-            rating: row.int("rating"))
+            rating: row.int(C.rating.name))
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.
