@@ -2,6 +2,7 @@ import Foundation
 
 /// The smart albums: PhotoKit's list, as far as our data supports it.
 public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
+    /// The smart albums, by PhotoKit's names (`title` is what Photos shows).
     case recents, favorites, videos, selfies, livePhotos, portrait, panoramas, timelapses, slomos, bursts,
          screenshots, screenRecordings, animated, raw, recentlyAdded, hidden
 

@@ -222,18 +222,16 @@ public final class MediaLibrary: Sendable {
         guard !roots.isEmpty else { return }
         try writer.transaction { db in
             let now = Date().timeIntervalSince1970
+            let rootStore = RootStore(db: db)
             for root in roots {
-                let existing = try db.rows("SELECT id, path FROM roots").map {
-                    (id: $0.int64("id") ?? 0, path: PathBytes($0.blob("path") ?? []))
-                }
+                let existing = try rootStore.all()
                 // Already covered by a registered root: nothing to add.
                 if existing.contains(where: { root.isInside($0.path) }) { continue }
-                try db.execute("INSERT INTO roots (path, added_at) VALUES (?, ?)", [root.bytes, now])
-                let newID = db.lastInsertedRowID
+                let newID = try rootStore.insert(root, now: now)
                 // A new root that contains registered ones absorbs them and their files.
                 for inner in existing where inner.path.isInside(root) {
-                    try db.execute("UPDATE files SET root_id = ? WHERE root_id = ?", [newID, inner.id])
-                    try db.execute("DELETE FROM roots WHERE id = ?", [inner.id])
+                    try FileStore(db: db).moveFiles(fromRoot: inner.id, toRoot: newID)
+                    try rootStore.delete(inner.id)
                 }
             }
         }
@@ -262,11 +260,7 @@ extension MediaLibrary.Blocking {
         do {
             let resolved = try newRoots.map(MediaLibrary.resolveRoot)
             try library.registerRoots(resolved, writer: writer)
-            let all = try writer.write { db in
-                try db.rows("SELECT id, path FROM roots ORDER BY path").map {
-                    (id: $0.int64("id") ?? 0, path: PathBytes($0.blob("path") ?? []))
-                }
-            }
+            let all = try writer.write { db in try RootStore(db: db).all() }
             let selected = resolved.isEmpty ? all : all.filter { root in resolved.contains { $0.isInside(root.path) } }
             let excluded = [PathBytes(location.directory), PathBytes(library.thumbnailCache.folderPath)] + options.excludedFolders
             var indexer = Indexer(writer: writer, location: location, excludedFolders: excluded)
@@ -294,20 +288,19 @@ extension MediaLibrary.Blocking {
         defer { withExtendedLifetime(lock) {} }
         let candidates = [root, (try? MediaLibrary.resolveRoot(root)) ?? root]
         try writer.transaction { db in
+            let rootStore = RootStore(db: db)
             var rootID: Int64?
             for candidate in candidates {
-                if let id = try db.row("SELECT id FROM roots WHERE path = ?", [candidate.bytes])?.int64("id") {
+                if let id = try rootStore.id(ofPath: candidate) {
                     rootID = id
                     break
                 }
             }
             guard let rootID else { throw LibraryError.unknownRoot(path: root.displayString) }
-            let assetIDs = try db.rows("SELECT DISTINCT asset_id FROM files WHERE root_id = ? AND asset_id IS NOT NULL",
-                                       [rootID]).compactMap { $0.int64("asset_id") }
-            try db.execute("DELETE FROM files WHERE root_id = ?", [rootID])
-            try db.execute("DELETE FROM roots WHERE id = ?", [rootID])
+            let assetIDs = try FileStore(db: db).deleteFiles(ofRoot: rootID)
+            try rootStore.delete(rootID)
             let now = Date().timeIntervalSince1970
-            for assetID in assetIDs { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
+            for assetID in assetIDs { try AssetStore(db: db).deleteIfOrphaned(assetID, now: now) }
         }
     }
 

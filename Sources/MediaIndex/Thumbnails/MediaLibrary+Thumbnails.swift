@@ -460,10 +460,7 @@ extension MediaLibrary {
             // the clip; its exact time sits in a timed-metadata sample we do not read.
             var stillTime: Double?
             if let duration = asset.durationSeconds,
-               (try? read({ db in
-                   try db.scalarInt("SELECT json_extract(metadata, '$.hasStillImageTime') FROM files WHERE path = ?",
-                                    [primary.path.bytes])
-               })) == 1 {
+               (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) }))??.hasStillImageTime == true {
                 stillTime = duration / 2
             }
             return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,

@@ -70,6 +70,11 @@ enum JSONShapes {
             ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
             ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
             ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)),
+            ("timings", .object([
+                ("walk", .double(s.timings.walk)), ("diff", .double(s.timings.diff)), ("read", .double(s.timings.read)),
+                ("write", .double(s.timings.write)), ("pair", .double(s.timings.pair)),
+                ("finish", .double(s.timings.finish)),
+            ])),
         ])
     }
 
