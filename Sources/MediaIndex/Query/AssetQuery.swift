@@ -124,7 +124,10 @@ struct AssetQuery {
             throw AssetQueryError.albumOrderNeedsUserAlbum
         }
         if let after = options.after {
-            let decoded = try AssetCursor.decode(after)
+            let decoded: AssetCursor
+            do { decoded = try AssetCursor.decode(after) } catch let error as AssetCursor.DecodingError {
+                throw AssetQueryError.invalidCursor(reason: error.reason)
+            }
             guard decoded.sort == sort else {
                 throw AssetQueryError.cursorSortMismatch(cursor: decoded.sort, requested: sort)
             }
