@@ -229,8 +229,7 @@ struct SidecarAttacher {
             SELECT identifier, added_at, creation_date, creation_timestamp, latitude, longitude, altitude, rating
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return }
-        let members = try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path")
-            .rows([assetID])
+        let members = try Self.members(ofAsset: assetID, db: db)
         guard let primary = members.first(where: { FileRole(stored: $0.string("role"))?.isPrimary == true }),
               var metadata = FileRecord.decodeMetadata(primary.string("metadata")) else { return }
         let sidecars = Self.orderedSidecars(members, primaryPath: PathBytes(primary.blob("path") ?? []))
@@ -271,12 +270,16 @@ struct SidecarAttacher {
     /// sidecars put over them, as `merge` does; unchanged when the asset has none.
     static func values(_ values: AssetRecord.MetadataValues, withSidecarsOf assetID: Int64, primary: MediaMetadata,
                        primaryPath: PathBytes, db: DatabaseConnection) throws -> AssetRecord.MetadataValues {
-        let members = try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path")
-            .rows([assetID])
+        let members = try Self.members(ofAsset: assetID, db: db)
         guard members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
         _ = apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
+    }
+
+    /// An asset's file rows (`path`, `role`, `metadata`), by path: its resources and sidecars.
+    private static func members(ofAsset assetID: Int64, db: DatabaseConnection) throws -> [Row] {
+        try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path").rows([assetID])
     }
 
     /// Puts the sidecars' values over the file's where they have one; returns the rating.
