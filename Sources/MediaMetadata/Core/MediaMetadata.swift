@@ -124,6 +124,12 @@ public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, C
     case ciffTimeStamp
     /// Sigma X3F property `TIME`: the camera's clock, zone unknown.
     case x3fPropertyTime
+    /// The recording date of an AVCHD camcorder's H.264 stream (the SEI user data
+    /// "MDPM", exiftool's `H264:DateTimeOriginal`): local time with the camera's zone.
+    case h264CameraMetadata
+    /// `CreationDate` of a Sony XAVC / XDCAM clip's XML sidecar (`C0001M01.XML`): local
+    /// time with offset.
+    case sonyClipXML
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset

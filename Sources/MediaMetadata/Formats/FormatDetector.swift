@@ -36,7 +36,7 @@ enum FormatDetector {
         if at(0, "FUJIFILMCCD-RAW") { return .raf }
         if at(0, "FOVb") { return .x3f }
         if h.count >= 14 && at(0, "II") && at(6, "HEAPCCDR") { return .crw }
-        if h.count >= 12 && at(4, "ftyp") { return detectISOBMFF(h, source) }
+        if h.count >= 12 && at(4, "ftyp") { return try detectISOBMFF(h, source) }
         if h.count >= 8 && (at(4, "moov") || at(4, "mdat") || at(4, "wide") || at(4, "free") || at(4, "skip") || at(4, "pnot")) {
             return .quickTime
         }
@@ -51,7 +51,7 @@ enum FormatDetector {
         if starts([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02]) { return .mxf }
         if starts([0, 0, 1, 0xBA]) || starts([0, 0, 1, 0xB3]) { return .mpegPS }  // or a video elementary stream
         if at(0, "OggS") { return try detectOgg(source) }
-        if h[0] == 0x47, try isTransportStream(source) { return .mpegTS }
+        if h[0] == 0x47 || h[4] == 0x47, try isTransportStream(source) { return .mpegTS }
         if h[0] == 0x1F && h[1] == 0x07 && h[2] == 0x00 { return .dv }  // DIF header block
         return nil
     }
@@ -90,8 +90,11 @@ enum FormatDetector {
         return .tiff
     }
 
-    /// ISO base media files by `ftyp` brands.
-    private static func detectISOBMFF(_ h: [UInt8], _ source: ByteSource) -> MediaFormat? {
+    /// ISO base media files: any file whose first box is `ftyp` is one, whatever its
+    /// brands say. The brands only refine the kind (the major brand first, then the
+    /// compatible ones); with none we know, the top-level boxes decide: a `moov` makes
+    /// a movie (MP4), a `meta` without one a HEIF image.
+    private static func detectISOBMFF(_ h: [UInt8], _ source: ByteSource) throws -> MediaFormat? {
         let boxSize = Int(UInt32(h[0]) << 24 | UInt32(h[1]) << 16 | UInt32(h[2]) << 8 | UInt32(h[3]))
         var brands: [String] = [String(decoding: h[8..<12], as: UTF8.self)]
         var offset = 16
@@ -102,11 +105,29 @@ enum FormatDetector {
         }
         // Audio-only majors are not media even when they list video-capable brands.
         if ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "].contains(brands[0]) { return nil }
-        // The major brand decides first; compatible brands only when it says nothing.
         for brand in brands {
             if let format = format(ofBrand: brand) { return format }
         }
-        return nil
+        let top = try topLevelBoxTypes(source, from: UInt64(max(boxSize, 8)))
+        if !top.contains("moov"), top.contains("meta") { return .heif }
+        return .mp4
+    }
+
+    /// The types of the first top-level boxes from `offset` on (at most 16), stopping at
+    /// a size that cannot be a box.
+    private static func topLevelBoxTypes(_ source: ByteSource, from offset: UInt64) throws -> Set<String> {
+        var types: Set<String> = []
+        var at = offset
+        for _ in 0..<16 {
+            let header = try source.read(at: at, count: 16)
+            guard header.count >= 8 else { break }
+            var size = UInt64(TIFFDirectoryWalker.u32(header, 0, false))
+            if size == 1, header.count == 16 { size = TIFFDirectoryWalker.u64(header, 8, false) }
+            types.insert(String(decoding: header[4..<8], as: UTF8.self))
+            guard size >= 8, at.addingReportingOverflow(size).overflow == false else { break }
+            at += size
+        }
+        return types
     }
 
     private static func format(ofBrand brand: String) -> MediaFormat? {
@@ -121,7 +142,7 @@ enum FormatDetector {
              "MSNV", "NDAS", "f4v ", "XAVC", "mp71", "iso8", "iso9": return .mp4
         default:
             if brand.hasPrefix("3gp") || brand.hasPrefix("3g2") || brand.hasPrefix("3ge") { return .threeGP }
-            return nil  // M4A, M4B, F4A, jp2 … are not indexed
+            return nil  // unknown brands: the boxes decide
         }
     }
 
@@ -162,11 +183,17 @@ enum FormatDetector {
         return false
     }
 
-    /// MPEG transport streams: sync byte 0x47 every 188 bytes (or 192 with a timecode).
+    /// MPEG transport streams: sync byte 0x47 every 188 bytes, or every 192 after the
+    /// 4-byte arrival timestamp of BDAV/AVCHD (`.m2ts`, `.mts`), or every 204 (with
+    /// Reed-Solomon parity). Four syncs in a row (two in a file that short).
     private static func isTransportStream(_ source: ByteSource) throws -> Bool {
-        let head = try source.read(at: 0, count: 192 * 4 + 1)
-        for stride in [188, 192] where head.count > stride * 3 {
-            if (0..<4).allSatisfy({ $0 * stride < head.count && head[$0 * stride] == 0x47 }) { return true }
+        let head = try source.read(at: 0, count: 204 * 4 + 4)
+        for (stride, offset) in [(188, 0), (192, 4), (204, 0)] {
+            let packets = min(4, (head.count - offset + stride - 1) / stride)
+            guard packets >= 2 else { continue }
+            if (0..<packets).allSatisfy({ offset + $0 * stride < head.count && head[offset + $0 * stride] == 0x47 }) {
+                return true
+            }
         }
         return false
     }

@@ -275,7 +275,8 @@ private struct MatroskaState {
 
     func finish() -> ContainerReading {
         var result = metadata
-        if let rawDuration, rawDuration.isFinite, rawDuration > 0 {
+        if let rawDuration, rawDuration.isFinite, rawDuration >= 0 {
+            // A Duration element of 0 is a stated length of zero, as ffprobe reports it.
             result.durationSeconds = rawDuration * Double(timestampScale) / 1e9
         } else if let tagDuration, tagDuration > 0 {
             result.durationSeconds = tagDuration

@@ -87,6 +87,9 @@ public enum ISOBMFFReader {
         } else if let longest = parser.tracks.compactMap(\.mediaSeconds).max() {
             // Fragmented files often leave `mvhd` empty; the tracks still know their length.
             metadata.durationSeconds = longest
+        } else if parser.movieTimescale > 0, !parser.isFragmented {
+            // `mvhd` states a length of zero and no track says more: ffprobe reports 0.
+            metadata.durationSeconds = 0
         }
 
         // AVIF and HEIF image sequences carry their frames in a `pict` track.

@@ -63,6 +63,9 @@ struct MovieBoxParser {
     var xmp: [UInt8]?
     /// Canon CR3 `CMT1`…`CMT4` TIFF blocks, by number.
     var canonTIFFBlocks: [Int: [UInt8]] = [:]
+    /// Whether the movie has an `mvex` box: its samples are in fragments, so an empty
+    /// `mvhd` duration does not mean a length of zero.
+    var isFragmented = false
 
     static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8,
                                    0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
@@ -75,6 +78,7 @@ struct MovieBoxParser {
         for child in try boxes.children(of: moov, depth: 1) {
             switch child.type {
             case "mvhd": try parseMovieHeader(child)
+            case "mvex": isFragmented = true
             case "trak": tracks.append(try parseTrack(child))
             case "meta": try parseMeta(child, depth: 2)
             case "udta": try parseUserData(child, depth: 2)
