@@ -1,4 +1,7 @@
 import CJPEG
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes JPEG through TurboJPEG, at the smallest DCT scale that still covers the request.
 enum JPEGDecoder {
@@ -53,7 +56,8 @@ enum JPEGDecoder {
     /// - Throws: `ThumbnailError.imageTooLarge` before decoding anything beyond the limit,
     ///   `.decodeFailed` with TurboJPEG's message.
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
-                       original: (width: Int, height: Int)? = nil) throws -> (image: PixelBuffer, scale: (Int, Int), warnings: [String]) {
+                       original: (width: Int, height: Int)? = nil)
+        throws -> (image: PixelBuffer, scale: (Int, Int), warnings: [String], colour: ColourSpace) {
         let decompressor = try Decompressor()
         let header = try decompressor.header(data)
         guard header.width * header.height <= pixelLimit else {
@@ -97,10 +101,32 @@ enum JPEGDecoder {
             warnings.append("the JPEG was decoded partially: \(decompressor.errorMessage)")
         }
         var image = PixelBuffer(width: chosenSize.width, height: chosenSize.height, channels: channels, pixels: pixels)
+        let colour = colour(of: data)
+        var space = colour.space
         if isCMYK {
-            image = rgb(fromCMYK: image, inverted: JPEGSegments(data).hasAdobeMarker)
+            // CMYK is converted at the DCT-scaled size, through the file's profile when it has one.
+            if case .icc(let profile) = colour.space, ColourConverter.isCMYKProfile(profile),
+               let converted = ColourConverter.rgb(fromCMYK: image, profile: profile, inverted: colour.adobe) {
+                image = converted
+            } else {
+                image = rgb(fromCMYK: image, inverted: colour.adobe)
+            }
+            space = .sRGB
         }
-        return (image, (chosen.num, chosen.denom), warnings)
+        return (image, (chosen.num, chosen.denom), warnings, space)
+    }
+
+    /// The JPEG's ICC profile (APP2 chunks) and whether it has an Adobe APP14 marker, read by
+    /// libjpeg (`mediaindex_jpeg_read_colour`).
+    static func colour(of data: UnsafeBufferPointer<UInt8>) -> (space: ColourSpace, adobe: Bool) {
+        guard let base = data.baseAddress else { return (.sRGB, false) }
+        var icc: UnsafeMutablePointer<UInt8>?
+        var length: UInt32 = 0
+        var adobe: Int32 = 0
+        guard mediaindex_jpeg_read_colour(base, UInt(data.count), &icc, &length, &adobe) == 1 else { return (.sRGB, false) }
+        defer { free(icc) }
+        guard let icc, length > 0 else { return (.sRGB, adobe != 0) }
+        return (.icc(Array(UnsafeBufferPointer(start: icc, count: Int(length)))), adobe != 0)
     }
 
     /// RGB from CMYK by the simple complement formula; Adobe (Photoshop) files store the
