@@ -166,7 +166,10 @@ public enum ThumbnailGenerator {
         if let exifRange = JPEGSegments(data).exif,
            let thumbnail = embeddedThumbnail(data, exif: exifRange) {
             let thumbData = UnsafeBufferPointer(rebasing: data[thumbnail])
+            // One larger than the picture itself is of another picture (an edit kept the
+            // camera's thumbnail of the original).
             if let thumbSize = JPEGDecoder.size(of: thumbData),
+               thumbSize.width < size.width, thumbSize.height < size.height,
                ThumbnailGeometry.sameAspect(thumbSize, size),
                ThumbnailGeometry.covers(candidate: thumbSize, original: size, request: request),
                let decoded = try? JPEGDecoder.decode(thumbData, request: request, pixelLimit: pixelLimit, original: size),

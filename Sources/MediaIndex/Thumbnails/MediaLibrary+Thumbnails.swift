@@ -340,15 +340,16 @@ extension MediaLibrary {
     private func makeThumbnail(of asset: Asset, primary: AssetResource, request: ThumbnailRequest) throws -> EncodedThumbnail {
         if asset.mediaType == .video {
             guard canMakeVideoFrames else { throw ThumbnailError.needsFFmpeg }
-            // A live photo's movie on its own: Apple places the still near the middle of
-            // the clip; its exact time sits in a timed-metadata sample we do not read.
+            // A live photo's movie on its own: the frame at its still-image-time sample, else
+            // (a track whose time could not be read) the middle, near where Apple places it.
             var stillTime: Double?
-            if let duration = asset.durationSeconds,
-               (try? read({ db in
-                   try db.scalarInt("SELECT json_extract(metadata, '$.hasStillImageTime') FROM files WHERE path = ?",
-                                    [primary.path.bytes])
-               })) == 1 {
-                stillTime = duration / 2
+            if let row = try? read({ db in
+                try db.row("SELECT json_extract(metadata, '$.stillImageTimeSeconds'), json_extract(metadata, '$.hasStillImageTime') "
+                           + "FROM files WHERE path = ?", [primary.path.bytes])
+            }) {
+                if case .real(let seconds) = row[0] { stillTime = seconds }
+                else if case .integer(let seconds) = row[0] { stillTime = Double(seconds) }
+                else if case .integer(1) = row[1], let duration = asset.durationSeconds { stillTime = duration / 2 }
             }
             return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)

@@ -7,8 +7,8 @@ import Foundation
 /// Thumbnails are converted after shrinking (as vips' thumbnail does), so a conversion
 /// costs a few thousand pixels. Transforms are cached per profile, keyed by a hash of the
 /// profile's bytes (and compared byte for byte), so a library of iPhone photos builds its
-/// Display P3 transform once. Relative colorimetric intent, no black-point compensation:
-/// vips' defaults.
+/// Display P3 transform once. Relative colorimetric intent (vips' default); black-point
+/// compensation for CMYK only.
 enum ColourConverter {
     /// `image` (RGB or RGBA, alpha not premultiplied) in sRGB, with a warning when its
     /// declared colour space could not be used (the picture is then left as it was).
@@ -151,7 +151,10 @@ final class TransformCache: @unchecked Sendable {  // all state is guarded by `l
             guard let input = Self.open(profile), cmsGetColorSpace(input) == cmsSigCmykData else { return nil }
             defer { cmsCloseProfile(input) }
             let format = inverted ? mediaindex_lcms_cmyk8_inverted() : mediaindex_lcms_cmyk8()
-            return Self.build(input, format, sRGB, mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 4)
+            // Black-point compensation: a press profile's black is far above zero, and
+            // without it every shadow darker than the ink's black clips to one value.
+            return Self.build(input, format, sRGB, mediaindex_lcms_rgb8(), flags: UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION),
+                              gray: false, channels: 4)
         }
     }
 

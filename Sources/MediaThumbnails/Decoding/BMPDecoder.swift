@@ -83,7 +83,10 @@ enum BMPDecoder {
         } else if bits == 16 {
             masks = [0x7C00, 0x03E0, 0x001F, 0]
         } else if bits == 32 {
-            masks = [0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0]
+            // The fourth byte is "reserved", yet icon-style writers keep alpha there: it is
+            // read as alpha, and a picture whose fourth bytes are all zero is opaque (as
+            // browsers decide).
+            masks = [0x00FF_0000, 0x0000_FF00, 0x0000_00FF, 0xFF00_0000]
         }
 
         var palette: [(UInt8, UInt8, UInt8)] = []

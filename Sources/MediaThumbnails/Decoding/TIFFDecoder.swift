@@ -1,4 +1,5 @@
 import CTIFF
+import Foundation
 import MediaMetadata
 
 /// Decodes TIFF through libtiff: strips and tiles; 1- to 16-bit; bilevel, grayscale,
@@ -199,8 +200,13 @@ enum TIFFDecoder {
         }
         guard let size = file.size else { throw ThumbnailError.decodeFailed("the TIFF's image has no width or height") }
         let target = ThumbnailGeometry.scaledSize(width: full.width, height: full.height, request: request)
-        let shrunk = try decodeCurrent(file, size: size,
-                                       target: (min(target.width, size.width), min(target.height, size.height)))
+        let clamped = (min(target.width, size.width), min(target.height, size.height))
+        if let floats = try decodeFloatingPoint(file, size: size, target: clamped) {
+            // Linear light already encoded as sRGB: the profile (a linear one) is not applied again.
+            return Decoded(image: floats, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
+                           warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
+        }
+        let shrunk = try decodeCurrent(file, size: size, target: clamped)
         var warnings: [String] = []
         if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
         return Decoded(image: shrunk, decodedSize: size, fullSize: full, reduced: chosen != nil,
@@ -255,6 +261,10 @@ enum TIFFDecoder {
         let unit: Int
         if TIFFIsTiled(file.handle) != 0 {
             unit = Int(file.u32(UInt32(TIFFTAG_TILELENGTH)) ?? UInt32(height))
+        } else if file.u16(UInt32(TIFFTAG_COMPRESSION)) == UInt16(COMPRESSION_NONE) {
+            // libtiff reads an uncompressed strip only up to the rows asked for: bands of any
+            // height keep a one-strip scan from being held whole.
+            unit = 1
         } else {
             unit = Int(file.u32(UInt32(TIFFTAG_ROWSPERSTRIP)) ?? UInt32(height))
         }
@@ -286,6 +296,44 @@ enum TIFFDecoder {
         // libtiff hands out associated (premultiplied) alpha.
         if hasAlpha { image.unpremultiplyAlpha() }
         return image
+    }
+
+    /// 32-bit floating-point RGB or gray in strips, which libtiff's RGBA reader refuses:
+    /// values are taken as linear light with sRGB primaries (scRGB, as vips reads them),
+    /// clamped to 0...1 and encoded with sRGB's curve. Nil for any other layout.
+    static func decodeFloatingPoint(_ file: File, size: (width: Int, height: Int),
+                                    target: (width: Int, height: Int)) throws -> PixelBuffer? {
+        guard file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP),
+              file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)) == 32, TIFFIsTiled(file.handle) == 0,
+              (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
+              let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= 1,
+              let photometric = file.u16(UInt32(TIFFTAG_PHOTOMETRIC)),
+              (photometric == UInt16(PHOTOMETRIC_RGB) && samples >= 3) || photometric == UInt16(PHOTOMETRIC_MINISBLACK)
+        else { return nil }
+        let width = size.width, height = size.height
+        let scanline = Int(TIFFScanlineSize(file.handle))
+        guard scanline >= width * samples * 4 else { return nil }
+        var line = [Float](repeating: 0, count: (scanline + 3) / 4)
+        var band = [UInt8](repeating: 0, count: width * 3)
+        var shrinker = BandShrinker(width: width, height: height, target: target, channels: 3)
+        let encode = (0...4096).map { i -> UInt8 in
+            let v = Double(i) / 4096
+            let e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+            return UInt8(max(0, min(255, (e * 255).rounded())))
+        }
+        for y in 0..<height {
+            let ok = line.withUnsafeMutableBytes { TIFFReadScanline(file.handle, $0.baseAddress, UInt32(y), 0) }
+            if ok != 1 { line.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } }
+            for x in 0..<width {
+                for c in 0..<3 {
+                    let value = line[x * samples + (samples >= 3 ? c : 0)]
+                    let index = value.isFinite ? Int(max(0, min(1, value)) * 4096) : 0
+                    band[x * 3 + c] = encode[index]
+                }
+            }
+            band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 3, sourceChannels: 3) }
+        }
+        return shrinker.image
     }
 
     /// libtiff's process-wide handlers print to stderr; ours collect per file instead.
