@@ -28,6 +28,7 @@ struct ColourAgreementTests {
         case pngGammaWithoutProfile = "PNG gAMA chunk without a profile: libpng honours it, vips ignores it"
         case hdrTransfer = "HDR (PQ or HLG transfer): vips 8.14 does not tone-map, it shows the raw signal"
         case damaged = "damaged file decoded partially: each decoder fills what is missing its own way"
+        case floatTIFF = "32-bit float TIFF: vipsthumbnail runs the scRGB floats through their embedded linear profile once more; vips' own `colourspace srgb` gives our mean (195.6)"
         case cameraThumbnail = "the camera's own EXIF thumbnail was used (it covers the size): the camera rendered it, not a decoder"
     }
 
@@ -40,6 +41,7 @@ struct ColourAgreementTests {
         if file.lowercased().hasSuffix(".png"), let orientation = reading["IFD0:Orientation"]?.number, orientation > 1 {
             return .pngOrientation
         }
+        if reading["IFD0:SampleFormat"]?.string?.hasPrefix("3") == true { return .floatTIFF }
         if let transfer = reading["QuickTime:TransferCharacteristics"]?.number, transfer == 16 || transfer == 18 {
             return .hdrTransfer
         }

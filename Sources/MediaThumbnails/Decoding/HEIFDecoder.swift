@@ -107,6 +107,13 @@ enum HEIFDecoder {
             if let image { return (image, usedThumbnail, colour) }
         }
         let pixels = chosenSize.width * chosenSize.height
+        // AV1 cannot decode at a reduced size, and through libheif a picture exists about four
+        // times over at full size (the decoder's frame and references, libheif's copy): a
+        // 10-bit 4:4:4 AVIF of 20 megapixels peaked at 525 MB. Beyond this, it is refused.
+        if isAV1(data), pixels * bytesPerSample > maxAV1SampleBytes {
+            throw ThumbnailError.imageTooLarge(width: chosenSize.width, height: chosenSize.height,
+                                               limit: maxAV1SampleBytes / bytesPerSample)
+        }
         let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
         let image = try DecodeBudget.shared.withPixels(cost) {
             // AVIF: the decoder's own YCbCr planes, with no full-size conversion.
@@ -181,19 +188,8 @@ enum HEIFDecoder {
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
-            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
-            var stride: Int32 = 0
             guard heif_image_get_width(imagePointer, channel) == width, heif_image_get_height(imagePointer, channel) == height,
-                  storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
-                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
-                  Int(stride) >= width * storageBits / 8 else { return nil }
-            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
-                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
-            if rangeBits > 8 {
-                let scale = 1 / Float(1 << (rangeBits - 8))
-                for i in values.indices { values[i] *= scale }
-            }
+                  let values = averagedPlane(imagePointer, channel, within: (width, height), to: target) else { return nil }
             averaged.append(values)
         }
         if policy.picturesLabelledRGB > 0 {
@@ -202,6 +198,10 @@ enum HEIFDecoder {
         }
         return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
     }
+
+    /// AV1 pictures beyond this many bytes of luma samples (24 megapixels at 8 bits, 12 at 10
+    /// or 12) are refused: decoding them would take more than the 300 MB a thumbnail may use.
+    static let maxAV1SampleBytes = 24_000_000
 
     /// Whether the file's brands announce AV1 images (`avif`, `avis`). Wraps `heif_has_compatible_brand`.
     static func isAV1(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -240,19 +240,7 @@ enum HEIFDecoder {
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            let w = Int(heif_image_get_width(imagePointer, channel)), h = Int(heif_image_get_height(imagePointer, channel))
-            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
-            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
-            var stride: Int32 = 0
-            guard w > 0, h > 0, w <= width, h <= height, storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
-                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
-                  Int(stride) >= w * storageBits / 8 else { return nil }
-            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: w, height: h, rowBytes: Int(stride),
-                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
-            if rangeBits > 8 {
-                let scale = 1 / Float(1 << (rangeBits - 8))
-                for i in values.indices { values[i] *= scale }
-            }
+            guard let values = averagedPlane(imagePointer, channel, within: (width, height), to: target) else { return nil }
             averaged.append(values)
         }
         if averaged.count == 1 {
@@ -261,6 +249,27 @@ enum HEIFDecoder {
         }
         // AV1 streams carry no VUI libheif reads: an item without nclx is BT.601 limited range.
         return conversion.rgb(y: averaged[0], cb: averaged[1], cr: averaged[2], width: target.width, height: target.height)
+    }
+
+    /// One plane of a decoded libheif image (8 or 16 bits a sample, at most `within` in
+    /// size; chroma may be smaller) area-averaged to `target`, in 8-bit units; nil for a
+    /// layout this does not read.
+    static func averagedPlane(_ image: OpaquePointer, _ channel: heif_channel, within: (width: Int, height: Int),
+                              to target: (width: Int, height: Int)) -> [Float]? {
+        let w = Int(heif_image_get_width(image, channel)), h = Int(heif_image_get_height(image, channel))
+        let storageBits = Int(heif_image_get_bits_per_pixel(image, channel))
+        let rangeBits = Int(heif_image_get_bits_per_pixel_range(image, channel))
+        var stride: Int32 = 0
+        guard w > 0, h > 0, w <= within.width, h <= within.height, storageBits == 8 || storageBits == 16,
+              (8...16).contains(rangeBits), let plane = heif_image_get_plane_readonly(image, channel, &stride),
+              Int(stride) >= w * storageBits / 8 else { return nil }
+        var values = PlaneResampler.average(UnsafeRawPointer(plane), width: w, height: h, rowBytes: Int(stride),
+                                            bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
+        if rangeBits > 8 {
+            let scale = 1 / Float(1 << (rangeBits - 8))
+            for i in values.indices { values[i] *= scale }
+        }
+        return values
     }
 
     /// How the chosen image's YCbCr becomes RGB: its `colr` nclx box's matrix and range,
