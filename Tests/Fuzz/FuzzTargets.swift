@@ -22,4 +22,5 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "mpeg": fuzzMPEG,
     "metadata-reader": fuzzMetadataReader,
     "heif-items": fuzzHEIFItems,
+    "bmp-decoder": fuzzBMPDecoder,
 ]

@@ -48,6 +48,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var captureFrameRate: Double?
     /// Whether a movie has Apple's still-image-time metadata track (live-photo movies).
     public var hasStillImageTime: Bool?
+    /// When a live-photo movie's still was taken, in seconds from its start: the
+    /// presentation time of its `com.apple.quicktime.still-image-time` sample.
+    public var stillImageTimeSeconds: Double?
     /// Whether the image carries a depth map (HEIF auxiliary image).
     public var hasDepth: Bool?
     /// Whether the image carries Apple's portrait effects matte.

@@ -110,6 +110,10 @@ public enum ISOBMFFReader {
         }
         metadata.hasAudio = parser.tracks.contains { $0.handler == "soun" }
         metadata.hasStillImageTime = parser.tracks.contains(where: \.hasStillImageTime)
+        if let still = parser.tracks.first(where: \.hasStillImageTime), parser.movieTimescale > 0 {
+            let seconds = Double(still.leadingEmptyEdit) / Double(parser.movieTimescale)
+            if seconds.isFinite, seconds >= 0, seconds < 24 * 3600 { metadata.stillImageTimeSeconds = seconds }
+        }
 
         let keyed = parser.tags.keyed, atoms = parser.tags.atoms
         func text(_ key: String, _ atom: FourCC) -> String? {
