@@ -22,4 +22,8 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "mpeg": fuzzMPEG,
     "metadata-reader": fuzzMetadataReader,
     "heif-items": fuzzHEIFItems,
+    "h264-mdpm": fuzzH264CameraMetadata,
+    "sony-clip-xml": fuzzSonyClipXML,
+    "raw-headers": fuzzRawHeaders,
+    "image-headers": fuzzImageHeaders,
 ]
