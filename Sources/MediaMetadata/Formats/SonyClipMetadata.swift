@@ -81,7 +81,7 @@ public struct SonyClipMetadata: Sendable, Equatable {
         // Sony writes degrees:minutes:seconds ("35:39:29.780"); a decimal is read too.
         func degrees(_ text: String?) -> Double? {
             guard let text else { return nil }
-            return XMPValue.coordinate(text.replacingOccurrences(of: ":", with: ","))
+            return XMPValue.coordinate(String(text.map { $0 == ":" ? "," : $0 }))
         }
         guard var latitude = degrees(items["Latitude"]), var longitude = degrees(items["Longitude"]) else { return nil }
         if items["LatitudeRef"]?.uppercased() == "S" { latitude = -abs(latitude) }
