@@ -151,7 +151,8 @@ public enum ThumbnailGenerator {
             let image = try GIFDecoder.decodeFirstFrame(data, pixelLimit: pixelLimit)
             return try finish(image, orientation: orientation, request: request, path: .fullDecode, warnings: [])
         default:
-            throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (no decoder is linked)")
+            let reason = formatsWithoutDecoder[format] ?? "no decoder is linked"
+            throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (\(reason))")
         }
     }
 

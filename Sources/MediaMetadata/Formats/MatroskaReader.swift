@@ -275,11 +275,14 @@ private struct MatroskaState {
 
     func finish() -> ContainerReading {
         var result = metadata
-        if let rawDuration, rawDuration.isFinite, rawDuration >= 0 {
-            // A Duration element of 0 is a stated length of zero, as ffprobe reports it.
+        if let rawDuration, rawDuration.isFinite, rawDuration > 0 {
             result.durationSeconds = rawDuration * Double(timestampScale) / 1e9
         } else if let tagDuration, tagDuration > 0 {
             result.durationSeconds = tagDuration
+        } else if let rawDuration, rawDuration == 0 {
+            // A Duration element of 0, with no tag to say better, is a stated length of zero,
+            // as ffprobe reports it.
+            result.durationSeconds = 0
         }
         if result.captureDate == nil, let tagDate {
             result.captureDate = tagDate
