@@ -28,6 +28,8 @@ final class ChangeObserverHub: @unchecked Sendable {
         var continuation: AsyncStream<LibraryChangeBatch>.Continuation
         /// Changes after this token are owed to this subscriber alone, before the live ones.
         var catchUpFrom: Int64?
+        /// The newest token it has been given (or started after): nothing up to it is sent again.
+        var deliveredThrough: Int64
     }
 
     private let lock = NSLock()
@@ -45,10 +47,12 @@ final class ChangeObserverHub: @unchecked Sendable {
     /// A stream of the batches committed from now on (or after `token`).
     func subscribe(library: MediaLibrary, after token: Int64?) -> AsyncStream<LibraryChangeBatch> {
         let (stream, continuation) = AsyncStream<LibraryChangeBatch>.makeStream(bufferingPolicy: .unbounded)
+        // Read now, so that a commit right after this call is never missed.
+        let from = token ?? (try? library.currentChangeToken()) ?? 0
         lock.lock()
         let id = nextID
         nextID += 1
-        subscribers[id] = Subscriber(continuation: continuation, catchUpFrom: token)
+        subscribers[id] = Subscriber(continuation: continuation, catchUpFrom: from, deliveredThrough: from)
         let start = !running
         if start {
             running = true
@@ -125,7 +129,7 @@ final class ChangeObserverHub: @unchecked Sendable {
             }
             let pipeFD = wakePipe.read
             lock.unlock()
-            for (id, from) in catchUps where from != token {
+            for (id, from) in catchUps where from < token {
                 for batch in batches(library, from: from, to: token, userStateChanged: false) { send(batch, to: id) }
             }
 
@@ -181,11 +185,29 @@ final class ChangeObserverHub: @unchecked Sendable {
         return result
     }
 
+    /// Sends a batch to one subscriber or all, leaving out what each has already had.
     private func send(_ batch: LibraryChangeBatch, to id: Int?) {
+        var deliveries: [(AsyncStream<LibraryChangeBatch>.Continuation, LibraryChangeBatch)] = []
         lock.lock()
-        let targets = id.map { id in subscribers[id].map { [$0.continuation] } ?? [] } ?? subscribers.values.map(\.continuation)
+        for (key, subscriber) in subscribers where id == nil || key == id {
+            var copy = batch
+            let delivered = subscriber.deliveredThrough
+            if !batch.requiresReload {
+                if batch.token <= delivered {
+                    guard batch.userStateChanged else { continue }
+                    copy.changes = []
+                    copy.previousToken = delivered
+                    copy.token = delivered
+                } else if batch.previousToken < delivered {
+                    copy.changes.removeAll { $0.token <= delivered }
+                    copy.previousToken = delivered
+                }
+            }
+            subscribers[key]?.deliveredThrough = batch.requiresReload ? batch.token : max(delivered, batch.token)
+            deliveries.append((subscriber.continuation, copy))
+        }
         lock.unlock()
-        for continuation in targets { continuation.yield(batch) }
+        for (continuation, batch) in deliveries { continuation.yield(batch) }
     }
 
     private func finishAll() {

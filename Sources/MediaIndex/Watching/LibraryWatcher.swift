@@ -331,13 +331,12 @@ public final class LibraryWatcher: @unchecked Sendable {
         let timing = configuration.timing
         var dueByEvents: [PathBytes] = [], dueByPoll: [PathBytes] = []
         for path in state.roots.keys {
-            guard var root = state.roots[path], root.isSetUp else { continue }
+            guard let root = state.roots[path], root.isSetUp else { continue }
             if root.pending.isDue(at: moment, timing: timing) {
                 dueByEvents.append(path)
             } else if root.mode == .polling && moment - root.lastRunAt >= configuration.pollInterval {
                 dueByPoll.append(path)
             }
-            state.roots[path] = root
         }
         guard !dueByEvents.isEmpty || !dueByPoll.isEmpty else { return nil }
         // Roots with settled changes go along, so a move between two roots is one run
@@ -346,7 +345,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         for (path, root) in state.roots where root.pending.hasSettledEvents { chosen.insert(path) }
         var eventCount = 0
         for path in chosen {
-            eventCount += state.roots[path]?.pending.runStarted() ?? 0
+            eventCount += state.roots[path]?.pending.runStarted(at: moment, timing: timing) ?? 0
             state.roots[path]?.lastRunAt = moment
         }
         return RunPlan(roots: chosen.sorted(), trigger: dueByEvents.isEmpty ? .poll : .events, eventCount: eventCount)

@@ -77,16 +77,17 @@ struct PendingChanges {
         lastEventAt = lastEventAt ?? past
     }
 
-    /// Whether the root should be indexed now.
-    mutating func isDue(at now: Double, timing: Timing) -> Bool {
-        // A file written to long ago and never closed (a program holding it open) is taken as written.
-        for (path, wroteAt) in writing where now - wroteAt >= timing.abandonedWrite {
-            writing[path] = nil
-            settle(at: wroteAt)
+    /// Whether the root should be indexed now. A file written to long ago and never
+    /// closed (a program holding it open) counts as written.
+    func isDue(at now: Double, timing: Timing) -> Bool {
+        var settledAt = firstSettledAt
+        var stillWriting = false
+        for wroteAt in writing.values {
+            if now - wroteAt >= timing.abandonedWrite { settledAt = min(settledAt ?? wroteAt, wroteAt) } else { stillWriting = true }
         }
-        guard let firstSettledAt else { return false }
-        if now - firstSettledAt >= timing.maximumDelay { return true }
-        return writing.isEmpty && now - (lastEventAt ?? firstSettledAt) >= timing.quietPeriod
+        guard let settledAt else { return false }
+        if now - settledAt >= timing.maximumDelay { return true }
+        return !stillWriting && now - (lastEventAt ?? settledAt) >= timing.quietPeriod
     }
 
     /// The earliest moment `isDue` can become true without further events, or nil.
@@ -100,9 +101,10 @@ struct PendingChanges {
         return candidates.min()
     }
 
-    /// A run starts: what is settled is now its work; files still open stay pending.
-    /// Gives the number of events the run answers.
-    mutating func runStarted() -> Int {
+    /// A run starts: what is settled (and writes abandoned by `now`) is now its work;
+    /// files still open stay pending. Gives the number of events the run answers.
+    mutating func runStarted(at now: Double, timing: Timing) -> Int {
+        writing = writing.filter { now - $0.value < timing.abandonedWrite }
         let count = eventCount
         firstSettledAt = nil
         eventCount = 0
