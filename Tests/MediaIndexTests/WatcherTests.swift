@@ -266,8 +266,9 @@ struct LibraryWatcherTests {
         #expect(FileSystemKind.of(PathBytes(NSTemporaryDirectory())) != nil)
     }
 
-    @Test("each run holds the index lock: an index meanwhile fails at once, or waits with --wait")
-    func lockDuringRun() async throws {
+    @Test("each run holds the index lock: mediaindex index meanwhile exits 75, or waits with --wait")
+    func lockDuringRun() throws {
+        try #require(FaultSupport.binary != nil, "build first: swift build")
         let tree = try WatchedTree()
         let inRun = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let armed = Flag()
@@ -280,18 +281,19 @@ struct LibraryWatcherTests {
         try tree.start()
         armed.set()
         try tree.copy(WatchedTree.canon, to: tree.first + "/a.jpg")
-        #expect(inRun.wait(timeout: .now() + 10) == .success)
-        let cron = try MediaLibrary(location: tree.library.location)
-        #expect(throws: LibraryError.self) { try cron.index() }
-        let waited = Task.detached {
-            var options = MediaLibrary.IndexOptions()
-            options.waitForLock = true
-            return try cron.index(options: options)
-        }
-        usleep(200_000)
+        #expect(inRun.wait(timeout: .now() + 10) == .success, "the watcher's run is paused inside the lock")
+        let library = tree.library.location.directory
+        let refused = try FaultSupport.run(["index", "--library", library], in: tree.folder)
+        #expect(refused.status == 75)
+        #expect(refused.stderr.contains("another index run is in progress"))
+
+        let waiting = try FaultSupport.spawn(["index", "--quiet", "--wait", "--library", library].map { Array($0.utf8) },
+                                             stdout: tree.folder.file("wait.out"), stderr: tree.folder.file("wait.err"))
+        usleep(300_000)
+        var status: Int32 = 0
+        #expect(waitpid(waiting, &status, WNOHANG) == 0, "index --wait is still waiting")
         release.signal()
-        let summary = try await waited.value
-        #expect(summary.opened == 0, "the watcher's run had committed the new file")
+        #expect(FaultSupport.wait(waiting) == 0)
         #expect(tree.asset(tree.first + "/a.jpg") != nil)
     }
 
