@@ -187,6 +187,15 @@ struct LibraryWatcherTests {
         #expect(tree.asset(outside + "/inner/after.png") == nil, "a folder moved out is no longer watched")
     }
 
+    @Test("a hard link appears complete: it is indexed without waiting for a close")
+    func hardLink() throws {
+        let tree = try WatchedTree()
+        try tree.copy(WatchedTree.canon, to: tree.folder.file("elsewhere.jpg"))
+        try tree.start()
+        #expect(link(tree.folder.file("elsewhere.jpg"), tree.first + "/linked.jpg") == 0)
+        #expect(eventually(3) { tree.asset(tree.first + "/linked.jpg") != nil }, "well before the 30 s abandoned-write delay")
+    }
+
     @Test("a burst of 2,000 files becomes a few runs, and every file is indexed")
     func burst() throws {
         let tree = try WatchedTree()

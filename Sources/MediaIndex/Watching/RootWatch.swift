@@ -161,7 +161,12 @@ final class RootWatch {
                     unwatchTree(path)
                 }
                 effects.append(.settled(path))
-            } else if event.has(IN_CREATE) || event.has(IN_MODIFY) {
+            } else if event.has(IN_CREATE) {
+                // A hard link or a symbolic link is complete when it appears; a new file
+                // is being written until its IN_CLOSE_WRITE.
+                let info = FileStat.linkCount(path)
+                effects.append(info.map { $0.isLink || $0.links > 1 } == true ? .settled(path) : .wrote(path))
+            } else if event.has(IN_MODIFY) {
                 effects.append(.wrote(path))
             } else if event.has(IN_CLOSE_WRITE) || event.has(IN_MOVED_TO) || event.has(IN_MOVED_FROM)
                         || event.has(IN_DELETE) || event.has(IN_ATTRIB) {
@@ -169,6 +174,15 @@ final class RootWatch {
             }
         }
         return effects
+    }
+}
+
+extension FileStat {
+    /// Whether `path` is a symbolic link, and its hard-link count (`lstat(2)`), or nil when gone.
+    static func linkCount(_ path: PathBytes) -> (isLink: Bool, links: UInt64)? {
+        var info = stat()
+        guard path.withCString({ lstat($0, &info) }) == 0 else { return nil }
+        return ((info.st_mode & S_IFMT) == S_IFLNK, UInt64(info.st_nlink))
     }
 }
 
