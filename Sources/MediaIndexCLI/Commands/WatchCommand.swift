@@ -9,7 +9,7 @@ import Glibc
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "watch",
-        abstract: "Keep the roots indexed as their files change (runs in the foreground).",
+        abstract: "Keep the roots indexed as their files change.",
         discussion: """
             Watches every folder of every registered root (or of the given ones, registered first) \
             with inotify and indexes what changed: a file once it is closed and its folder quiet for \
