@@ -332,6 +332,21 @@ struct LibraryWatcherTests {
         }
     }
 
+    @Test("a root folder that goes away is polled, and watched again once it is back")
+    func rootComesBack() throws {
+        let tree = try WatchedTree(files: [(WatchedTree.canon, "a.jpg")])
+        let watcher = try tree.start()
+        let away = tree.folder.file("unmounted")
+        try FileManager.default.moveItem(atPath: tree.first, toPath: away)
+        #expect(eventually { watcher.status.roots.first?.mode == .polling })
+        #expect(watcher.status.roots.first?.reason == RootWatch.vanishedReason)
+        try FileManager.default.moveItem(atPath: away, toPath: tree.first)
+        #expect(eventually { watcher.status.roots.first?.mode == .inotify })
+        #expect(tree.asset(tree.first + "/a.jpg") != nil, "its assets were kept while it was away")
+        try tree.copy(WatchedTree.tinyPNG, to: tree.first + "/back.png")
+        #expect(eventually { tree.asset(tree.first + "/back.png") != nil })
+    }
+
     @Test("roots registered while it runs are watched too")
     func newRoot() throws {
         let tree = try WatchedTree()

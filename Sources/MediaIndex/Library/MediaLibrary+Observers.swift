@@ -24,6 +24,7 @@ public struct FetchResultSnapshot: Sendable, Equatable {
     public var identifiers: [String]
     /// The change token the result was read at.
     public var token: Int64
+    /// How many assets the result holds.
     public var count: Int { identifiers.count }
 }
 
