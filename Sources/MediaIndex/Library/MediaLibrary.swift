@@ -18,6 +18,8 @@ public final class MediaLibrary: Sendable {
     public let thumbnailCache: ThumbnailCache
     let writer: DatabaseWriter?
     let reader: DatabaseReader
+    /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
+    let observation = LibraryObservation()
 
     /// How a library is opened.
     public enum AccessMode: Sendable {
