@@ -117,7 +117,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         guard !started else { return }
         guard library.writer != nil else { throw WatcherError.readOnly(library: library.location.directory) }
         let given = try configuration.roots.map(MediaLibrary.resolveRoot)
-        if given.isEmpty, try !library.hasRoots() { throw WatcherError.noRoots }
+        if given.isEmpty, try library.blocking.roots().isEmpty { throw WatcherError.noRoots }
         do {
             watchLock = try IndexLock(path: library.location.directory + "/watch.lock", wait: false)
         } catch LibraryError.indexRunInProgress(_, let holder) {
@@ -420,7 +420,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         var announcedWait = false
         while summary == nil && failure == nil {
             do {
-                summary = try library.index(roots: roots, options: options, progress: configuration.hooks.progress)
+                summary = try library.blocking.index(roots: roots, options: options, progress: configuration.hooks.progress)
             } catch LibraryError.indexRunInProgress(_, let holder) {
                 if !announcedWait { subscribers.send(.waitingForLock(holder: holder)); announcedWait = true }
                 condition.lock()
@@ -434,7 +434,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         }
         let run = WatchRun(roots: roots, trigger: plan.trigger, eventCount: plan.eventCount, startedAt: startedAt,
                            finishedAt: Date(), summary: summary, error: failure,
-                           changeToken: (try? library.currentChangeToken()) ?? 0)
+                           changeToken: (try? library.blocking.currentChangeToken()) ?? .initial)
         condition.lock()
         state.lastRun = run
         state.runCount += 1
