@@ -34,7 +34,8 @@ enum HEIFDecoder {
     }
 
     /// Decodes the primary image (or a large-enough thumbnail item) of `data`, which
-    /// must stay alive during the call.
+    /// must stay alive during the call, with its irot/imir applied; `displayedSize` is the
+    /// primary image's size after them.
     ///
     /// - Parameter threads: libheif's tile-decoding threads; 0 decodes on the calling
     ///   thread, which is best when many files are decoded in parallel.
@@ -48,7 +49,7 @@ enum HEIFDecoder {
     ///   as the reference for tests).
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
                        threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true,
-                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
+                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool, displayedSize: (width: Int, height: Int)) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
         heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
@@ -103,23 +104,62 @@ enum HEIFDecoder {
             let image = try? DecodeBudget.shared.withPixels(cost) {
                 try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
             }
-            if let image { return (image, usedThumbnail) }
+            if let image { return (image, usedThumbnail, size) }
         }
+        if usedThumbnail {
+            // A thumbnail item whose picture turns out another shape than the primary's
+            // (its HEVC picture cut short of its `ispe`) is not used.
+            if let image = try? decodeThroughLibheif(chosen, request: request, skipLoopFilters: skipLoopFilters,
+                                                      viaPlanes: viaPlanes, bytesPerSample: bytesPerSample, shape: size) {
+                return (image, true, size)
+            }
+            chosen = primary
+        }
+        let primaryTarget = ThumbnailGeometry.scaledSize(width: size.width, height: size.height, request: request)
+        let skipPrimaryLoopFilters = skipLoopFiltersWhenShrinking
+            && max(size.width, size.height) >= 4 * max(primaryTarget.width, primaryTarget.height)
+        let image = try decodeThroughLibheif(chosen, request: request, skipLoopFilters: usedThumbnail ? skipPrimaryLoopFilters : skipLoopFilters,
+                                             viaPlanes: viaPlanes, bytesPerSample: bytesPerSample, shape: nil)
+        return (image, false, size)
+    }
+
+    /// The decoded picture was not the shape asked for.
+    struct WrongShape: Error {}
+
+    /// Decodes `chosen` through libheif (planar, else interleaved RGB) to the thumbnail size.
+    ///
+    /// - Parameter shape: a size whose aspect the decoded picture must have (within 1 %),
+    ///   else `WrongShape` is thrown.
+    static func decodeThroughLibheif(_ chosen: Handle, request: ThumbnailRequest, skipLoopFilters: Bool, viaPlanes: Bool,
+                                     bytesPerSample: Int, shape: (width: Int, height: Int)?) throws -> PixelBuffer {
+        let chosenSize = chosen.size
+        let noAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) == 0
         let pixels = chosenSize.width * chosenSize.height
         let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
-        let image = try DecodeBudget.shared.withPixels(cost) {
+        return try DecodeBudget.shared.withPixels(cost) {
             if viaPlanes, noAlpha, let conversion = conversion(for: chosen) {
                 let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: true)
                 if let image = try HEVCDecoderPlugin.with(policy, {
-                    try decodePlanes(chosen, request: request, policy: policy, conversion: conversion)
+                    try decodePlanes(chosen, request: request, policy: policy, conversion: conversion, shape: shape)
                 }) {
                     return image
                 }
             }
             let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: false)
-            return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request) }
+            return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request, shape: shape) }
         }
-        return (image, usedThumbnail)
+    }
+
+    /// The part of a decoded plane of `width` × `height` that holds the picture: libheif
+    /// 1.15 hands a thumbnail item out at its HEVC picture's coded size, rows and columns
+    /// past its `ispe` included.
+    static func pictureRegion(width: Int, height: Int, of chosen: Handle,
+                              shape: (width: Int, height: Int)?) throws -> (width: Int, height: Int) {
+        let stated = chosen.size
+        let region = (width: min(width, stated.width > 0 ? stated.width : width),
+                      height: min(height, stated.height > 0 ? stated.height : height))
+        if let shape, !ThumbnailGeometry.sameAspect(region, shape) { throw WrongShape() }
+        return region
     }
 
     /// Fresh decoding options; the caller frees them.
@@ -140,7 +180,7 @@ enum HEIFDecoder {
     /// planar RGB none. Nil when libheif hands back a layout this does not read, so the
     /// caller falls back to interleaved RGB.
     static func decodePlanes(_ chosen: Handle, request: ThumbnailRequest, policy: HEVCDecoderPlugin.Policy,
-                             conversion: YCbCrConversion) throws -> PixelBuffer? {
+                             conversion: YCbCrConversion, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer? {
         let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1  // libheif skips this when no conversion is due; 16-bit planes are read too
@@ -152,16 +192,17 @@ enum HEIFDecoder {
         let channels = [heif_channel_R, heif_channel_G, heif_channel_B]
         guard heif_image_get_colorspace(imagePointer) == heif_colorspace_RGB,
               channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
-        let width = Int(heif_image_get_width(imagePointer, heif_channel_R))
-        let height = Int(heif_image_get_height(imagePointer, heif_channel_R))
-        guard width > 0, height > 0 else { return nil }
+        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_R))
+        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_R))
+        guard planeWidth > 0, planeHeight > 0 else { return nil }
+        let (width, height) = try pictureRegion(width: planeWidth, height: planeHeight, of: chosen, shape: shape)
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
             let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
             let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
             var stride: Int32 = 0
-            guard heif_image_get_width(imagePointer, channel) == width, heif_image_get_height(imagePointer, channel) == height,
+            guard heif_image_get_width(imagePointer, channel) == planeWidth, heif_image_get_height(imagePointer, channel) == planeHeight,
                   storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
                   let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
                   Int(stride) >= width * storageBits / 8 else { return nil }
@@ -191,7 +232,7 @@ enum HEIFDecoder {
     }
 
     /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
-    static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer {
+    static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer {
         let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
         let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
@@ -204,14 +245,15 @@ enum HEIFDecoder {
         guard heif_image_has_channel(imagePointer, heif_channel_interleaved) != 0 else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
-        let width = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
-        let height = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
+        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
+        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
         var stride: Int32 = 0
-        guard width > 0, height > 0,
+        guard planeWidth > 0, planeHeight > 0,
               let planePointer = heif_image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride),
-              stride >= Int32(width * (hasAlpha ? 4 : 3)) else {
+              stride >= Int32(planeWidth * (hasAlpha ? 4 : 3)) else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
+        let (width, height) = try pictureRegion(width: planeWidth, height: planeHeight, of: chosen, shape: shape)
         let channels = hasAlpha ? 4 : 3
         // Downscale straight from libheif's plane, so the full-size picture exists once.
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)

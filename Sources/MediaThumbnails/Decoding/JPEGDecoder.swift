@@ -1,4 +1,5 @@
 import CJPEG
+import MediaMetadata
 
 /// Decodes JPEG through TurboJPEG, at the smallest DCT scale that still covers the request.
 enum JPEGDecoder {
@@ -98,7 +99,9 @@ enum JPEGDecoder {
         }
         var image = PixelBuffer(width: chosenSize.width, height: chosenSize.height, channels: channels, pixels: pixels)
         if isCMYK {
-            image = rgb(fromCMYK: image, inverted: JPEGSegments(data).hasAdobeMarker)
+            let source = BufferByteSource(data)
+            let inverted = (try? JPEGSegments.read(source).hasAdobeSegment(in: source)) ?? false
+            image = rgb(fromCMYK: image, inverted: inverted)
         }
         return (image, (chosen.num, chosen.denom), warnings)
     }
