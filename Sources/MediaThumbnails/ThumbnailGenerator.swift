@@ -21,30 +21,31 @@ public enum ThumbnailGenerator {
         }
     }
 
-    /// A thumbnail of the file at `path`, detecting its format and reading its orientation.
+    /// A thumbnail of the file at `path`.
     ///
     /// - Parameters:
+    ///   - format: the format, when the caller knows it (the index does); nil to detect it.
+    ///   - orientation: the orientation that governs display (`MediaMetadata.orientation`,
+    ///     1 when the file has none), when the caller knows it; nil to read it from the file.
     ///   - videoFrameTime: for a live photo's movie, the still-image time in seconds.
     ///   - durationSeconds: a video's duration, when known, to pick a frame 10 % in.
     /// - Throws: `ThumbnailError`.
     public static func thumbnail(ofFileAt path: String, request: ThumbnailRequest,
+                                 format knownFormat: MediaFormat? = nil, orientation knownOrientation: Int? = nil,
                                  videoFrameTime: Double? = nil, durationSeconds: Double? = nil,
                                  pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail {
         let source: FileByteSource
         do { source = try FileByteSource(path: path) } catch {
             throw ThumbnailError.io("\(error)")
         }
-        guard let format = try? MetadataReader.detectFormat(source) else {
+        guard let format = knownFormat ?? (try? MetadataReader.detectFormat(source)) ?? nil else {
             throw ThumbnailError.unsupportedFormat("a file that is not a recognised image or video")
         }
         if format.mediaType == .video {
             return try videoThumbnail(ofFileAt: path, request: request, stillTime: videoFrameTime,
                                       durationSeconds: durationSeconds)
         }
-        var orientation: Int?
-        if appliesExifOrientation(format) {
-            orientation = (try? MetadataReader.read(source))??.orientation
-        }
+        let orientation = knownOrientation ?? (try? MetadataReader.read(source))??.orientation
         return try thumbnail(of: source, format: format, orientation: orientation, request: request, pixelLimit: pixelLimit)
     }
 
@@ -52,8 +53,9 @@ public enum ThumbnailGenerator {
     ///
     /// - Parameters:
     ///   - format: the format detected by `MetadataReader.detectFormat`.
-    ///   - orientation: the EXIF orientation (1–8) to apply; ignored for HEIF and AVIF,
-    ///     whose `irot`/`imir` libheif applies itself.
+    ///   - orientation: the orientation that governs display (1–8), as
+    ///     `MediaMetadata.orientation` holds it. A HEIF's or AVIF's `irot`/`imir` are
+    ///     applied by its decoder, so there it is applied only to a file without them.
     ///   - pixelLimit: declared sizes beyond this are refused before decoding.
     /// - Throws: `ThumbnailError`. A video needs a file path: use `thumbnail(ofFileAt:…)`
     ///   or `videoThumbnail(ofFileAt:…)`, or pass a `FileByteSource`.
@@ -67,20 +69,17 @@ public enum ThumbnailGenerator {
             }
             return try videoThumbnail(ofFileAt: file.path, request: request, stillTime: nil, durationSeconds: nil)
         }
-        let upright = appliesExifOrientation(format) ? (orientation ?? 1) : 1
+        let upright = (1...8).contains(orientation ?? 1) ? orientation ?? 1 : 1
+        if format.isRaw || format == .tiff,
+           let thumbnail = try previewThumbnail(of: source, format: format, orientation: upright,
+                                                request: request, pixelLimit: pixelLimit) {
+            return thumbnail
+        }
         if format == .tiff {
             return try tiffThumbnail(source, orientation: upright, request: request, pixelLimit: pixelLimit)
         }
         if format.isRaw {
-            guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else {
-                throw ThumbnailError.unsupportedFormat("this \(format.rawValue.uppercased()) raw: it has no decodable embedded JPEG preview")
-            }
-            let decoded = try preview.bytes.withUnsafeBufferPointer {
-                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit)
-            }
-            return try finish(decoded.image, orientation: upright, request: request,
-                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height), warnings: decoded.warnings,
-                              colour: decoded.colour)
+            throw ThumbnailError.unsupportedFormat("this \(format.rawValue.uppercased()) raw: it has no decodable embedded JPEG preview")
         }
         guard source.size <= maxFileBytes else {
             throw ThumbnailError.io("the file has \(source.size) bytes, more than the \(maxFileBytes >> 20) MiB read for one still image")
@@ -89,6 +88,30 @@ public enum ThumbnailGenerator {
         return try bytes.withUnsafeBufferPointer { data in
             try thumbnail(ofData: data, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
         }
+    }
+
+    /// A raw's largest embedded JPEG preview, or a TIFF's when it has the image's shape
+    /// and covers the request (else the TIFF itself is decoded). Nil when there is none
+    /// that serves.
+    static func previewThumbnail(of source: ByteSource, format: MediaFormat, orientation: Int,
+                                 request: ThumbnailRequest, pixelLimit: Int) throws -> EncodedThumbnail? {
+        guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else { return nil }
+        let previewSize = (width: preview.width, height: preview.height)
+        var original: (width: Int, height: Int)?
+        if format == .tiff {
+            // A TIFF's own pixels are the picture: a preview stands in only when it is
+            // the same picture, big enough (a 24×16 icon of a 100×67 image is not).
+            guard let metadata = try? MetadataReader.read(source), let w = metadata.pixelWidth, let h = metadata.pixelHeight,
+                  ThumbnailGeometry.sameAspect(previewSize, (w, h)),
+                  ThumbnailGeometry.covers(candidate: previewSize, original: (w, h), request: request) else { return nil }
+            original = (w, h)
+        }
+        let decoded = try preview.bytes.withUnsafeBufferPointer {
+            try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit, original: original)
+        }
+        return try finish(decoded.image, orientation: orientation, request: request,
+                          path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
+                          warnings: decoded.warnings, original: original)
     }
 
     /// A video's poster frame, taken by `ffmpeg` at the still time of a live movie, else
@@ -104,15 +127,6 @@ public enum ThumbnailGenerator {
     }
 
     // MARK: - Internals
-
-    /// HEIF and AVIF carry their orientation in `irot`/`imir`, which libheif applies;
-    /// JPEG XL in its codestream header, which libjxl applies.
-    static func appliesExifOrientation(_ format: MediaFormat) -> Bool {
-        switch format {
-        case .heic, .heif, .avif, .jpegXL: return false
-        default: return format.mediaType == .image
-        }
-    }
 
     static func wrapIO<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as ThumbnailError { throw error } catch {
@@ -136,9 +150,12 @@ public enum ThumbnailGenerator {
                               colour: WebPDecoder.colourSpace(data))
         case .heic, .heif, .avif:
             let decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: 0)
-            return try finish(decoded.image, orientation: 1, request: request,
+            // The decoder applied irot/imir; a file without them is turned by its EXIF orientation.
+            let items = try? HEIFItems.read(BufferByteSource(data))
+            let transformed = items.flatMap { items in items.primaryID.map(items.isTransformed) } ?? true
+            return try finish(decoded.image, orientation: transformed ? 1 : orientation, request: request,
                               path: decoded.usedThumbnail ? .heifThumbnailItem : .fullDecode, warnings: [],
-                              colour: decoded.colour)
+                              original: decoded.displayedSize, colour: decoded.colour)
         case .bmp:
             let decoded = try BMPDecoder.decode(data, request: request, pixelLimit: pixelLimit)
             return try finish(decoded.image, orientation: orientation, request: request, path: .fullDecode,
@@ -156,7 +173,8 @@ public enum ThumbnailGenerator {
         }
     }
 
-    /// JPEG: the EXIF thumbnail when it is big enough and the same shape, else DCT-scaled decoding.
+    /// JPEG: the EXIF thumbnail when it is the same picture and big enough, else
+    /// DCT-scaled decoding.
     static func jpegThumbnail(_ data: UnsafeBufferPointer<UInt8>, orientation: Int, request: ThumbnailRequest,
                               pixelLimit: Int) throws -> EncodedThumbnail {
         guard let size = JPEGDecoder.size(of: data) else {
@@ -164,11 +182,11 @@ public enum ThumbnailGenerator {
             _ = try JPEGDecoder.decode(data, request: request, pixelLimit: pixelLimit)
             throw ThumbnailError.decodeFailed("the JPEG header is unreadable")
         }
-        if let exifRange = JPEGSegments(data).exif,
-           let thumbnail = embeddedThumbnail(data, exif: exifRange) {
-            let thumbData = UnsafeBufferPointer(rebasing: data[thumbnail])
-            // One larger than the picture itself is of another picture (an edit kept the
-            // camera's thumbnail of the original).
+        if let embedded = (try? MetadataReader.embeddedImages(in: BufferByteSource(data), format: .jpeg))?
+            .first(where: { $0.kind == .exifThumbnail }) {
+            let thumbData = UnsafeBufferPointer(rebasing: data[Int(embedded.offset)..<Int(embedded.offset + embedded.length)])
+            // The camera's thumbnail may be another picture (FLIR's visible-light image) or
+            // a crop or letterbox: only the same shape, big enough, stands in.
             if let thumbSize = JPEGDecoder.size(of: thumbData),
                thumbSize.width < size.width, thumbSize.height < size.height,
                ThumbnailGeometry.sameAspect(thumbSize, size),
@@ -219,15 +237,6 @@ public enum ThumbnailGenerator {
             ? .tiffReducedResolution(width: decoded.decodedSize.width, height: decoded.decodedSize.height) : .fullDecode
         return try finish(decoded.image, orientation: orientation, request: request, path: path, warnings: decoded.warnings,
                           original: decoded.fullSize, colour: decoded.iccProfile.map(ColourSpace.icc) ?? .sRGB)
-    }
-
-    /// The byte range of the EXIF IFD1 JPEG thumbnail inside `data`, if it lies wholly inside.
-    static func embeddedThumbnail(_ data: UnsafeBufferPointer<UInt8>, exif: Range<Int>) -> Range<Int>? {
-        let block = MemoryByteSource(Array(data[exif]))
-        guard let tiff = TIFFPreviewLocator(source: block), let candidate = tiff.exifThumbnail(),
-              candidate.offset + candidate.length <= UInt64(exif.count), candidate.length > 4 else { return nil }
-        let start = exif.lowerBound + Int(candidate.offset)
-        return start..<(start + Int(candidate.length))
     }
 
     /// Crop (for `.fill`), area-average to the exact size, orient, encode.

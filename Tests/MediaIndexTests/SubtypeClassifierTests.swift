@@ -22,14 +22,17 @@ struct SubtypeClassifierTests {
         #expect(SubtypeClassifier.subtypes(of: image { $0.userComment = "Taken on holiday" }, fileName: nil) == [])
     }
 
-    @Test("panoramas by GPano, or a camera photo at least 2:1")
+    @Test("panoramas by GPano, or a camera photo at least 2.5:1; a phone's 18:9 to 21:9 frame is not one")
     func panoramas() {
         #expect(SubtypeClassifier.subtypes(of: image { $0.panoramaProjectionType = "equirectangular" }, fileName: nil) == .panorama)
         #expect(SubtypeClassifier.subtypes(of: image { $0.usesPanoramaViewer = true }, fileName: nil) == .panorama)
         let wide = image { $0.make = "Apple"; $0.pixelWidth = 6000; $0.pixelHeight = 1200 }
         #expect(SubtypeClassifier.subtypes(of: wide, fileName: nil) == .panorama)
-        let tall = image { $0.make = "Apple"; $0.pixelWidth = 1000; $0.pixelHeight = 2000 }
+        let tall = image { $0.make = "Apple"; $0.pixelWidth = 1000; $0.pixelHeight = 2600 }
         #expect(SubtypeClassifier.subtypes(of: tall, fileName: nil) == .panorama)
+        // Samsung's full-screen frames (19.5:9 and 18:9), as in the corpus.
+        #expect(SubtypeClassifier.subtypes(of: image(.heic) { $0.make = "samsung"; $0.pixelWidth = 4000; $0.pixelHeight = 1848 }, fileName: nil) == [])
+        #expect(SubtypeClassifier.subtypes(of: image { $0.make = "samsung"; $0.pixelWidth = 4032; $0.pixelHeight = 2012 }, fileName: nil) == [])
         // A wide banner from no camera, and an ordinary 4:3 photo, are not.
         #expect(SubtypeClassifier.subtypes(of: image { $0.pixelWidth = 1140; $0.pixelHeight = 70 }, fileName: nil) == [])
         #expect(SubtypeClassifier.subtypes(of: image { $0.make = "Canon"; $0.pixelWidth = 4000; $0.pixelHeight = 3000 }, fileName: nil) == [])

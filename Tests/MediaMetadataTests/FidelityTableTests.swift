@@ -73,6 +73,10 @@ struct FidelityTableTests {
             "orientation": "Nokia writes irot 3 (display 90° clockwise) and EXIF orientation 1: in HEIF irot governs display, so we report 6; exiftool's IFD0 says 1",
             "displaySize": "follows from the orientation above: the picture is shown turned a quarter",
         ],
+        "ente-test-fixtures/ml/indexing/v1/files/7949_mirror_horizontal_rotate_270_cw.HEIC": [
+            "orientation": "no irot/imir, EXIF orientation 5, but the coded picture (1210×1548) is already portrait where EXIF's own size (3088×2316) is landscape: a converter turned the pixels and kept the tag, so we report 1; exiftool's IFD0 says 5",
+            "displaySize": "follows from the orientation above: the picture is shown as stored",
+        ],
         "photoview/api/scanner/test_media/real_media/webm.webm": [
             "frameRate": "the track's DefaultDuration is one timestamp tick (1 ms) and ffprobe reports 1000 fps; that is the time base of a variable-rate stream, so we record no frame rate",
         ],

@@ -88,7 +88,7 @@ struct ISOBMFFReaderTests {
         ([.rotation(anticlockwiseQuarterTurns: 3), .mirror(axis: 0)], 7),
     ])
     func heifOrientation(transforms: [HEIFProperty], expected: Int) {
-        #expect(ISOBMFFReader.orientation(applying: transforms) == expected)
+        #expect(HEIFItems.orientation(applying: transforms) == expected)
     }
 
     @Test("maps track matrices to EXIF orientations")

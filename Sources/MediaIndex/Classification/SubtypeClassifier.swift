@@ -9,8 +9,9 @@ import MediaMetadata
 public enum SubtypeClassifier {
     /// The capture rate from which a movie is slow motion.
     public static let slowMotionMinimumFrameRate = 100.0
-    /// The aspect ratio (long side over short side) from which a camera photo is a panorama.
-    public static let panoramaMinimumAspectRatio = 2.0
+    /// The aspect ratio (long side over short side) from which a camera photo is a panorama:
+    /// wider than any frame a camera takes in one shot (phones crop up to 21:9, 2.33).
+    public static let panoramaMinimumAspectRatio = 2.5
 
     /// The subtypes one file shows on its own.
     ///
@@ -45,7 +46,7 @@ public enum SubtypeClassifier {
     }
 
     /// A photo sphere or panorama by its GPano projection or viewer flag, or a camera
-    /// photo (it has a make) at least twice as long as it is high.
+    /// photo (it has a make) at least 2.5 times as long as it is high.
     static func isPanorama(_ m: MediaMetadata) -> Bool {
         if let projection = m.panoramaProjectionType?.lowercased(),
            projection == "equirectangular" || projection == "cylindrical" { return true }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 import MediaThumbnails
 import Synchronization
 #if canImport(Glibc)
@@ -466,15 +467,19 @@ extension MediaLibrary {
             return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)
         }
+        // The index already knows the format and the orientation: the file is not read for them again.
+        let format = primary.contentType.flatMap(MediaFormat.init(contentType:)), orientation = asset.orientation ?? 1
         if primary.path.isValidUTF8 {
-            return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request)
+            return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
+                                                    format: format, orientation: orientation)
         }
         // A name that is not UTF-8 cannot round-trip through a String path: open it by
         // its bytes and hand the generator the descriptor's /proc name.
         let fd = primary.path.withCString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw ThumbnailError.io("\(primary.path.displayString): \(systemErrorMessage(errno))") }
         defer { close(fd) }
-        return try ThumbnailGenerator.thumbnail(ofFileAt: "/proc/self/fd/\(fd)", request: request)
+        return try ThumbnailGenerator.thumbnail(ofFileAt: "/proc/self/fd/\(fd)", request: request,
+                                                format: format, orientation: orientation)
     }
 
     /// After making a thumbnail one at a time (a picker scrolling), trims the cache at

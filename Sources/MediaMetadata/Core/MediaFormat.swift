@@ -54,6 +54,13 @@ public enum MediaFormat: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The format whose `contentType` is `contentType` (each format has its own); nil for
+    /// another MIME type.
+    public init?(contentType: String) {
+        guard let format = MediaFormat.allCases.first(where: { $0.contentType == contentType }) else { return nil }
+        self = format
+    }
+
     /// The MIME type reported for resources of this format.
     public var contentType: String {
         switch self {

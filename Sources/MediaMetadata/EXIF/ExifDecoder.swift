@@ -113,7 +113,7 @@ public enum ExifDecoder {
         if m.iso == nil { m.iso = exif[ExifTag.iso]?.integer() }
         if m.flash == nil { m.flash = exif[ExifTag.flash]?.integer() }
         if m.orientation == nil, let o = ifd0[ExifTag.orientation]?.integer(), (1...8).contains(o) {
-            m.orientation = o
+            m.orientation = isAlreadyTurned(m, orientation: o, exif: exif) ? 1 : o
         }
         if m.pixelWidth == nil && m.pixelHeight == nil,
            let w = exif[ExifTag.pixelXDimension]?.integer(), let h = exif[ExifTag.pixelYDimension]?.integer(),
@@ -125,6 +125,20 @@ public enum ExifDecoder {
         if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
         if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
         if m.userComment == nil { m.userComment = userComment(exif[ExifTag.userComment]) }
+    }
+
+    /// Whether a HEIF without `irot`/`imir` holds pixels already turned the way its EXIF
+    /// orientation says: the coded picture is portrait where EXIF's own pixel size of the
+    /// unturned picture is landscape, or the reverse. Converters that rotate the pixels and
+    /// keep the tag write these; applying the tag again would turn the picture sideways.
+    /// (Samsung phones and early iOS write upright-needing pixels and rely on the tag.)
+    static func isAlreadyTurned(_ m: MediaMetadata, orientation: Int, exif: [UInt16: ExifValue]) -> Bool {
+        guard [.heic, .heif, .avif].contains(m.format), (5...8).contains(orientation),
+              let codedWidth = m.pixelWidth, let codedHeight = m.pixelHeight,
+              let exifWidth = exif[ExifTag.pixelXDimension]?.integer(),
+              let exifHeight = exif[ExifTag.pixelYDimension]?.integer(),
+              codedWidth != codedHeight, exifWidth != exifHeight else { return false }
+        return (codedWidth > codedHeight) != (exifWidth > exifHeight)
     }
 
     /// DateTimeOriginal, else DateTimeDigitized, else IFD0 DateTime, each with its own

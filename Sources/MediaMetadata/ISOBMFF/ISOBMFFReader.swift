@@ -14,10 +14,11 @@
 ///   their movie the same way, keeping the primary item's size when there is one.
 /// - HEIF: `pixelWidth`/`pixelHeight` are the primary item's `ispe` (what exiftool
 ///   calls `File:ImageWidth`), and `orientation` comes from `irot`/`imir`, which govern
-///   display in HEIF, so an EXIF orientation that disagrees does not rotate the picture
-///   a second time. When the primary item has neither, `orientation` stays nil and the
-///   EXIF orientation applies (Samsung and early iOS HEICs rely on it). The `Exif` item goes to
-///   `exif` (from its TIFF header), the XMP item to `xmp`.
+///   display in HEIF: the EXIF orientation in the `Exif` item describes the same turn,
+///   so it never rotates the picture a second time. Without them the EXIF orientation
+///   applies (Samsung phones and early iOS rely on it, as Apple's viewers do), unless the
+///   coded picture already has the turned shape (see `ExifDecoder.isAlreadyTurned`).
+///   The `Exif` item goes to `exif` (from its TIFF header), the XMP item to `xmp`.
 /// - CR3: the largest track's coded size, and Canon's `CMT1` (IFD0) as `exif` with
 ///   `CMT2` (Exif IFD) and `CMT4` (GPS IFD) in `extraExifBlocks`.
 public enum ISOBMFFReader {
@@ -149,11 +150,7 @@ public enum ISOBMFFReader {
 
     private static func readImageItems(_ meta: BoxHeader, boxes: inout BoxReader,
                                        into reading: inout ContainerReading) throws {
-        guard let payload = try boxes.payload(of: meta, limit: HEIFItemParser.metaLimit) else {
-            throw MetadataError.malformed("the 'meta' box is larger than \(HEIFItemParser.metaLimit) bytes")
-        }
-        var items = HEIFItemParser()
-        try items.parse(metaPayload: payload)
+        let items = try HEIFItems.read(meta: meta, boxes: &boxes)
         reading.metadata.warnings.append(contentsOf: items.warnings)
         guard items.handler == "pict" else { return }
         guard let primaryID = items.primaryID ?? items.items.keys.min() else {
@@ -161,34 +158,22 @@ public enum ISOBMFFReader {
             return
         }
         if items.primaryID == nil { reading.metadata.warnings.append("the image names no primary item; the first item was used") }
-        let primary = items.items[primaryID]
         var metadata = reading.metadata
 
-        var transforms: [HEIFProperty] = []
-        for property in items.properties(of: primaryID) {
-            switch property {
-            case .size(let width, let height) where metadata.pixelWidth == nil && width > 0 && height > 0:
-                metadata.pixelWidth = width
-                metadata.pixelHeight = height
-            case .rotation, .mirror: transforms.append(property)
-            default: break
-            }
-        }
-        if metadata.pixelWidth == nil, let primary, primary.type == "grid",
-           let grid = try? items.data(of: primary, source: boxes.source, limit: 64),
-           let size = gridOutputSize(grid) {
+        if let size = items.spatialExtent(of: primaryID) ?? items.grid(primaryID, source: boxes.source).map({ ($0.width, $0.height) }) {
             metadata.pixelWidth = size.width
             metadata.pixelHeight = size.height
+        } else {
+            metadata.warnings.append("the primary image has no size ('ispe')")
         }
-        if metadata.pixelWidth == nil { metadata.warnings.append("the primary image has no size ('ispe')") }
-        // Without `irot`/`imir` the EXIF orientation decides (Samsung and early iOS
-        // HEICs rely on it); with them, they govern and EXIF is not applied again.
-        if !transforms.isEmpty { metadata.orientation = orientation(applying: transforms) }
+        // With `irot`/`imir` they govern display, and an EXIF orientation describing the
+        // same turn is not applied again; without them the EXIF orientation does (Samsung
+        // phones and early iOS rely on it, and Apple's viewers apply it).
+        if items.isTransformed(primaryID) { metadata.orientation = items.orientation(of: primaryID) }
 
         // Auxiliary images of the primary: depth, portrait matte, gain map.
-        var auxiliaryTypes: [String] = []
-        for auxiliary in items.items(referencing: primaryID, by: "auxl") {
-            for case .auxiliaryType(let urn) in items.properties(of: auxiliary) { auxiliaryTypes.append(urn) }
+        let auxiliaryTypes = items.items(referencing: primaryID, by: "auxl").flatMap { auxiliary in
+            items.properties(of: auxiliary).compactMap(\.auxiliaryType)
         }
         metadata.hasDepth = auxiliaryTypes.contains { $0.contains("depth") || $0 == "urn:mpeg:hevc:2015:auxid:2" }
         metadata.hasPortraitMatte = auxiliaryTypes.contains { $0.contains("portraiteffectsmatte") }
@@ -202,14 +187,14 @@ public enum ISOBMFFReader {
         }
         if let exifItem = ordered.first(where: { $0.type == "Exif" }) {
             do {
-                reading.exif = exifBlock(try items.data(of: exifItem, source: boxes.source, limit: itemLimit))
+                reading.exif = exifBlock(try items.data(of: exifItem.id, source: boxes.source, limit: itemLimit))
             } catch let error as MetadataError {
                 metadata.warnings.append("the Exif item could not be read: \(error)")
             }
         }
         if let xmpItem = ordered.first(where: { $0.type == "mime" && $0.contentType?.lowercased().hasPrefix("application/rdf+xml") == true }) {
             do {
-                reading.xmp = try items.data(of: xmpItem, source: boxes.source, limit: itemLimit)
+                reading.xmp = try items.data(of: xmpItem.id, source: boxes.source, limit: itemLimit)
             } catch let error as MetadataError {
                 metadata.warnings.append("the XMP item could not be read: \(error)")
             }
@@ -237,44 +222,5 @@ public enum ISOBMFFReader {
         guard index + 4 <= bytes.count else { return false }
         let head = Array(bytes[index..<(index + 4)])
         return head == [0x49, 0x49, 0x2A, 0x00] || head == [0x4D, 0x4D, 0x00, 0x2A]
-    }
-
-    /// A `grid` item's output size (ISO/IEC 23008-12 §6.6.2.3).
-    static func gridOutputSize(_ data: [UInt8]) -> (width: Int, height: Int)? {
-        var cursor = ByteCursor(data, context: "image grid")
-        guard let _ = try? cursor.u8(), let flags = try? cursor.u8(),
-              (try? cursor.skip(2)) != nil else { return nil }
-        let wide = flags & 1 != 0
-        guard let width = try? cursor.unsigned(byteCount: wide ? 4 : 2),
-              let height = try? cursor.unsigned(byteCount: wide ? 4 : 2),
-              width > 0, height > 0 else { return nil }
-        return (Int(width), Int(height))
-    }
-
-    /// The EXIF orientation equal to applying `irot` and `imir` in the listed order.
-    ///
-    /// Each transform is a 2×2 matrix on (x right, y down) display coordinates.
-    static func orientation(applying transforms: [HEIFProperty]) -> Int {
-        typealias Matrix = (Int, Int, Int, Int)  // row-major a b / c d
-        func multiply(_ m: Matrix, _ n: Matrix) -> Matrix {
-            (m.0 * n.0 + m.1 * n.2, m.0 * n.1 + m.1 * n.3, m.2 * n.0 + m.3 * n.2, m.2 * n.1 + m.3 * n.3)
-        }
-        let anticlockwise: Matrix = (0, 1, -1, 0)
-        var total: Matrix = (1, 0, 0, 1)
-        for transform in transforms {
-            switch transform {
-            case .rotation(let turns):
-                for _ in 0..<(turns & 3) { total = multiply(anticlockwise, total) }
-            case .mirror(let axis):
-                // ISO/IEC 23008-12:2022 §6.5.12: axis 0 exchanges top and bottom, 1 left and right.
-                total = multiply(axis == 0 ? (1, 0, 0, -1) : (-1, 0, 0, 1), total)
-            default: break
-            }
-        }
-        let table: [(Matrix, Int)] = [
-            ((1, 0, 0, 1), 1), ((-1, 0, 0, 1), 2), ((-1, 0, 0, -1), 3), ((1, 0, 0, -1), 4),
-            ((0, 1, 1, 0), 5), ((0, -1, 1, 0), 6), ((0, -1, -1, 0), 7), ((0, 1, -1, 0), 8),
-        ]
-        return table.first { $0.0 == total }?.1 ?? 1
     }
 }

@@ -10,7 +10,9 @@ extension XMPProperties {
            !comment.isEmpty {
             metadata.userComment = String(comment.prefix(1024))
         }
-        if metadata.hasGainMap == nil,
+        // A container that found no gain-map item says false; Adobe's XMP (Samsung's
+        // Ultra HDR HEICs) still announces one.
+        if metadata.hasGainMap != true,
            value(namespace: Self.hdrGainMapNamespace, localName: "Version") != nil
             || containerItems.contains(where: { $0.semantic == "GainMap" }) {
             metadata.hasGainMap = true

@@ -39,30 +39,17 @@ private struct Huffman {
 }
 
 private struct InflateState {
-    let input: [UInt8]
-    var position: Int
+    var reader: LSBFirstBitReader
     let limit: Int
     var output: [UInt8] = []
-    var bitBuffer = 0
-    var bitCount = 0
-    var failed = false
+    var failed: Bool { reader.ranPastEnd }
 
     init(input: [UInt8], position: Int, limit: Int) {
-        self.input = input; self.position = position; self.limit = limit
+        reader = LSBFirstBitReader(input, position: position)
+        self.limit = limit
     }
 
-    mutating func bits(_ need: Int) -> Int {
-        while bitCount < need {
-            guard position < input.count else { failed = true; return 0 }
-            bitBuffer |= Int(input[position]) << bitCount
-            position += 1
-            bitCount += 8
-        }
-        let value = bitBuffer & ((1 << need) - 1)
-        bitBuffer >>= need
-        bitCount -= need
-        return value
-    }
+    mutating func bits(_ need: Int) -> Int { reader.bits(need) }
 
     mutating func decode(_ h: Huffman) -> Int {
         var code = 0, first = 0, index = 0
@@ -95,15 +82,13 @@ private struct InflateState {
             if failed { return false }
             switch type {
             case 0:
-                bitBuffer = 0; bitCount = 0
-                guard position + 4 <= input.count else { return false }
-                let len = Int(input[position]) | Int(input[position + 1]) << 8
-                let nlen = Int(input[position + 2]) | Int(input[position + 3]) << 8
-                position += 4
-                guard len == (~nlen & 0xFFFF), position + len <= input.count else { return false }
+                reader.alignToByte()
+                guard let header = reader.takeBytes(4) else { return false }
+                let len = Int(header[header.startIndex]) | Int(header[header.startIndex + 1]) << 8
+                let nlen = Int(header[header.startIndex + 2]) | Int(header[header.startIndex + 3]) << 8
+                guard len == (~nlen & 0xFFFF), let stored = reader.takeBytes(len) else { return false }
                 let room = limit - output.count
-                output.append(contentsOf: input[position..<(position + min(len, room))])
-                position += len
+                output.append(contentsOf: stored.prefix(room))
                 if len > room { return false }
             case 1:
                 var lengths = [Int](repeating: 8, count: 288)

@@ -1,3 +1,5 @@
+import MediaMetadata
+
 /// Decodes the first frame of a GIF with a small bounded LZW decoder of our own
 /// (no GIF library in the dependency set).
 ///
@@ -107,17 +109,10 @@ enum GIFDecoder {
         var written = 0
         var codeSize = minimumCodeSize + 1, next = clear + 2
         var old = -1, first: UInt8 = 0
-        var bitBuffer = 0, bitCount = 0, byteIndex = 0
+        var reader = LSBFirstBitReader(stream)
         while written < pixelCount {
-            while bitCount < codeSize {
-                guard byteIndex < stream.count else { return output }
-                bitBuffer |= Int(stream[byteIndex]) << bitCount
-                byteIndex += 1
-                bitCount += 8
-            }
-            var code = bitBuffer & ((1 << codeSize) - 1)
-            bitBuffer >>= codeSize
-            bitCount -= codeSize
+            var code = reader.bits(codeSize)
+            if reader.ranPastEnd { return output }
             if code == clear {
                 codeSize = minimumCodeSize + 1; next = clear + 2; old = -1
                 continue

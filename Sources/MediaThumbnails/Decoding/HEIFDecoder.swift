@@ -34,7 +34,8 @@ enum HEIFDecoder {
     }
 
     /// Decodes the primary image (or a large-enough thumbnail item) of `data`, which
-    /// must stay alive during the call.
+    /// must stay alive during the call, with its irot/imir applied; `displayedSize` is the
+    /// primary image's size after them.
     ///
     /// - Parameter threads: libheif's tile-decoding threads; 0 decodes on the calling
     ///   thread, which is best when many files are decoded in parallel.
@@ -48,7 +49,8 @@ enum HEIFDecoder {
     ///   as the reference for tests).
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
                        threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true,
-                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool, colour: ColourSpace) {
+                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool,
+                                                       displayedSize: (width: Int, height: Int), colour: ColourSpace) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
         heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
@@ -104,8 +106,36 @@ enum HEIFDecoder {
             let image = try? DecodeBudget.shared.withPixels(cost) {
                 try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
             }
-            if let image { return (image, usedThumbnail, colour) }
+            if let image { return (image, usedThumbnail, size, colour) }
         }
+        if usedThumbnail {
+            // A thumbnail item whose picture turns out another shape than the primary's
+            // (its HEVC picture cut short of its `ispe`) is not used.
+            if let image = try? decodeThroughLibheif(chosen, in: data, request: request, skipLoopFilters: skipLoopFilters,
+                                                      viaPlanes: viaPlanes, bytesPerSample: bytesPerSample, shape: size) {
+                return (image, true, size, colour)
+            }
+            chosen = primary
+        }
+        let primaryTarget = ThumbnailGeometry.scaledSize(width: size.width, height: size.height, request: request)
+        let skipPrimaryLoopFilters = skipLoopFiltersWhenShrinking
+            && max(size.width, size.height) >= 4 * max(primaryTarget.width, primaryTarget.height)
+        let image = try decodeThroughLibheif(chosen, in: data, request: request, skipLoopFilters: usedThumbnail ? skipPrimaryLoopFilters : skipLoopFilters,
+                                             viaPlanes: viaPlanes, bytesPerSample: bytesPerSample, shape: nil)
+        return (image, false, size, colour)
+    }
+
+    /// The decoded picture was not the shape asked for.
+    struct WrongShape: Error {}
+
+    /// Decodes `chosen` through libheif (planar, else interleaved RGB) to the thumbnail size.
+    ///
+    /// - Parameter shape: a size whose aspect the decoded picture must have (within 1 %),
+    ///   else `WrongShape` is thrown.
+    static func decodeThroughLibheif(_ chosen: Handle, in data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, skipLoopFilters: Bool, viaPlanes: Bool,
+                                     bytesPerSample: Int, shape: (width: Int, height: Int)?) throws -> PixelBuffer {
+        let chosenSize = chosen.size
+        let noAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) == 0
         let pixels = chosenSize.width * chosenSize.height
         // AV1 cannot decode at a reduced size, and through libheif a picture exists about four
         // times over at full size (the decoder's frame and references, libheif's copy): a
@@ -115,7 +145,7 @@ enum HEIFDecoder {
                                                limit: maxAV1SampleBytes / bytesPerSample)
         }
         let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
-        let image = try DecodeBudget.shared.withPixels(cost) {
+        return try DecodeBudget.shared.withPixels(cost) {
             // AVIF: the decoder's own YCbCr planes, with no full-size conversion.
             if viaPlanes, noAlpha, isAV1(data), let conversion = conversion(for: chosen),
                let image = try decodeNativePlanes(chosen, request: request, conversion: conversion) {
@@ -124,15 +154,26 @@ enum HEIFDecoder {
             if viaPlanes, noAlpha, let conversion = conversion(for: chosen) {
                 let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: true)
                 if let image = try HEVCDecoderPlugin.with(policy, {
-                    try decodePlanes(chosen, request: request, policy: policy, conversion: conversion)
+                    try decodePlanes(chosen, request: request, policy: policy, conversion: conversion, shape: shape)
                 }) {
                     return image
                 }
             }
             let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: false)
-            return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request) }
+            return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request, shape: shape) }
         }
-        return (image, usedThumbnail, colour)
+    }
+
+    /// The part of a decoded plane of `width` × `height` that holds the picture: libheif
+    /// 1.15 hands a thumbnail item out at its HEVC picture's coded size, rows and columns
+    /// past its `ispe` included.
+    static func pictureRegion(width: Int, height: Int, of chosen: Handle,
+                              shape: (width: Int, height: Int)?) throws -> (width: Int, height: Int) {
+        let stated = chosen.size
+        let region = (width: min(width, stated.width > 0 ? stated.width : width),
+                      height: min(height, stated.height > 0 ? stated.height : height))
+        if let shape, !ThumbnailGeometry.sameAspect(region, shape) { throw WrongShape() }
+        return region
     }
 
     /// The item's colour: its ICC profile (colr prof/rICC), else its nclx primaries and
@@ -170,7 +211,7 @@ enum HEIFDecoder {
     /// planar RGB none. Nil when libheif hands back a layout this does not read, so the
     /// caller falls back to interleaved RGB.
     static func decodePlanes(_ chosen: Handle, request: ThumbnailRequest, policy: HEVCDecoderPlugin.Policy,
-                             conversion: YCbCrConversion) throws -> PixelBuffer? {
+                             conversion: YCbCrConversion, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer? {
         let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1  // libheif skips this when no conversion is due; 16-bit planes are read too
@@ -182,14 +223,27 @@ enum HEIFDecoder {
         let channels = [heif_channel_R, heif_channel_G, heif_channel_B]
         guard heif_image_get_colorspace(imagePointer) == heif_colorspace_RGB,
               channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
-        let width = Int(heif_image_get_width(imagePointer, heif_channel_R))
-        let height = Int(heif_image_get_height(imagePointer, heif_channel_R))
-        guard width > 0, height > 0 else { return nil }
+        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_R))
+        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_R))
+        guard planeWidth > 0, planeHeight > 0 else { return nil }
+        let (width, height) = try pictureRegion(width: planeWidth, height: planeHeight, of: chosen, shape: shape)
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            guard heif_image_get_width(imagePointer, channel) == width, heif_image_get_height(imagePointer, channel) == height,
-                  let values = averagedPlane(imagePointer, channel, within: (width, height), to: target) else { return nil }
+            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
+            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
+            var stride: Int32 = 0
+            // Only the picture's region of a plane that may be coded larger is averaged.
+            guard heif_image_get_width(imagePointer, channel) == planeWidth, heif_image_get_height(imagePointer, channel) == planeHeight,
+                  storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
+                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
+                  Int(stride) >= width * storageBits / 8 else { return nil }
+            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
+                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
+            if rangeBits > 8 {
+                let scale = 1 / Float(1 << (rangeBits - 8))
+                for i in values.indices { values[i] *= scale }
+            }
             averaged.append(values)
         }
         if policy.picturesLabelledRGB > 0 {
@@ -285,7 +339,7 @@ enum HEIFDecoder {
     }
 
     /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
-    static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest) throws -> PixelBuffer {
+    static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer {
         let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
         let options = try decodingOptions()
         defer { heif_decoding_options_free(options) }
@@ -298,14 +352,15 @@ enum HEIFDecoder {
         guard heif_image_has_channel(imagePointer, heif_channel_interleaved) != 0 else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
-        let width = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
-        let height = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
+        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
+        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
         var stride: Int32 = 0
-        guard width > 0, height > 0,
+        guard planeWidth > 0, planeHeight > 0,
               let planePointer = heif_image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride),
-              stride >= Int32(width * (hasAlpha ? 4 : 3)) else {
+              stride >= Int32(planeWidth * (hasAlpha ? 4 : 3)) else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
+        let (width, height) = try pictureRegion(width: planeWidth, height: planeHeight, of: chosen, shape: shape)
         let channels = hasAlpha ? 4 : 3
         // Downscale straight from libheif's plane, so the full-size picture exists once.
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)

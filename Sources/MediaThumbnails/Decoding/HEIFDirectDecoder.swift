@@ -1,3 +1,5 @@
+import MediaMetadata
+
 /// Decodes a HEIF primary image coded as HEVC — one picture, or a grid of tiles — with
 /// libde265 directly, shrinking each decoded picture into the thumbnail before the next.
 ///
@@ -14,97 +16,75 @@ struct HEIFDirectDecoder {
     struct Piece {
         var item: UInt32
         var x: Int, y: Int
+        /// Its `ispe` size.
+        var width: Int, height: Int
     }
 
     let items: HEIFItems
+    let file: UnsafeBufferPointer<UInt8>
     /// The coded picture's size, before irot/imir.
     let width: Int, height: Int
     let pieces: [Piece]
-    /// EXIF orientations (2–8) that libheif's irot/imir amount to, in the file's order.
-    let orientations: [Int]
-    /// Whether the displayed picture is the coded one turned a quarter.
-    let swapsAxes: Bool
+    /// The EXIF orientation that the primary item's irot/imir amount to.
+    let orientation: Int
     /// The largest picture decoded at once, in pixels.
     let largestPiece: Int
 
     /// Reads how the primary image is built; throws `Unsupported` for what this does not handle.
     init(_ file: UnsafeBufferPointer<UInt8>) throws {
         guard LibDe265.shared != nil else { throw Unsupported() }
-        let items = try HEIFItems(file)
+        let source = BufferByteSource(file)
+        guard let items = try? HEIFItems.read(source), let primary = items.primaryID,
+              let item = items.items[primary], !item.isProtected else { throw Unsupported() }
         self.items = items
-        let primary = items.primary
-        guard let item = items.items[primary] else { throw Unsupported() }
-
-        var orientations: [Int] = []
-        var quarterTurns = 0
-        for property in items.properties(of: primary) {
-            var reader = HEIFItems.Reader(file: file, range: property.payload)
-            switch property.type {
-            case "irot":
-                let turns = Int(try reader.u8() & 3)
-                quarterTurns += turns
-                if turns != 0 { orientations.append([1, 8, 3, 6][turns]) }
-            case "imir":
-                orientations.append(try reader.u8() & 1 == 0 ? 2 : 4)  // vertical axis: left-right; horizontal: top-bottom
-            case "clap", "auxC": throw Unsupported()
-            default: break
-            }
+        self.file = file
+        guard !items.properties(of: primary).contains(where: { $0.type == "clap" || $0.type == "auxC" }) else {
+            throw Unsupported()
         }
-        self.orientations = orientations
-        swapsAxes = quarterTurns % 2 == 1
+        orientation = items.orientation(of: primary)
 
+        func piece(_ id: UInt32, x: Int, y: Int) throws -> Piece {
+            guard items.items[id]?.type == "hvc1", let size = items.spatialExtent(of: id),
+                  size.width <= 1 << 16, size.height <= 1 << 16 else { throw Unsupported() }
+            return Piece(item: id, x: x, y: y, width: size.width, height: size.height)
+        }
         switch item.type {
         case "hvc1":
-            let size = try Self.spatialExtent(of: primary, in: items)
-            width = size.width; height = size.height
-            pieces = [Piece(item: primary, x: 0, y: 0)]
+            let only = try piece(primary, x: 0, y: 0)
+            width = only.width; height = only.height
+            pieces = [only]
             largestPiece = width * height
         case "grid":
-            let data = try items.dataRanges(of: primary)
-            guard let range = data.first, data.count == 1 else { throw Unsupported() }
-            var reader = HEIFItems.Reader(file: file, range: range)
-            let version = try reader.u8(), flags = try reader.u8()
-            guard version == 0 else { throw Unsupported() }
-            let rows = Int(try reader.u8()) + 1, columns = Int(try reader.u8()) + 1
-            let fieldBytes = flags & 1 != 0 ? 4 : 2
-            width = Int(try reader.uint(fieldBytes)); height = Int(try reader.uint(fieldBytes))
-            guard let tiles = items.derivedFrom[primary], tiles.count == rows * columns else { throw Unsupported() }
+            guard let grid = items.grid(primary, source: source) else { throw Unsupported() }
+            width = grid.width; height = grid.height
+            let tiles = items.referenced(from: primary, by: "dimg")
+            guard tiles.count == grid.rows * grid.columns else { throw Unsupported() }
             // Tiles are placed as libheif places them: each row advances by each tile's ispe width.
             var pieces: [Piece] = []
-            var largest = 0
             var y = 0
-            for row in 0..<rows {
+            for row in 0..<grid.rows {
                 var x = 0, rowHeight = 0
-                for column in 0..<columns {
-                    let tile = tiles[row * columns + column]
-                    guard items.items[tile]?.type == "hvc1" else { throw Unsupported() }
-                    let size = try Self.spatialExtent(of: tile, in: items)
-                    pieces.append(Piece(item: tile, x: x, y: y))
-                    largest = max(largest, size.width * size.height)
-                    x += size.width
-                    rowHeight = size.height
+                for column in 0..<grid.columns {
+                    let tile = try piece(tiles[row * grid.columns + column], x: x, y: y)
+                    pieces.append(tile)
+                    x += tile.width
+                    rowHeight = tile.height
                 }
                 y += rowHeight
             }
             self.pieces = pieces
-            largestPiece = largest
+            largestPiece = pieces.map { $0.width * $0.height }.max() ?? 0
         default:
             throw Unsupported()
         }
         guard width > 0, height > 0 else { throw Unsupported() }
     }
 
+    /// Whether the displayed picture is the coded one turned a quarter.
+    var swapsAxes: Bool { orientation >= 5 }
+
     /// The displayed size (after irot).
     var displayedSize: (width: Int, height: Int) { swapsAxes ? (height, width) : (width, height) }
-
-    static func spatialExtent(of item: UInt32, in items: HEIFItems) throws -> (width: Int, height: Int) {
-        guard let ispe = items.properties(of: item).first(where: { $0.type == "ispe" }) else { throw Unsupported() }
-        var reader = HEIFItems.Reader(file: items.file, range: ispe.payload)
-        try reader.skip(4)
-        let width = Int(try reader.u32()), height = Int(try reader.u32())
-        guard width > 0, height > 0, width <= 1 << 16, height <= 1 << 16 else { throw Unsupported() }
-        return (width, height)
-    }
 
     /// Decodes every piece into a thumbnail of `target` (the displayed picture's thumbnail size).
     ///
@@ -118,12 +98,11 @@ struct HEIFDirectDecoder {
         var monochrome = false
         var conversion = conversion
         for piece in pieces {
-            let expected = try Self.spatialExtent(of: piece.item, in: items)
             try withPicture(of: piece.item, library: library, skipLoopFilters: skipLoopFilters) { picture in
                 let chroma = library.chromaFormat(picture)
                 let lumaWidth = Int(library.imageWidth(picture, 0)), lumaHeight = Int(library.imageHeight(picture, 0))
                 let bits = Int(library.bitsPerPixel(picture, 0))
-                guard lumaWidth == expected.width, lumaHeight == expected.height, (8...16).contains(bits),
+                guard lumaWidth == piece.width, lumaHeight == piece.height, (8...16).contains(bits),
                       (0...3).contains(chroma) else { throw Unsupported() }
                 monochrome = chroma == LibDe265.chromaMono
                 if piece.item == pieces[0].item { conversion = conversion.resolved(library: library, picture: picture) }
@@ -147,65 +126,87 @@ struct HEIFDirectDecoder {
             accumulator.fill(channel: 2, with: 128)
         }
         let planes = accumulator.planes
-        var image = conversion.rgb(y: planes[0], cb: planes[1], cr: planes[2],
+        let image = conversion.rgb(y: planes[0], cb: planes[1], cr: planes[2],
                                    width: accumulator.targetWidth, height: accumulator.targetHeight)
-        for orientation in orientations { image = image.oriented(orientation) }
-        return image
+        return image.oriented(orientation)
     }
 
     /// Decodes one hvc1 item with libde265 on this thread and hands its picture to `body`;
     /// libde265's picture and tables are freed on return.
     private func withPicture(of item: UInt32, library: LibDe265, skipLoopFilters: Bool,
                              _ body: (LibDe265.Picture) throws -> Void) throws {
-        guard let base = items.file.baseAddress,
-              let config = items.properties(of: item).first(where: { $0.type == "hvcC" }) else { throw Unsupported() }
-        // hvcC: 22 bytes of profile fields, then arrays of parameter-set NAL units.
-        var reader = HEIFItems.Reader(file: items.file, range: config.payload)
-        try reader.skip(21)
-        let lengthSize = Int(try reader.u8() & 3) + 1
-        let arrays = Int(try reader.u8())
+        guard let base = file.baseAddress,
+              let config = items.properties(of: item).first(where: { $0.type == "hvcC" }),
+              let ranges = try? items.fileRanges(of: item, fileSize: UInt64(file.count)) else { throw Unsupported() }
         guard let context = library.newDecoder() else { throw ThumbnailError.decodeFailed("libde265 could not start a decoder") }
         defer { _ = library.freeDecoder(context) }
         if skipLoopFilters {
             library.setParameterBool(context, LibDe265.parameterDisableDeblocking, 1)
             library.setParameterBool(context, LibDe265.parameterDisableSAO, 1)
         }
-        for _ in 0..<arrays {
-            try reader.skip(1)
-            let count = Int(try reader.u16())
-            for _ in 0..<count {
-                let length = Int(try reader.u16())
-                let start = config.payload.lowerBound + reader.offset
-                try reader.skip(length)
-                _ = library.pushNAL(context, base + start, Int32(length), 0, nil)
+        // hvcC (ISO/IEC 14496-15 §8.3.3.1): 22 bytes of profile fields, then arrays of
+        // parameter-set NAL units, each with a 16-bit length.
+        let lengthSize = try config.payload.withUnsafeBufferPointer { payload in
+            var reader = BigEndianReader(payload, 0..<payload.count)
+            try reader.skip(21)
+            let lengthSize = Int(try reader.uint(1) & 3) + 1
+            let arrays = Int(try reader.uint(1))
+            for _ in 0..<arrays {
+                try reader.skip(1)
+                for _ in 0..<Int(try reader.uint(2)) {
+                    let unit = try reader.take(Int(try reader.uint(2)))
+                    guard let start = payload.baseAddress else { throw Unsupported() }
+                    _ = library.pushNAL(context, start + unit.lowerBound, Int32(unit.count), 0, nil)
+                }
             }
+            return lengthSize
         }
-        for extent in try items.dataRanges(of: item) {
+        for range in ranges {
             // NAL units do not cross extents in the files cameras write; one that does fails here.
-            var data = HEIFItems.Reader(file: items.file, range: extent)
-            guard data.range.count == extent.count else { throw Unsupported() }
-            while data.offset < extent.count {
-                let length = Int(try data.uint(lengthSize))
-                guard length <= Int(Int32.max) else { throw Unsupported() }
-                let start = extent.lowerBound + data.offset
-                try data.skip(length)
-                _ = library.pushNAL(context, base + start, Int32(length), 0, nil)
+            var data = BigEndianReader(file, Int(range.lowerBound)..<Int(range.upperBound))
+            while !data.isAtEnd {
+                let length = try data.uint(lengthSize)
+                guard length <= UInt64(Int32.max) else { throw Unsupported() }
+                let unit = try data.take(Int(length))
+                _ = library.pushNAL(context, base + unit.lowerBound, Int32(unit.count), 0, nil)
             }
         }
-        _ = library.flushData(context)
-        var more: Int32 = 1
-        var steps = 0
-        // An image item is one picture; the bound only guards against a decoder that never finishes.
-        while more != 0 && steps < 1_000_000 {
-            steps += 1
-            more = 0
-            guard library.decode(context, &more) == LibDe265.ok else { break }
-            if let picture = library.getNextPicture(context) {
-                defer { library.releaseNextPicture(context) }
-                try body(picture)
-                return
-            }
+        var decoded = false
+        try library.decodePictures(context) { picture in
+            try body(picture)
+            decoded = true
+            return false
         }
-        throw ThumbnailError.decodeFailed("libde265 produced no picture")
+        guard decoded else { throw ThumbnailError.decodeFailed("libde265 produced no picture") }
+    }
+}
+
+/// Big-endian reads within a range of a buffer; running past it throws `Unsupported`.
+private struct BigEndianReader {
+    let buffer: UnsafeBufferPointer<UInt8>
+    private(set) var position: Int
+    let end: Int
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        self.buffer = buffer
+        let clamped = range.clamped(to: 0..<buffer.count)
+        position = clamped.lowerBound
+        end = clamped.upperBound
+    }
+
+    var isAtEnd: Bool { position >= end }
+
+    /// The next `count` bytes' range in the buffer.
+    mutating func take(_ count: Int) throws -> Range<Int> {
+        guard count >= 0, count <= end - position else { throw HEIFDirectDecoder.Unsupported() }
+        defer { position += count }
+        return position..<(position + count)
+    }
+
+    mutating func skip(_ count: Int) throws { _ = try take(count) }
+
+    mutating func uint(_ bytes: Int) throws -> UInt64 {
+        guard bytes <= 8 else { throw HEIFDirectDecoder.Unsupported() }
+        return try take(bytes).reduce(0) { $0 << 8 | UInt64(buffer[$1]) }
     }
 }

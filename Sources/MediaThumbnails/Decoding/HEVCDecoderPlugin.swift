@@ -167,48 +167,34 @@ enum HEVCDecoderPlugin {
         out.pointee = nil
         guard let context = decoder.context else { return failure(heif_error_Decoder_plugin_error, "the decoder has finished") }
         defer { decoder.finish() }
-        _ = library.flushData(context)
-        var more: Int32 = 1
-        var steps = 0
-        // An image item is one picture; the bound only guards against a decoder that never finishes.
-        while more != 0 && steps < 1_000_000 {
-            steps += 1
-            more = 0
-            guard library.decode(context, &more) == LibDe265.ok else { break }
-            if let picture = library.getNextPicture(context) {
-                if let policy = decoder.policy, policy.bitstreamConversion == nil {
-                    policy.bitstreamConversion = YCbCrConversion.undeclared.resolved(library: library, picture: picture)
-                }
-                let labelledRGB = decoder.policy?.ycbcrLabelledRGB ?? false
-                let converted = labelledRGB
-                    ? imageLabelledRGB(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
-                    : image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
-                library.releaseNextPicture(context)
-                if let converted {
-                    if labelledRGB { decoder.policy?.picturesLabelledRGB += 1 }
-                    if let previous = out.pointee { heif_image_release(previous) }
-                    out.pointee = converted
-                }
+        library.decodePictures(context) { picture in
+            if let policy = decoder.policy, policy.bitstreamConversion == nil {
+                policy.bitstreamConversion = YCbCrConversion.undeclared.resolved(library: library, picture: picture)
             }
+            let labelledRGB = decoder.policy?.ycbcrLabelledRGB ?? false
+            let converted = labelledRGB
+                ? imageLabelledRGB(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
+                : image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
+            if let converted {
+                if labelledRGB { decoder.policy?.picturesLabelledRGB += 1 }
+                if let previous = out.pointee { heif_image_release(previous) }
+                out.pointee = converted
+            }
+            return true
         }
         return out.pointee == nil ? failure(heif_error_Decoder_plugin_error, "libde265 produced no picture") : success
     }
 
     /// A copy of a decoded picture as a libheif image (YCbCr or monochrome, 8–16 bits).
     private static func image(from picture: LibDe265.Picture, library: LibDe265, reduceTo8Bits: Bool) -> OpaquePointer? {
-        let chroma = library.chromaFormat(picture)
-        let width = library.imageWidth(picture, 0), height = library.imageHeight(picture, 0)
-        let bits = library.bitsPerPixel(picture, 0)
-        guard width > 0, height > 0, (1...16).contains(bits), (0...3).contains(chroma) else { return nil }
-        let mono = chroma == LibDe265.chromaMono
+        guard let layout = PictureLayout(picture, library: library, reduceTo8Bits: reduceTo8Bits) else { return nil }
+        let (chroma, width, height, bits, mono) = (layout.chroma, layout.width, layout.height, layout.bits, layout.mono)
+        let (bytesPerSample, shift, outputBits) = (layout.bytesPerSample, layout.shift, layout.outputBits)
         let heifChroma: heif_chroma = mono ? heif_chroma_monochrome : heif_chroma(rawValue: UInt32(chroma))
         var image: OpaquePointer?
         guard heif_image_create(width, height, mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
                                 heifChroma, &image).code == heif_error_Ok, let image else { return nil }
         let channels: [heif_channel] = mono ? [heif_channel_Y] : [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
-        let bytesPerSample = Int(bits + 7) / 8
-        let shift = reduceTo8Bits && bits > 8 ? Int(bits) - 8 : 0
-        let outputBits = shift > 0 ? 8 : bits
         for (index, channel) in channels.enumerated() {
             let c = Int32(index)
             let w = library.imageWidth(picture, c), h = library.imageHeight(picture, c)
@@ -247,14 +233,9 @@ enum HEVCDecoderPlugin {
     /// repeated up to full resolution (see `Policy.ycbcrLabelledRGB`); monochrome gets
     /// neutral chroma.
     private static func imageLabelledRGB(from picture: LibDe265.Picture, library: LibDe265, reduceTo8Bits: Bool) -> OpaquePointer? {
-        let chroma = library.chromaFormat(picture)
-        let width = library.imageWidth(picture, 0), height = library.imageHeight(picture, 0)
-        let bits = library.bitsPerPixel(picture, 0)
-        guard width > 0, height > 0, (1...16).contains(bits), (0...3).contains(chroma) else { return nil }
-        let mono = chroma == LibDe265.chromaMono
-        let bytesPerSample = Int(bits + 7) / 8
-        let shift = reduceTo8Bits && bits > 8 ? Int(bits) - 8 : 0
-        let outputBits = shift > 0 ? 8 : bits
+        guard let layout = PictureLayout(picture, library: library, reduceTo8Bits: reduceTo8Bits) else { return nil }
+        let (width, height, bits, mono) = (layout.width, layout.height, layout.bits, layout.mono)
+        let (bytesPerSample, shift, outputBits) = (layout.bytesPerSample, layout.shift, layout.outputBits)
         let outputBytes = Int(outputBits + 7) / 8
         var image: OpaquePointer?
         guard heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_444, &image).code == heif_error_Ok,
@@ -313,6 +294,31 @@ enum HEVCDecoderPlugin {
             }
         }
         return image
+    }
+
+    /// A decoded picture's luma size, chroma format and sample depth, and the depth it is
+    /// copied out at; nil for a picture this does not copy.
+    private struct PictureLayout {
+        let chroma: Int32
+        let width: Int32, height: Int32
+        let bits: Int32
+        let mono: Bool
+        let bytesPerSample: Int
+        /// Bits dropped from each sample when cutting deeper samples to 8 bits; 0 to keep them.
+        let shift: Int
+        let outputBits: Int32
+
+        init?(_ picture: LibDe265.Picture, library: LibDe265, reduceTo8Bits: Bool) {
+            chroma = library.chromaFormat(picture)
+            width = library.imageWidth(picture, 0)
+            height = library.imageHeight(picture, 0)
+            bits = library.bitsPerPixel(picture, 0)
+            guard width > 0, height > 0, (1...16).contains(bits), (0...3).contains(chroma) else { return nil }
+            mono = chroma == LibDe265.chromaMono
+            bytesPerSample = Int(bits + 7) / 8
+            shift = reduceTo8Bits && bits > 8 ? Int(bits) - 8 : 0
+            outputBits = shift > 0 ? 8 : bits
+        }
     }
 
     // MARK: - heif_error values

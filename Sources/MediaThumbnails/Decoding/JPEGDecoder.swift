@@ -2,6 +2,7 @@ import CJPEG
 #if canImport(Glibc)
 import Glibc
 #endif
+import MediaMetadata
 
 /// Decodes JPEG through TurboJPEG, at the smallest DCT scale that still covers twice the
 /// request.

@@ -79,3 +79,27 @@ struct LibDe265: @unchecked Sendable {  // immutable C function pointers into a 
         matrixCoefficients = lookup("de265_get_image_matrix_coefficients", (@convention(c) (Picture?) -> Int32).self)
     }
 }
+
+extension LibDe265 {
+    /// Flushes what was pushed into `context` and decodes, handing each picture that
+    /// comes out to `body` (released after it returns) until `body` returns false or the
+    /// decoder has nothing more.
+    ///
+    /// An image item is one picture; the step bound only guards against a decoder that
+    /// never finishes. Wraps `de265_flush_data`, `de265_decode`, `de265_get_next_picture`
+    /// and `de265_release_next_picture`.
+    func decodePictures(_ context: Context, _ body: (Picture) throws -> Bool) rethrows {
+        _ = flushData(context)
+        var more: Int32 = 1
+        var steps = 0
+        while more != 0 && steps < 1_000_000 {
+            steps += 1
+            more = 0
+            guard decode(context, &more) == LibDe265.ok else { break }
+            if let picture = getNextPicture(context) {
+                defer { releaseNextPicture(context) }
+                guard try body(picture) else { return }
+            }
+        }
+    }
+}

@@ -2,8 +2,9 @@ import MediaMetadata
 
 /// Finds the largest decodable JPEG preview embedded in a camera raw (or a TIFF).
 ///
-/// TIFF-based raws are searched through their directories; Fujifilm RAF through its
-/// header; other containers (CR3, CRW, X3F) by a bounded scan for JPEG start markers.
+/// TIFF-based raws and RAF are searched where the metadata layer's reader of their
+/// structure points (`MetadataReader.embeddedImages`); other containers (CR3, CRW, X3F)
+/// by a bounded scan for JPEG start markers.
 enum RawPreviewExtractor {
     /// No preview is larger than this; a length beyond it is a lie.
     static let maxPreviewBytes: UInt64 = 64 << 20
@@ -13,28 +14,24 @@ enum RawPreviewExtractor {
     /// Enough of a JPEG to read its header past a large EXIF segment.
     static let headerProbeBytes = 256 * 1024
 
+    /// A stretch of the file that may hold a JPEG.
+    struct Candidate: Hashable {
+        var offset: UInt64
+        var length: UInt64
+    }
+
     /// The bytes of the largest preview and its stored size, or nil when none decodes.
     static func largestPreview(in source: ByteSource, format: MediaFormat) throws -> (bytes: [UInt8], width: Int, height: Int)? {
-        var candidates: [TIFFPreviewLocator.Candidate] = []
-        if format == .raf {
-            // RAF header: big-endian JPEG offset and length at 84 and 88.
-            let header = try source.read(at: 84, count: 8)
-            if header.count == 8 {
-                let offset = UInt64(TIFFPreviewLocator.u32(header, 0, false))
-                let length = UInt64(TIFFPreviewLocator.u32(header, 4, false))
-                if offset > 0, length > 0 { candidates.append(.init(offset: offset, length: length)) }
-            }
-        } else if let tiff = TIFFPreviewLocator(source: source) {
-            candidates = tiff.allCandidates()
-        }
+        let candidates = try MetadataReader.embeddedImages(in: source, format: format)
+            .map { Candidate(offset: $0.offset, length: $0.length) }
         if let best = try bestCandidate(candidates, in: source) { return best }
         return try bestCandidate(scanForJPEGStarts(in: source), in: source)
     }
 
     /// Probes each candidate's header and decodes-ready bytes of the largest by area.
-    private static func bestCandidate(_ candidates: [TIFFPreviewLocator.Candidate],
+    private static func bestCandidate(_ candidates: [Candidate],
                                       in source: ByteSource) throws -> (bytes: [UInt8], width: Int, height: Int)? {
-        var best: (candidate: TIFFPreviewLocator.Candidate, width: Int, height: Int)?
+        var best: (candidate: Candidate, width: Int, height: Int)?
         for candidate in Set(candidates) where candidate.offset < source.size {
             let probe = try source.read(at: candidate.offset, count: headerProbeBytes)
             guard probe.count > 4, probe[0] == 0xFF, probe[1] == 0xD8 else { continue }
@@ -51,8 +48,8 @@ enum RawPreviewExtractor {
 
     /// Offsets of `FF D8 FF` in the first `scanLimit` bytes, each with the rest of the
     /// file (bounded) as its length: the decoder stops at the image's end marker.
-    private static func scanForJPEGStarts(in source: ByteSource) throws -> [TIFFPreviewLocator.Candidate] {
-        var found: [TIFFPreviewLocator.Candidate] = []
+    private static func scanForJPEGStarts(in source: ByteSource) throws -> [Candidate] {
+        var found: [Candidate] = []
         let chunk = 4 << 20
         var offset: UInt64 = 0
         let end = min(source.size, scanLimit)

@@ -72,54 +72,76 @@ enum AreaResampler {
         }
     }
 
+    /// The horizontal footprints as buffers, for the inner loop of a row's reduction.
+    struct HorizontalPass {
+        let starts: UnsafeBufferPointer<Int>
+        let counts: UnsafeBufferPointer<Int>
+        let offsets: UnsafeBufferPointer<Int>
+        let weights: UnsafeBufferPointer<Float>
+    }
+
+    /// The separable shell every resampler here shares: for each output row `y`,
+    /// `accumulate(sourceRow, weight, acc, first)` adds the weighted source rows of its
+    /// vertical footprint into `acc` (a float row `rowLength` wide), then `reduce(y, acc,
+    /// horizontal)` turns `acc` into output row `y`. One row buffer is all it allocates.
+    @inline(__always)
+    static func forEachOutputRow(sourceWidth sw: Int, sourceHeight sh: Int, rowLength: Int,
+                                 toWidth dw: Int, toHeight dh: Int,
+                                 accumulate: (Int, Float, UnsafeMutableBufferPointer<Float>, Bool) -> Void,
+                                 reduce: (Int, UnsafeMutableBufferPointer<Float>, HorizontalPass) -> Void) {
+        let horizontal = Footprints(source: sw, destination: dw)
+        let vertical = Footprints(source: sh, destination: dh)
+        var row = [Float](repeating: 0, count: rowLength)
+        row.withUnsafeMutableBufferPointer { acc in
+            horizontal.starts.withUnsafeBufferPointer { starts in
+            horizontal.counts.withUnsafeBufferPointer { counts in
+            horizontal.offsets.withUnsafeBufferPointer { offsets in
+            horizontal.weights.withUnsafeBufferPointer { weights in
+                let pass = HorizontalPass(starts: starts, counts: counts, offsets: offsets, weights: weights)
+                for y in 0..<dh {
+                    let first = vertical.starts[y], n = vertical.counts[y], w0 = vertical.offsets[y]
+                    for k in 0..<n { accumulate(first + k, vertical.weights[w0 + k], acc, k == 0) }
+                    reduce(y, acc, pass)
+                }
+            }}}}
+        }
+    }
+
     static func resize(pixels source: UnsafeBufferPointer<UInt8>, width sw: Int, height sh: Int, channels c: Int,
                        rowBytes: Int, toWidth width: Int, toHeight height: Int) -> PixelBuffer {
         let dw = max(1, width), dh = max(1, height)
-        let horizontal = Footprints(source: sw, destination: dw)
-        let vertical = Footprints(source: sh, destination: dh)
         let rowLength = sw * c
         guard let base = source.baseAddress, sh > 0, source.count >= rowBytes * (sh - 1) + rowLength else {
             return PixelBuffer(width: dw, height: dh, channels: c)
         }
-        var row = [Float](repeating: 0, count: rowLength)
         let out = [UInt8](unsafeUninitializedCapacity: dw * dh * c) { dst, initialised in
-            row.withUnsafeMutableBufferPointer { acc in
-                horizontal.starts.withUnsafeBufferPointer { starts in
-                horizontal.counts.withUnsafeBufferPointer { counts in
-                horizontal.offsets.withUnsafeBufferPointer { offsets in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    for y in 0..<dh {
-                        let first = vertical.starts[y], n = vertical.counts[y], w0 = vertical.offsets[y]
-                        for k in 0..<n {
-                            let w = vertical.weights[w0 + k]
-                            let line = base + (first + k) * rowBytes
-                            accumulateRow(line, weight: w, into: acc, first: k == 0)
+            forEachOutputRow(sourceWidth: sw, sourceHeight: sh, rowLength: rowLength, toWidth: dw, toHeight: dh,
+                             accumulate: { sourceRow, weight, acc, first in
+                accumulateRow(base + sourceRow * rowBytes, weight: weight, into: acc, first: first)
+            }, reduce: { y, acc, h in
+                let outRow = y &* dw &* c
+                if c == 3 {
+                    for x in 0..<dw {
+                        let start = h.starts[x] &* 3, m = h.counts[x], o = h.offsets[x]
+                        var r: Float = 0, g: Float = 0, b: Float = 0
+                        for j in 0..<m {
+                            let w = h.weights[o &+ j], p = start &+ j &* 3
+                            r += w * acc[p]; g += w * acc[p &+ 1]; b += w * acc[p &+ 2]
                         }
-                        let outRow = y &* dw &* c
-                        if c == 3 {
-                            for x in 0..<dw {
-                                let start = starts[x] &* 3, m = counts[x], o = offsets[x]
-                                var r: Float = 0, g: Float = 0, b: Float = 0
-                                for j in 0..<m {
-                                    let w = weights[o &+ j], p = start &+ j &* 3
-                                    r += w * acc[p]; g += w * acc[p &+ 1]; b += w * acc[p &+ 2]
-                                }
-                                let d = outRow &+ x &* 3
-                                dst[d] = byte(r); dst[d &+ 1] = byte(g); dst[d &+ 2] = byte(b)
-                            }
-                        } else {
-                            for x in 0..<dw {
-                                let start = starts[x] &* c, m = counts[x], o = offsets[x]
-                                for ch in 0..<c {
-                                    var sum: Float = 0
-                                    for j in 0..<m { sum += weights[o &+ j] * acc[start &+ j &* c &+ ch] }
-                                    dst[outRow &+ x &* c &+ ch] = byte(sum)
-                                }
-                            }
+                        let d = outRow &+ x &* 3
+                        dst[d] = byte(r); dst[d &+ 1] = byte(g); dst[d &+ 2] = byte(b)
+                    }
+                } else {
+                    for x in 0..<dw {
+                        let start = h.starts[x] &* c, m = h.counts[x], o = h.offsets[x]
+                        for ch in 0..<c {
+                            var sum: Float = 0
+                            for j in 0..<m { sum += h.weights[o &+ j] * acc[start &+ j &* c &+ ch] }
+                            dst[outRow &+ x &* c &+ ch] = byte(sum)
                         }
                     }
-                }}}}
-            }
+                }
+            })
             initialised = dw * dh * c
         }
         return PixelBuffer(width: dw, height: dh, channels: c, pixels: out)

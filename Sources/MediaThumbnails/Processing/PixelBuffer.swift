@@ -55,32 +55,27 @@ struct PixelBuffer: Sendable {
 
     /// Multiplies colour by alpha, so averaging does not bleed the colour of invisible pixels.
     mutating func premultiplyAlpha() {
+        transformColourOfTranslucentPixels { colour, alpha in UInt8((colour * alpha + 127) / 255) }
+    }
+
+    /// The inverse of `premultiplyAlpha`.
+    mutating func unpremultiplyAlpha() {
+        transformColourOfTranslucentPixels { colour, alpha in
+            alpha == 0 ? UInt8(colour) : UInt8(min(255, (colour * 255 + alpha / 2) / alpha))
+        }
+    }
+
+    /// Replaces each colour sample of an RGBA pixel whose alpha is below 255 by
+    /// `transform(sample, alpha)`.
+    @inline(__always)
+    private mutating func transformColourOfTranslucentPixels(_ transform: (UInt32, UInt32) -> UInt8) {
         guard channels == 4 else { return }
         pixels.withUnsafeMutableBufferPointer { p in
             var i = 0
             while i + 3 < p.count {
                 let a = UInt32(p[i + 3])
                 if a != 255 {
-                    p[i] = UInt8((UInt32(p[i]) * a + 127) / 255)
-                    p[i + 1] = UInt8((UInt32(p[i + 1]) * a + 127) / 255)
-                    p[i + 2] = UInt8((UInt32(p[i + 2]) * a + 127) / 255)
-                }
-                i += 4
-            }
-        }
-    }
-
-    /// The inverse of `premultiplyAlpha`.
-    mutating func unpremultiplyAlpha() {
-        guard channels == 4 else { return }
-        pixels.withUnsafeMutableBufferPointer { p in
-            var i = 0
-            while i + 3 < p.count {
-                let a = UInt32(p[i + 3])
-                if a != 255 && a != 0 {
-                    p[i] = UInt8(min(255, (UInt32(p[i]) * 255 + a / 2) / a))
-                    p[i + 1] = UInt8(min(255, (UInt32(p[i + 1]) * 255 + a / 2) / a))
-                    p[i + 2] = UInt8(min(255, (UInt32(p[i + 2]) * 255 + a / 2) / a))
+                    for c in i..<(i + 3) { p[c] = transform(UInt32(p[c]), a) }
                 }
                 i += 4
             }

@@ -14,37 +14,25 @@ enum PlaneResampler {
     static func average(_ base: UnsafeRawPointer, width sw: Int, height sh: Int, rowBytes: Int, bytesPerSample: Int,
                         toWidth width: Int, toHeight height: Int) -> [Float] {
         let dw = max(1, width), dh = max(1, height)
-        let horizontal = AreaResampler.Footprints(source: sw, destination: dw)
-        let vertical = AreaResampler.Footprints(source: sh, destination: dh)
         var out = [Float](repeating: 0, count: dw * dh)
-        var row = [Float](repeating: 0, count: sw)
-        row.withUnsafeMutableBufferPointer { acc in
-            out.withUnsafeMutableBufferPointer { dst in
-                horizontal.starts.withUnsafeBufferPointer { starts in
-                horizontal.counts.withUnsafeBufferPointer { counts in
-                horizontal.offsets.withUnsafeBufferPointer { offsets in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    for y in 0..<dh {
-                        let first = vertical.starts[y], n = vertical.counts[y], w0 = vertical.offsets[y]
-                        for k in 0..<n {
-                            let w = vertical.weights[w0 + k]
-                            let line = base + (first + k) * rowBytes
-                            if bytesPerSample == 1 {
-                                AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt8.self), weight: w, into: acc, first: k == 0)
-                            } else {
-                                AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt16.self), weight: w, into: acc, first: k == 0)
-                            }
-                        }
-                        let outRow = y * dw
-                        for x in 0..<dw {
-                            let start = starts[x], m = counts[x], o = offsets[x]
-                            var sum: Float = 0
-                            for j in 0..<m { sum += weights[o + j] * acc[start + j] }
-                            dst[outRow + x] = sum
-                        }
-                    }
-                }}}}
-            }
+        out.withUnsafeMutableBufferPointer { dst in
+            AreaResampler.forEachOutputRow(sourceWidth: sw, sourceHeight: sh, rowLength: sw, toWidth: dw, toHeight: dh,
+                                           accumulate: { sourceRow, weight, acc, first in
+                let line = base + sourceRow * rowBytes
+                if bytesPerSample == 1 {
+                    AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt8.self), weight: weight, into: acc, first: first)
+                } else {
+                    AreaResampler.accumulateRow(line.assumingMemoryBound(to: UInt16.self), weight: weight, into: acc, first: first)
+                }
+            }, reduce: { y, acc, h in
+                let outRow = y * dw
+                for x in 0..<dw {
+                    let start = h.starts[x], m = h.counts[x], o = h.offsets[x]
+                    var sum: Float = 0
+                    for j in 0..<m { sum += h.weights[o + j] * acc[start + j] }
+                    dst[outRow + x] = sum
+                }
+            })
         }
         return out
     }

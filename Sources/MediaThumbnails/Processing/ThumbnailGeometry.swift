@@ -26,11 +26,11 @@ enum ThumbnailGeometry {
         return candidate.width >= needed.width && candidate.height >= needed.height
     }
 
-    /// Whether two sizes have the same shape (within 2 %), so one can stand in for the
+    /// Whether two sizes have the same shape (within 1 %), so one can stand in for the
     /// other; an EXIF thumbnail letterboxed to 4:3 from a 16:9 photo cannot.
     static func sameAspect(_ a: (width: Int, height: Int), _ b: (width: Int, height: Int)) -> Bool {
         guard a.width > 0, a.height > 0, b.width > 0, b.height > 0 else { return false }
         let ra = Double(a.width) / Double(a.height), rb = Double(b.width) / Double(b.height)
-        return abs(ra - rb) / rb < 0.02
+        return abs(ra - rb) / rb <= 0.01
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MediaThumbnails
+@testable import MediaMetadata
 
 /// Inputs the `heif-items` fuzz target found, kept as regressions.
 @Suite("HEIF item reader on fuzzed input")
@@ -12,12 +12,12 @@ struct HEIFItemsFuzzRegressionTests {
     @Test("no data range handed out for decoding lies past the end of the file")
     func rangesStayInsideTheFile() throws {
         let bytes = try #require(Data(base64Encoded: Self.itemRangePastTheEnd).map { [UInt8]($0) })
-        try bytes.withUnsafeBufferPointer { file in
-            let items = try HEIFItems(file)
-            for id in items.items.keys {
-                guard let ranges = try? items.dataRanges(of: id) else { continue }
-                #expect(ranges.allSatisfy { $0.lowerBound >= 0 && $0.upperBound <= file.count }, "item \(id)")
-            }
+        let items = try HEIFItems.read(MemoryByteSource(bytes))
+        for id in items.items.keys {
+            guard let ranges = try? items.fileRanges(of: id, fileSize: UInt64(bytes.count)) else { continue }
+            #expect(ranges.allSatisfy { $0.upperBound <= UInt64(bytes.count) }, "item \(id)")
         }
+        // The item with the lying extent is refused, not cut.
+        #expect(throws: MetadataError.self) { try items.fileRanges(of: 5, fileSize: UInt64(bytes.count)) }
     }
 }
