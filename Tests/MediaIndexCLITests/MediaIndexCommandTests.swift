@@ -34,6 +34,9 @@ struct MediaIndexCommandTreeTests {
 
             OPTIONS:
               --version               Show the version.
+              --generate-completion-script <shell>
+                                      Print a completion script for bash, zsh or fish.
+              --generate-manual       Print the mediaindex.1 manual page.
               -h, --help              Show help information.
 
             SUBCOMMANDS:

@@ -64,6 +64,7 @@ struct Indexer {
         let walker = FileWalker(excluding: excludedFolders)
         var seen: [(Work)] = []
         var unreadable: [(PathBytes, String)] = []
+        var special: [SkippedFile] = []
         for root in roots {
             let before = seen.count
             let result = walker.walk(root.path) { count in
@@ -74,8 +75,12 @@ struct Indexer {
             }
             seen.append(contentsOf: result.files.map { Work(entry: $0, rootID: root.id) })
             unreadable.append(contentsOf: result.unreadableFolders.map { ($0.path, $0.reason) })
+            special += result.specialFiles.map { SkippedFile(path: $0.path, reason: "\($0.kind), not a regular file: never opened") }
         }
-        summary.scanned = seen.count
+        // Special files are seen and skipped, never opened (a FIFO would block a reader).
+        summary.scanned = seen.count + special.count
+        summary.skipped = special.count
+        summary.specialFiles = special.sorted { $0.path < $1.path }
         summary.unreadableFolders = unreadable.count
 
         // 2. Compare with what is recorded.
@@ -220,11 +225,12 @@ struct Indexer {
             summary.elapsedSeconds = elapsed()
             try db.execute("""
                 UPDATE index_runs SET finished_at = ?, status = 'completed', scanned = ?, added = ?, updated = ?,
-                    removed = ?, unchanged = ?, failed = ?, skipped = ?, opened = ?, message = ?
+                    removed = ?, unchanged = ?, failed = ?, skipped = ?, opened = ?, message = ?, summary = ?
                 WHERE id = ?
                 """, [now, summary.scanned, summary.added, summary.updated + summary.moved, summary.removed,
                       summary.unchanged, summary.failed, summary.skipped, summary.opened,
-                      summary.moved > 0 ? "\(summary.moved) moved" : nil, runID])
+                      summary.moved > 0 ? "\(summary.moved) moved" : nil,
+                      (try? JSONEncoder().encode(summary)).map { String(decoding: $0, as: UTF8.self) }, runID])
         }
         return summary
     }

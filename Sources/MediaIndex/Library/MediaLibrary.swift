@@ -37,6 +37,7 @@ public final class MediaLibrary: Sendable {
             throw LibraryError.noLibrary(path: location.directory)
         }
         try LibraryFileCheck.verify(path: location.databasePath)
+        try UserStateStore.verify(path: location.userStatePath)
 
         do {
             switch mode {
@@ -56,6 +57,7 @@ public final class MediaLibrary: Sendable {
                     if fd >= 0 { close(fd) }
                 }
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
+                try LibraryFileCheck.stampIfNew(connection)
                 try DatabaseMigrator().migrate(connection)
                 try UserStateStore.attachAndSetUp(connection, path: location.userStatePath)
                 writer = DatabaseWriter(connection: connection)
@@ -260,7 +262,11 @@ public final class MediaLibrary: Sendable {
                 GROUP BY format ORDER BY n DESC, format
                 """).map { (format: $0.string("format") ?? "?", count: $0.int("n") ?? 0) }
             var lastRun: IndexSummary?
-            if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1") {
+            if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1"),
+               let json = run.string("summary"), let whole = try? JSONDecoder().decode(IndexSummary.self, from: Data(json.utf8)) {
+                // The run's whole summary, as `index --json` printed it (moved, paired…).
+                lastRun = whole
+            } else if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1") {
                 var s = IndexSummary()
                 s.scanned = run.int("scanned") ?? 0; s.added = run.int("added") ?? 0
                 s.updated = run.int("updated") ?? 0; s.removed = run.int("removed") ?? 0

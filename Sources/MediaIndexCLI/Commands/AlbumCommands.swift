@@ -58,10 +58,10 @@ struct AlbumsCommand: ParsableCommand {
             return String(dates.string(fromISO8601: JSONShapes.isoUTC(time)).prefix(10))
         }
         let table = TableRenderer(columns: [
-            TableColumn("ALBUM"), TableColumn("KIND", isTruncatable: false),
+            TableColumn("ALBUM", truncation: .middle), TableColumn("KIND", isTruncatable: false),
             TableColumn("IMAGES", alignment: .right, isTruncatable: false),
             TableColumn("VIDEOS", alignment: .right, isTruncatable: false),
-            TableColumn("DATES", isTruncatable: false), TableColumn("ID"),
+            TableColumn("DATES", isTruncatable: false), TableColumn("ID", isTruncatable: false),
         ])
         let rows = albums.map { album -> [String] in
             let indent = String(repeating: "  ", count: album.kind == .folder ? level(album.id) : 0)
@@ -106,6 +106,10 @@ struct AlbumCommand: ParsableCommand {
         library = try LibraryOptions(parsed: parsed)
         action = parsed.positional("action") ?? ""
         values = parsed.positionals("arguments")
+        // Asset identifiers follow the album (and, for rename and create, a title).
+        if !["create", "rename", "delete"].contains(action), let album = values.first {
+            values = [album] + AssetIdentifierArgument.identifiers(Array(values.dropFirst()))
+        }
         index = try parsed.option("to", as: Int.self)
         json = parsed.flag("json")
     }
@@ -130,30 +134,31 @@ struct AlbumCommand: ParsableCommand {
 
     func run(in context: CommandContext) async throws {
         let mediaLibrary = try MediaLibrary(location: library.location(in: context))
-        let out = context.standardOutput
+        // Titles are the user's text; JSON output has no raw control characters to escape.
+        let say = { (text: String) in context.standardOutput.writeLine(TerminalSanitizer.escape(text)) }
         do {
             switch action {
             case "create":
                 let album = try await mediaLibrary.createAlbum(title: values[0])
-                out.writeLine(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
+                say(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
             case "rename":
                 try await mediaLibrary.renameAlbum(values[0], to: values[1])
-                out.writeLine("Renamed to \(values[1]).")
+                say("Renamed to \(values[1]).")
             case "delete":
                 try await mediaLibrary.deleteAlbum(values[0])
-                out.writeLine("Deleted \(values[0]); its assets stay in the library.")
+                say("Deleted \(values[0]); its assets stay in the library.")
             case "add":
                 try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
-                out.writeLine("Added \(values.count - 1) to \(values[0]).")
+                say("Added \(values.count - 1) to \(values[0]).")
             case "remove":
                 try await mediaLibrary.removeAssets(Array(values.dropFirst()), fromAlbum: values[0])
-                out.writeLine("Removed \(values.count - 1) from \(values[0]).")
+                say("Removed \(values.count - 1) from \(values[0]).")
             case "move":
                 try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
-                out.writeLine("Moved \(values.count - 1) to position \(index ?? 0).")
+                say("Moved \(values.count - 1) to position \(index ?? 0).")
             default:
                 try await mediaLibrary.setKeyAsset(values[1], ofAlbum: values[0])
-                out.writeLine("Key asset of \(values[0]) is \(values[1]).")
+                say("Key asset of \(values[0]) is \(values[1]).")
             }
         } catch let error as AssetQueryError {
             throw ValidationError(error.description)
@@ -173,7 +178,7 @@ struct UserFlagCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        ids = parsed.positionals("ids")
+        ids = AssetIdentifierArgument.identifiers(parsed.positionals("ids"))
     }
 
     static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {

@@ -110,18 +110,29 @@ struct AssetsCommand: ParsableCommand {
         if let date = iso.date(from: trimmed) { return date }
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = iso.date(from: trimmed) { return date }
+        // Minutes without seconds, with or without a zone (`2021-04-11T21:00Z`).
+        if let (civil, offset) = LocalDateFormatter.parse(trimmed) {
+            if let offset { return Date(timeIntervalSince1970: TimeInterval(civil.secondsSinceEpoch - Int64(offset))) }
+            var components = DateComponents()
+            (components.year, components.month, components.day) = (Int(civil.year), civil.month, civil.day)
+            (components.hour, components.minute, components.second) = (civil.hour, civil.minute, civil.second)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone.current
+            if let date = calendar.date(from: components) { return date }
+        }
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")
         local.timeZone = TimeZone.current
-        for pattern in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm"] {
-            local.dateFormat = pattern
-            if let date = local.date(from: trimmed) { return date }
-        }
         local.dateFormat = "yyyy-MM-dd"
         if let day = local.date(from: trimmed) {
             return endOfDay ? Calendar.current.date(byAdding: .day, value: 1, to: day) ?? day : day
         }
         throw ValidationError("\(option) takes a date such as 2024-05-31 or 2024-05-31T18:30 (local) or 2024-05-31T16:30:00Z, not '\(text)'")
+    }
+
+    /// `1 asset`, `2 assets`.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
@@ -141,7 +152,8 @@ struct AssetsCommand: ParsableCommand {
             if count {
                 let counts = try await mediaLibrary.countAssets(options)
                 if format == .table {
-                    context.standardOutput.writeLine("\(counts.total) assets: \(counts.images) images, \(counts.videos) videos")
+                    context.standardOutput.writeLine(Self.counted(counts.total, "asset") + ": "
+                        + Self.counted(counts.images, "image") + ", " + Self.counted(counts.videos, "video"))
                 } else {
                     let document = JSON.object([("images", .int(counts.images)), ("videos", .int(counts.videos)),
                                                 ("total", .int(counts.total))])
@@ -185,6 +197,14 @@ struct AssetsCommand: ParsableCommand {
             case .table:
                 options.limit = limit ?? 100
                 let page = try await mediaLibrary.fetchAssets(options)
+                if page.assets.isEmpty {
+                    var everything = FetchOptions()
+                    everything.includeHidden = true
+                    let isEmpty = options.limit == 0 ? false : try await mediaLibrary.countAssets(everything).total == 0
+                    context.standardOutput.writeLine(options.limit == 0 ? "No assets shown: --limit 0."
+                        : isEmpty ? "No assets. Index a folder first: mediaindex index ~/Pictures" : "No assets match.")
+                    return
+                }
                 printTable(page, context: context)
             }
         } catch let error as AssetQueryError {
@@ -199,24 +219,19 @@ struct AssetsCommand: ParsableCommand {
             TableColumn("DATE", isTruncatable: false), TableColumn("PIXELS", alignment: .right, isTruncatable: false),
             TableColumn("SIZE", alignment: .right, isTruncatable: false),
             TableColumn("DURATION", alignment: .right, isTruncatable: false), TableColumn("CAMERA"),
-            TableColumn("FILE"),
+            TableColumn("FILE", truncation: .middle),
         ])
         let rows = page.assets.map { a -> [String] in
             var type = a.mediaType.rawValue
             if a.mediaSubtypes.contains("livePhoto") { type = "live" }
             if a.favorite { type += " ♥" }
             if a.hidden { type += " (hidden)" }
-            return [a.id, type, a.creationDate.map(dates.string(fromISO8601:)) ?? "-",
+            return [a.id, type, a.creationDate.map(dates.string(asRecorded:)) ?? "-",
                     a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
                     a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
                     a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
                     [a.make, a.model].compactMap { $0 }.joined(separator: " "),
                     a.primaryResource?.path.displayString ?? ""]
-        }
-        if rows.isEmpty {
-            context.standardOutput.writeLine(options.after == nil && options.filter == nil && albumKey == nil
-                ? "No assets. Index a folder first: mediaindex index ~/Pictures" : "No assets match.")
-            return
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
         if let next = page.nextCursor {

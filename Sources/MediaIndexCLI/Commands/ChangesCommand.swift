@@ -60,7 +60,7 @@ struct ChangesCommand: ParsableCommand {
         if result.changes.isEmpty {
             context.standardOutput.writeLine("No changes since \(since).")
         } else {
-            let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID"),
+            let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID", isTruncatable: false),
                                                 TableColumn("KIND"), TableColumn("FIELDS")])
             context.standardOutput.writeLine(table.render(result.changes.map {
                 [String($0.token), $0.identifier, $0.kind.rawValue, $0.fields.joined(separator: ", ")]

@@ -156,7 +156,7 @@ struct ThumbnailCommand: ParsableCommand {
     func run(in context: CommandContext) async throws {
         let mediaLibrary = try ThumbnailArguments.open(library, in: context)
         var asset: Asset?
-        if AssetIdentifierFactory.isWellFormed(key.string) { asset = try mediaLibrary.asset(identifier: key.string) }
+        if let identifier = AssetIdentifierArgument.identifier(key.string) { asset = try mediaLibrary.asset(identifier: identifier) }
         if asset == nil { asset = try mediaLibrary.asset(path: PathBytes(key.bytes)) }
         guard let asset else { throw LibraryError.assetNotFound(key.string) }
         // Asked for explicitly: try again even if it failed before.
@@ -239,7 +239,8 @@ struct ThumbnailsCommand: ParsableCommand {
                 }).prettyText)
             } else {
                 for record in failures {
-                    context.standardOutput.writeLine("\(record.identifier)  \(record.size) \(record.mode.rawValue)  \(record.message ?? record.state.rawValue)")
+                    context.standardOutput.writeLine(TerminalSanitizer.escape(
+                        "\(record.identifier)  \(record.size) \(record.mode.rawValue)  \(record.message ?? record.state.rawValue)"))
                 }
             }
             return

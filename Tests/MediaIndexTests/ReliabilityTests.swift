@@ -1,0 +1,357 @@
+import CorpusSupport
+import Foundation
+import MediaThumbnails
+import Testing
+@testable import MediaIndex
+
+// Issue 13: reliability and security defects found by attacking the index.
+
+/// A tmpfs of a chosen size, mounted for one test (needs root), unmounted when released.
+final class TinyDisk {
+    let path: String
+
+    /// Whether tiny disks can be mounted here (root only).
+    static var isAvailable: Bool { geteuid() == 0 }
+    static let unavailableMessage = "mounting a tmpfs needs root"
+
+    init(kilobytes: Int) throws {
+        path = NSTemporaryDirectory() + "mediaindex-tinydisk-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try Self.mount(["-t", "tmpfs", "-o", "size=\(kilobytes)k,mode=0700", "tmpfs", path])
+    }
+
+    /// Gives the disk more room, keeping its files.
+    func grow(toKilobytes kilobytes: Int) throws {
+        try Self.mount(["-o", "remount,size=\(kilobytes)k", path])
+    }
+
+    /// Makes the disk read-only, or writable again.
+    func setReadOnly(_ readOnly: Bool) throws {
+        try Self.mount(["-o", "remount,\(readOnly ? "ro" : "rw")", path])
+    }
+
+    deinit {
+        try? Self.mount(["-o", "remount,rw", path])
+        _ = try? Self.run("/bin/umount", [path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    private static func mount(_ arguments: [String]) throws {
+        let status = try run("/bin/mount", arguments)
+        guard status == 0 else { throw LibraryError.io("mount \(arguments.joined(separator: " ")) exited \(status)") }
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Writes `bytes` at a path given as bytes (a name that need not be UTF-8).
+private func write(_ bytes: [UInt8], toPathBytes path: [UInt8]) throws {
+    let fd = (path.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer {
+        open($0.baseAddress!, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    }
+    guard fd >= 0 else { throw LibraryError.io("cannot create \(String(decoding: path, as: UTF8.self))") }
+    defer { close(fd) }
+    var written = 0
+    while written < bytes.count {
+        let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { throw LibraryError.io("cannot write") }
+        written += n
+    }
+}
+
+private func corpusBytes(_ relative: String) throws -> [UInt8] {
+    let media = try #require(Corpus.media)
+    return [UInt8](try #require(FileManager.default.contents(atPath: media.path + "/" + relative)))
+}
+
+private let heic = "photoprism/assets/examples/iphone_7.heic"
+
+@Suite("Thumbnails of files whose names are not UTF-8", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct NonUTF8ThumbnailTests {
+    @Test("an image, a HEIC and a video under Latin-1 names get thumbnails, the video's path reaching ffmpeg as bytes")
+    func latin1Names() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("photos")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        // "café", "été", "déjà" in Latin-1: é is the single byte 0xE9, invalid as UTF-8.
+        let names: [(bytes: [UInt8], source: String)] = [
+            (Array("caf".utf8) + [0xE9] + Array(".jpg".utf8), ThumbnailTestFiles.jpegA),
+            ([0xE9] + Array("t".utf8) + [0xE9] + Array(".heic".utf8), heic),
+            (Array("d".utf8) + [0xE9] + Array("j".utf8) + [0xE0] + Array(".mp4".utf8), ThumbnailTestFiles.video),
+        ]
+        for name in names { try write(try corpusBytes(name.source), toPathBytes: Array((root + "/").utf8) + name.bytes) }
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(root)])
+        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let assets = try library.assets()
+        try #require(assets.count == 3)
+        for asset in assets {
+            let path = try #require(asset.primaryResource?.path)
+            #expect(!path.isValidUTF8)
+            if asset.mediaType == .video && !ThumbnailGenerator.canMakeVideoThumbnails {
+                #expect(!Corpus.isCI, "ffmpeg is not installed: scripts/install-dependencies --test installs it")
+                continue
+            }
+            let made = try library.thumbnailNow(for: asset, request: ThumbnailRequest(maxPixelSize: 128), cache: cache)
+            #expect(cache.validFileSize(at: made.path) != nil, "\(path.displayString)")
+        }
+        #expect(try library.thumbnailFailures().isEmpty)
+    }
+}
+
+@Suite("A thumbnail cache that cannot be redirected")
+struct CacheSymlinkTests {
+    private static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 20) + [0xFF, 0xD9]
+
+    @Test("a symbolic link planted at the library's folder in the cache is refused, and nothing is written through it")
+    func plantedLibraryFolder() throws {
+        let folder = TemporaryFolder()
+        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let library = LibraryLocation(directory: folder.file("library"))
+        let outside = folder.file("outside")
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        try cache.prepare()
+        #expect(symlink(outside, cache.folder(for: library)) == 0)
+        let key = ThumbnailKey(identifier: "a", revision: 1, sourceBytes: 1, request: ThumbnailRequest())
+        let path = cache.path(for: key, library: library)
+        #expect(throws: LibraryError.self) { try cache.store(Self.jpeg, at: path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+        #expect(cache.validFileSize(at: path) == nil)
+    }
+
+    @Test("the sweep never follows a link: a file outside the cache survives --gc")
+    func sweepKeepsOutsideFiles() throws {
+        let folder = TemporaryFolder()
+        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let location = LibraryLocation(directory: folder.file("library"))
+        let library = try MediaLibrary(location: location)
+        // Outside: a folder shaped like a cache shard, with a file named like a thumbnail.
+        let outside = folder.file("outside")
+        let victimName = "0123456789abcdef.jpg"
+        try FileManager.default.createDirectory(atPath: outside + "/cd", withIntermediateDirectories: true)
+        try Data(Self.jpeg).write(to: URL(fileURLWithPath: outside + "/cd/" + victimName))
+        try Data(Self.jpeg).write(to: URL(fileURLWithPath: outside + "/" + victimName))
+        ThumbnailTestFiles.age(outside + "/cd/" + victimName, secondsAgo: 7200)
+        ThumbnailTestFiles.age(outside + "/" + victimName, secondsAgo: 7200)
+        // Inside: a shard folder that is a link, and a thumbnail that is a link.
+        let libraryFolder = cache.folder(for: location)
+        try FileManager.default.createDirectory(atPath: libraryFolder + "/ab/cd", withIntermediateDirectories: true)
+        #expect(symlink(outside, libraryFolder + "/01") == 0)
+        #expect(symlink(outside + "/" + victimName, libraryFolder + "/ab/cd/" + victimName) == 0)
+        var small = cache
+        small.sizeLimit = 0
+        let collection = try library.collectThumbnailGarbage(cache: small, removeStrays: true)
+        #expect(collection.filesRemoved == 0)
+        #expect(FileManager.default.fileExists(atPath: outside + "/cd/" + victimName))
+        #expect(FileManager.default.fileExists(atPath: outside + "/" + victimName))
+    }
+
+    @Test("a cache folder that group or others can write to, or that another user owns, is refused and left as it is")
+    func untrustedCacheFolder() throws {
+        let folder = TemporaryFolder()
+        let directory = folder.file("cache")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(chmod(directory, 0o777) == 0)
+        let cache = ThumbnailCache(directory: directory)
+        do {
+            try cache.prepare()
+            Issue.record("a 0777 cache folder was accepted")
+        } catch let error as LibraryError {
+            #expect(error.description.contains("group or others may write to it (mode 777)"), "\(error)")
+        }
+        var info = stat()
+        #expect(stat(directory, &info) == 0 && info.st_mode & 0o777 == 0o777)
+        #expect(throws: LibraryError.self) {
+            try cache.store(Self.jpeg, at: directory + "/0123456789abcdef/01/23/0123456789abcdef.jpg")
+        }
+        guard geteuid() == 0 else { return }
+        #expect(chmod(directory, 0o700) == 0 && chown(directory, 65534, 65534) == 0)
+        #expect(throws: LibraryError.self) { try cache.prepare() }
+    }
+}
+
+@Suite("A full disk", .enabled(if: TinyDisk.isAvailable, "\(TinyDisk.unavailableMessage)"))
+struct FullDiskTests {
+    @Test("making thumbnails on a full cache disk says so, stops, and records no asset as failed",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func fullCache() throws {
+        let folder = TemporaryFolder()
+        let photos = folder.file("photos")
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        let bytes = try corpusBytes(ThumbnailTestFiles.jpegA)
+        for index in 0..<20 { try Data(bytes + [UInt8(index)]).write(to: URL(fileURLWithPath: "\(photos)/\(index).jpg")) }
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(photos)])
+        let disk = try TinyDisk(kilobytes: 64)
+        let cache = ThumbnailCache(directory: disk.file("cache"))
+        var options = ThumbnailBuildOptions()
+        options.sizes = [1024]
+        options.threads = 1
+        do {
+            _ = try library.buildThumbnails(options, cache: cache)
+            Issue.record("the build did not report the full disk")
+        } catch let error as LibraryError {
+            guard case .cacheDiskFull = error else { Issue.record("\(error)"); return }
+            #expect(error.description.hasPrefix("the thumbnail cache's disk is full"))
+        }
+        #expect(try library.thumbnailFailures().isEmpty)
+        // With room again, the same build makes them all.
+        try disk.grow(toKilobytes: 16 * 1024)
+        let summary = try library.buildThumbnails(options, cache: cache)
+        #expect(summary.failed == 0 && summary.made + summary.cached == 20)
+    }
+
+    @Test("creating a library on a full disk fails with a sentence, and the next run on a freed disk completes")
+    func fullLibraryDisk() throws {
+        // Small enough that creation fails part-way through the migrations.
+        let disk = try TinyDisk(kilobytes: Self.creationFailingSize)
+        let location = LibraryLocation(directory: disk.file("library"))
+        do {
+            _ = try MediaLibrary(location: location)
+            Issue.record("creating a library on a \(Self.creationFailingSize) KB disk succeeded")
+        } catch let error as LibraryError {
+            #expect(error.description.contains("is full; free some space"), "\(error)")
+        }
+        try disk.grow(toKilobytes: 16 * 1024)
+        let library = try MediaLibrary(location: location)
+        #expect(try library.statistics().schemaVersion == DatabaseMigrator().latestVersion)
+    }
+
+    /// Measured: the migrations need more than this.
+    static let creationFailingSize = 96
+}
+
+@Suite("Refusing foreign databases")
+struct ForeignDatabaseTests {
+    @Test("another application's user-state.sqlite beside a valid library is refused and left untouched")
+    func foreignUserState() throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("library"))
+        _ = try MediaLibrary(location: location)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.userStatePath + suffix) }
+        do {
+            let foreign = try DatabaseConnection(path: location.userStatePath, readOnly: false, create: true)
+            try foreign.execute("PRAGMA journal_mode = DELETE")
+            try foreign.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')")
+        }
+        let before = FileManager.default.contents(atPath: location.userStatePath)
+        for mode in [MediaLibrary.AccessMode.readWrite, .readOnly] {
+            do {
+                _ = try MediaLibrary(location: location, mode: mode)
+                Issue.record("a foreign user-state.sqlite was adopted (\(mode))")
+            } catch let error as LibraryError {
+                #expect(error.description == "\(location.userStatePath) is not a MediaIndex library (it is a SQLite database of another application); it was left untouched")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: location.userStatePath) == before)
+    }
+
+    @Test("a user state written by an earlier MediaIndex, before stores were stamped, is still accepted")
+    func legacyUserState() throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("library"))
+        _ = try MediaLibrary(location: location)
+        do {
+            let store = try DatabaseConnection(path: location.userStatePath, readOnly: false)
+            try store.execute("PRAGMA application_id = 0")
+        }
+        let library = try MediaLibrary(location: location)
+        #expect(try library.statistics().assets == 0)
+    }
+}
+
+@Suite("Database failures read as sentences")
+struct DatabaseSentenceTests {
+    @Test("each SQLite failure a user meets says what failed and what to do")
+    func sentences() {
+        let cantOpen = LibraryError.database(DatabaseError(extendedCode: 14, message: "unable to open database file",
+                                                            path: "/srv/lib/library.sqlite"))
+        #expect(cantOpen.description.hasPrefix("cannot open /srv/lib/library.sqlite: the folder /srv/lib must be readable and writable"))
+        let readOnly = LibraryError.database(DatabaseError(extendedCode: 8, message: "attempt to write a readonly database",
+                                                            path: "/srv/lib/user-state.sqlite"))
+        #expect(readOnly.description.hasPrefix("cannot write to /srv/lib/user-state.sqlite: it or its folder /srv/lib is read-only"))
+        #expect(!readOnly.description.hasPrefix("SQLite error"))
+    }
+
+    @Test("a query racing the library's creation says the library is being created")
+    func racingCreation() async throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("library"))
+        _ = try MediaLibrary(location: location)
+        // What a reader sees while another process has created user-state.sqlite but not its tables yet.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.userStatePath + suffix) }
+        FileManager.default.createFile(atPath: location.userStatePath, contents: Data())
+        let library = try MediaLibrary(location: location, mode: .readOnly)
+        do {
+            _ = try await library.fetchAssets(FetchOptions())
+            Issue.record("the query succeeded")
+        } catch let error as LibraryError {
+            #expect(error.description.contains("another process may be creating it right now; try again in a moment"), "\(error)")
+        }
+    }
+
+    @Test("favorite on a read-only library says the library is read-only",
+          .enabled(if: TinyDisk.isAvailable, "\(TinyDisk.unavailableMessage)"))
+    func readOnlyLibrary() async throws {
+        let disk = try TinyDisk(kilobytes: 16 * 1024)
+        let location = LibraryLocation(directory: disk.file("library"))
+        do { _ = try MediaLibrary(location: location) }
+        try disk.setReadOnly(true)
+        do {
+            let library = try MediaLibrary(location: location)
+            try await library.setFavorite(true, for: ["0000000000000"])
+            Issue.record("a write to a read-only library succeeded")
+        } catch let error as LibraryError {
+            #expect(error.description.contains("read-only") || error.description.contains("must be readable and writable"), "\(error)")
+            #expect(!error.description.hasPrefix("SQLite error"))
+        }
+    }
+}
+
+@Suite("Special files and the last run")
+struct SkippedAndLastRunTests {
+    @Test("a FIFO, a socket and a device named like media are skipped, each with its reason")
+    func specialFiles() throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("photos")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        #expect(mkfifo(root + "/fifo.jpg", 0o644) == 0)
+        #expect(mknod(root + "/socket.mov", S_IFSOCK | 0o644, 0) == 0)
+        let device = geteuid() == 0 && mknod(root + "/device.heic", S_IFCHR | 0o644, dev_t((1 << 8) | 3)) == 0
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        let summary = try library.index(roots: [PathBytes(root)])
+        var expected = [
+            SkippedFile(path: PathBytes(root + "/fifo.jpg"), reason: "a named pipe (FIFO), not a regular file: never opened"),
+            SkippedFile(path: PathBytes(root + "/socket.mov"), reason: "a socket, not a regular file: never opened"),
+        ]
+        if device {
+            expected.insert(SkippedFile(path: PathBytes(root + "/device.heic"),
+                                        reason: "a character device, not a regular file: never opened"), at: 0)
+        }
+        #expect(summary.specialFiles == expected)
+        #expect(summary.skipped == expected.count && summary.scanned == expected.count)
+        #expect(try library.statistics().lastRun?.specialFiles == expected)
+    }
+
+    @Test("stats' last run is the run's own summary, moves included", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func lastRunMoves() throws {
+        let folder = TemporaryFolder()
+        let copies = try ThumbnailTestFiles.copy([ThumbnailTestFiles.jpegA, ThumbnailTestFiles.jpegB], into: folder.file("photos"))
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(folder.file("photos"))])
+        try FileManager.default.createDirectory(atPath: folder.file("photos/moved"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: copies[0], toPath: folder.file("photos/moved/renamed.jpg"))
+        let second = try library.index()
+        #expect(second.moved == 1)
+        #expect(try library.statistics().lastRun == second)
+    }
+}
