@@ -355,3 +355,64 @@ struct SkippedAndLastRunTests {
         #expect(try library.statistics().lastRun == second)
     }
 }
+
+@Suite("User-state writes during an index run",
+       .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"),
+       .enabled(if: FaultSupport.binary != nil, "build first: swift build (no .build/debug/mediaindex)"))
+struct UserStateDuringIndexTests {
+    @Test("100 favorites, hides and album edits made while another process indexes: none fails, none waits 100 ms")
+    func writesDuringIndexRun() async throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("library"))
+        try FaultSupport.makeTree(at: folder.file("first"), count: 20)
+        let library = try MediaLibrary(location: location)
+        try library.index(roots: [PathBytes(folder.file("first"))])
+        let ids = try library.assets().map(\.id)
+        try #require(ids.count == 20)
+        let album = try await library.createAlbum(title: "During the run")
+        let big = folder.file("big")
+        try FaultSupport.makeTree(at: big, count: 8000)
+
+        // Another process indexes, in small batches: many write transactions.
+        let arguments = ["index", "--quiet", "--batch-size", "16", "--library", location.directory, big]
+        let pid = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: folder.file("out"), stderr: folder.file("err"))
+        // Wait until it commits its first batches.
+        let clock = ContinuousClock()
+        let startedBy = clock.now + .seconds(60)
+        while clock.now < startedBy {
+            let committed = try library.read { db in
+                try db.scalarInt("SELECT count(*) FROM files f JOIN roots r ON r.id = f.root_id WHERE r.path = ?",
+                                 [Array(big.utf8)]) ?? 0
+            }
+            if committed > 0 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        var failures: [String] = []
+        var slowest = Duration.zero
+        for index in 0..<100 {
+            // Every other write from a freshly opened library, as a separate `mediaindex favorite` would.
+            let writer = index % 2 == 0 ? library : try MediaLibrary(location: location)
+            let id = ids[index % ids.count]
+            let start = clock.now
+            do {
+                switch index % 4 {
+                case 0: try await writer.setFavorite(index % 8 == 0, for: [id])
+                case 1: try await writer.setHidden(index % 8 == 1, for: [id])
+                case 2: try await writer.addAssets([id], toAlbum: album.id)
+                default: try await writer.removeAssets([id], fromAlbum: album.id)
+                }
+            } catch {
+                failures.append("write \(index): \(error)")
+            }
+            slowest = max(slowest, clock.now - start)
+        }
+        var status: Int32 = 0
+        let stillRunning = waitpid(pid, &status, WNOHANG) == 0
+        let exit = stillRunning ? FaultSupport.wait(pid) : (status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+        #expect(exit == 0, "\((try? String(contentsOfFile: folder.file("err"), encoding: .utf8)) ?? "")")
+        #expect(stillRunning, "the index run ended before the 100 writes did; the test proves nothing")
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(slowest < .milliseconds(100), "the slowest user-state write took \(slowest)")
+    }
+}

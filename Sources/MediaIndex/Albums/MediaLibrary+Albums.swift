@@ -301,10 +301,11 @@ extension MediaLibrary {
         }
     }
 
-    /// Runs a user-state write in a deferred transaction, so it locks only
-    /// user-state.sqlite and never waits for an index run's batch on library.sqlite.
+    /// Runs a user-state write in a deferred transaction on the user-state connection,
+    /// so it locks only user-state.sqlite (library.sqlite is only read) and never waits
+    /// for an index run's batch, in this process or another.
     func writeUserState<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
-        let writer = try requireWriter()
+        let writer = try requireUserStateWriter()
         do {
             return try writer.write { db in try db.inTransaction(immediate: false) { try body(db) } }
         } catch let error as DatabaseError {

@@ -8,7 +8,13 @@ import MediaMetadata
 public final class MediaLibrary: Sendable {
     /// Where the library lives.
     public let location: LibraryLocation
+    /// Writes `library.sqlite` (index runs, thumbnail state). It has no user state
+    /// attached: its `BEGIN IMMEDIATE` would otherwise take user-state.sqlite's write
+    /// lock too, for a whole batch, and a favorite made meanwhile would fail or wait.
     let writer: DatabaseWriter?
+    /// Writes `user-state.sqlite`, attached as `userstate`, in deferred transactions that
+    /// only read `library.sqlite`: a user-state write never waits for an index run.
+    let userStateWriter: DatabaseWriter?
     let reader: DatabaseReader
 
     /// How a library is opened.
@@ -59,8 +65,10 @@ public final class MediaLibrary: Sendable {
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
                 try LibraryFileCheck.stampIfNew(connection)
                 try DatabaseMigrator().migrate(connection)
-                try UserStateStore.attachAndSetUp(connection, path: location.userStatePath)
                 writer = DatabaseWriter(connection: connection)
+                let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
+                try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
+                userStateWriter = DatabaseWriter(connection: userStateConnection)
             case .readOnly:
                 // A library written by an older build is migrated once, if we may write.
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
@@ -72,12 +80,18 @@ public final class MediaLibrary: Sendable {
                 }
                 try UserStateStore.ensureExists(path: location.userStatePath)
                 writer = nil
+                userStateWriter = nil
             }
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
         }
         reader = DatabaseReader(path: location.databasePath,
                                 attachments: [(UserStateStore.schema, location.userStatePath)])
+    }
+
+    func requireUserStateWriter() throws -> DatabaseWriter {
+        guard let userStateWriter else { throw LibraryError.io("the library \(location.directory) was opened read-only") }
+        return userStateWriter
     }
 
     func requireWriter() throws -> DatabaseWriter {
