@@ -47,6 +47,7 @@ struct MediaIndexCommandTreeTests {
               assets                  List assets, newest first.
               show                    Show one asset, by identifier or by the path of one of
                                       its files.
+              cameras                 List camera makes and models with their asset counts.
               errors                  List files that could not be read, with the reason.
               changes                 List asset changes since a change token.
               albums                  List smart, user and folder albums with their counts.

@@ -306,3 +306,59 @@ struct ListingPaperCutTests {
         #expect(again.err.contains("is inside the registered root \(root), which was indexed whole"), "\(again.err)")
     }
 }
+
+@Suite("Albums and cameras on the command line", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct AlbumAndCameraCommandTests {
+    @Test("album create refuses a taken title with exit 1, naming the album; add and move say what they did")
+    func albumTitlesAndMessages() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copyCorpus(plainJPEG, to: folder + "/photos/a.jpg")
+        try copyCorpus("photoview/api/scanner/test_media/library/buttercup_close_summer_yellow.jpg", to: folder + "/photos/b.jpg")
+        #expect(await mediaindex(["index", "-q", folder + "/photos"], folder: folder).code == 0)
+        let ids = try await assetIDs(folder)
+        let created = await mediaindex(["album", "create", "Summer 2024"], folder: folder)
+        let albumID = try #require(created.out.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let again = await mediaindex(["album", "create", "summer 2024"], folder: folder)
+        #expect(again.code == 1)
+        #expect(again.err == "Error: an album titled Summer 2024 already exists (\(albumID)); choose another title, or add to that album\n")
+        #expect(await mediaindex(["album", "add", "Summer 2024"] + ids, folder: folder).out == "Added 2 to Summer 2024.\n")
+        #expect(await mediaindex(["album", "add", "Summer 2024", ids[0]], folder: folder).out
+                == "Added 0 to Summer 2024 (1 already in it).\n")
+        #expect(await mediaindex(["album", "move", "Summer 2024", ids[0], "--to", "99"], folder: folder).out
+                == "Moved 1 to position 1, the last there is.\n")
+        let future = await mediaindex(["changes", "--since", "99999"], folder: folder)
+        #expect(future.code == 3)
+        #expect(!future.err.contains("expired") && future.err.contains("newer than any change"))
+    }
+
+    @Test("cameras lists normalised makes and models; tables and JSON show them; --recursive covers subfolders")
+    func camerasAndRecursive() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copyCorpus("exiv2-test-data/test/data/exiv2-bug876.jpg", to: folder + "/photos/2024/canon.jpg")
+        try copyCorpus("exiftool-t-images/t/images/NikonD2Hs.jpg", to: folder + "/photos/2024/june/nikon.jpg")
+        #expect(await mediaindex(["index", "-q", folder + "/photos"], folder: folder).code == 0)
+
+        let cameras = await mediaindex(["cameras", "--json"], folder: folder)
+        #expect(cameras.code == 0, "\(cameras.err)")
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(cameras.out.utf8)) as? [[String: Any]])
+        #expect(list.compactMap { $0["make"] as? String }.sorted() == ["Canon", "Nikon"])
+        let table = await mediaindex(["assets"], folder: folder, width: 200).out
+        #expect(table.contains("Canon EOS 6D") && !table.contains("Canon Canon"))
+        #expect(table.contains("Nikon D2Hs"))
+        let json = await mediaindex(["assets", "--make", "NIKON", "--json"], folder: folder).out
+        let assets = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["assets"] as? [[String: Any]])
+        #expect(assets.count == 1)
+        #expect(assets.first?["make"] as? String == Corpus.exiftool["exiftool-t-images/t/images/NikonD2Hs.jpg"]?["IFD0:Make"]?.string)
+        #expect(assets.first?["cameraMake"] as? String == "Nikon" && assets.first?["cameraModel"] as? String == "D2Hs")
+
+        let year = URL(fileURLWithPath: folder + "/photos/2024").resolvingSymlinksInPath().path
+        #expect(await mediaindex(["assets", "--album", year, "--count"], folder: folder).out == "1 asset: 1 image, 0 videos\n")
+        #expect(await mediaindex(["assets", "--album", year, "--recursive", "--count"], folder: folder).out
+                == "2 assets: 2 images, 0 videos\n")
+        let albums = try #require(try JSONSerialization.jsonObject(with: Data(await mediaindex(["albums", "--json"], folder: folder).out.utf8)) as? [[String: Any]])
+        let yearAlbum = try #require(albums.first { $0["path"] as? String == year })
+        #expect(yearAlbum["count"] as? Int == 1 && yearAlbum["countWithSubfolders"] as? Int == 2)
+    }
+}

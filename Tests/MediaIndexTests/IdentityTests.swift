@@ -279,7 +279,7 @@ struct ChangeFeedTests {
         let library = try scratch.open()
         try library.index(roots: [PathBytes(scratch.root)])
         let current = try library.currentChangeToken()
-        #expect(throws: LibraryError.changeTokenExpired(token: current + 100, oldest: 1)) {
+        #expect(throws: LibraryError.changeTokenFromTheFuture(token: current + 100, current: current)) {
             try library.changes(since: current + 100)
         }
         try library.writer!.write { db in

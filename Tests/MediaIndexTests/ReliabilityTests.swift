@@ -416,3 +416,194 @@ struct UserStateDuringIndexTests {
         #expect(slowest < .milliseconds(100), "the slowest user-state write took \(slowest)")
     }
 }
+
+/// Copies of corpus files at the given relative paths under `root`, each made its own
+/// content by a trailing byte.
+private func tree(_ files: [(source: String, name: String)], at root: String) throws {
+    for (index, file) in files.enumerated() {
+        let target = root + "/" + file.name
+        try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try write(try corpusBytes(file.source) + [UInt8(index)], toPathBytes: Array(target.utf8))
+    }
+}
+
+@Suite("Album titles")
+struct AlbumTitleTests {
+    @Test("titles are unique case aside: a second create is refused naming the album that has the title")
+    func uniqueTitles() async throws {
+        let folder = TemporaryFolder()
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        let first = try await library.createAlbum(title: "Summer 2024")
+        await #expect(throws: AssetQueryError.albumTitleTaken(title: "Summer 2024", albumID: first.id)) {
+            try await library.createAlbum(title: " summer 2024 ")
+        }
+        let other = try await library.createAlbum(title: "Winter")
+        await #expect(throws: AssetQueryError.albumTitleTaken(title: "Summer 2024", albumID: first.id)) {
+            try await library.renameAlbum(other.id, to: "SUMMER 2024")
+        }
+        try await library.renameAlbum("summer 2024", to: "Summer 2024 (Brittany)")
+        #expect(try await library.fetchAlbums().filter { $0.kind == .user }.map(\.title) == ["Summer 2024 (Brittany)", "Winter"])
+    }
+
+    @Test("an ambiguous title, from before titles were unique, names every album that has it")
+    func ambiguousTitles() async throws {
+        let folder = TemporaryFolder()
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        let first = try await library.createAlbum(title: "Trip")
+        try library.userStateWriter!.write { db in
+            try db.execute("INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES ('zzzzzzzzzzzzz', 'trip', 9e9, 9e9)")
+        }
+        let expected = AssetQueryError.ambiguousAlbum("TRIP", albumIDs: [first.id, "user.zzzzzzzzzzzzz"])
+        await #expect(throws: expected) { try await library.albumScope(named: "TRIP") }
+        await #expect(throws: expected) { try await library.addAssets([], toAlbum: "TRIP") }
+        #expect(expected.description == "2 albums are titled TRIP: \(first.id), user.zzzzzzzzzzzzz; name the album by its id")
+    }
+}
+
+@Suite("Camera names")
+struct CameraNameTests {
+    @Test("known makes get their usual names and a repeated make leaves the model")
+    func normalisation() {
+        #expect(CameraNames.make("NIKON CORPORATION") == "Nikon")
+        #expect(CameraNames.make("OLYMPUS IMAGING CORP.") == "Olympus")
+        #expect(CameraNames.make("samsung") == "Samsung")
+        #expect(CameraNames.make(" Leica Camera AG ") == "Leica")
+        #expect(CameraNames.make("Zeiss Ikon") == "Zeiss Ikon")
+        #expect(CameraNames.make("  ") == nil)
+        #expect(CameraNames.model("Canon EOS 6D", make: "Canon") == "EOS 6D")
+        #expect(CameraNames.model("NIKON D750", make: "NIKON CORPORATION") == "D750")
+        #expect(CameraNames.model("KODAK DC290 ZOOM DIGITAL CAMERA", make: "EASTMAN KODAK COMPANY") == "DC290 ZOOM DIGITAL CAMERA")
+        #expect(CameraNames.model("E-M1", make: "OLYMPUS IMAGING CORP.") == "E-M1")
+        #expect(CameraNames.model("Canon", make: "Canon") == "Canon")
+    }
+
+    @Test("--make and --model match the normalised names, case aside; cameras() counts them",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func matching() async throws {
+        let folder = TemporaryFolder()
+        let files = ["exiftool-t-images/t/images/NikonD2Hs.jpg", "exiftool-t-images/t/images/Nikon.jpg",
+                     "exiv2-test-data/test/data/exiv2-bug876.jpg", "exiftool-t-images/t/images/OlympusE1.jpg"]
+        try tree(files.enumerated().map { ($1, "p/\($0).jpg") }, at: folder.file("photos"))
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(folder.file("photos"))])
+        func models(_ change: (inout FetchOptions) -> Void) async throws -> [String] {
+            var options = FetchOptions()
+            change(&options)
+            return try await library.fetchAssets(options).assets.compactMap(\.model).sorted()
+        }
+        let reference = files.map { (Corpus.exiftool[$0]?["IFD0:Make"]?.string, Corpus.exiftool[$0]?["IFD0:Model"]?.string) }
+        #expect(reference[0].0 == "NIKON CORPORATION" && reference[1].0 == "NIKON")
+        #expect(try await models { $0.make = "nikon" } == [reference[0].1, reference[1].1].compactMap { $0 }.sorted())
+        #expect(try await models { $0.model = "eos 6d" } == ["Canon EOS 6D"])
+        #expect(try await models { $0.model = "Canon EOS 6D" } == ["Canon EOS 6D"])
+        #expect(try await models { $0.make = "Olympus"; $0.model = "e-1" } == ["E-1"])
+        let assets = try await library.fetchAssets(FetchOptions()).assets
+        let canon = try #require(assets.first { $0.model == "Canon EOS 6D" })
+        #expect(canon.make == "Canon" && canon.cameraMake == "Canon" && canon.cameraModel == "EOS 6D")
+        let cameras = try library.cameras()
+        #expect(cameras.map(\.make) == ["Nikon", "Canon", "Olympus"])
+        #expect(cameras.first?.count == 2)
+        #expect(cameras.first?.models.map(\.model).sorted { ($0 ?? "") < ($1 ?? "") } == ["D2Hs", "E775"])
+    }
+}
+
+@Suite("Folder albums with their subfolders", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct RecursiveFolderAlbumTests {
+    @Test("AlbumScope.folder(_, recursive: true) covers the subfolders; the album list reports both counts")
+    func recursive() async throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("photos")
+        let jpeg = ThumbnailTestFiles.jpegA
+        try tree([(jpeg, "2024/a.jpg"), (jpeg, "2024/june/b.jpg"), (jpeg, "2024/june/week1/c.jpg"),
+                  (jpeg, "2024/july/d.jpg"), (jpeg, "2025/e.jpg")], at: root)
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(root)])
+        func count(_ scope: AlbumScope) async throws -> Int {
+            var options = FetchOptions()
+            options.album = scope
+            return try await library.fetchAssets(options).assets.count
+        }
+        let year = PathBytes(try MediaLibrary.resolveRoot(PathBytes(root)).displayString + "/2024")
+        #expect(try await count(.folder(year)) == 1)
+        #expect(try await count(.folder(year, recursive: true)) == 4)
+        #expect(try await library.countAssets({ var o = FetchOptions(); o.album = .folder(year, recursive: true); return o }()).total == 4)
+        let albums = try await library.fetchAlbums().filter { $0.kind == .folder }
+        let byPath = Dictionary(uniqueKeysWithValues: albums.compactMap { album in album.path.map { ($0.displayString, album) } })
+        #expect(byPath[year.displayString]?.count == 1)
+        #expect(byPath[year.displayString]?.countWithSubfolders == 4)
+        #expect(byPath[year.displayString + "/june"]?.countWithSubfolders == 2)
+        #expect(byPath[year.displayString + "/july"]?.countWithSubfolders == 1)
+        // A folder holding only folders is no album, but can be asked for with its subfolders.
+        let top = try MediaLibrary.resolveRoot(PathBytes(root)).displayString
+        let scope = try await library.albumScope(named: top, recursive: true)
+        #expect(try await count(scope) == 5)
+        await #expect(throws: AssetQueryError.self) { try await library.albumScope(named: "favorites", recursive: true) }
+    }
+}
+
+@Suite("Paper cuts of the library")
+struct LibraryPaperCutTests {
+    @Test("an unclosed parenthesis is reported at its own column")
+    func unclosedParenthesis() {
+        #expect(throws: MediaFilterParseError(column: 1, message: "expected ')' to close the '(' at column 1, but the expression ends")) {
+            try MediaFilter(parsing: "(images")
+        }
+        #expect(throws: MediaFilterParseError(column: 10, message: "expected ')' to close the '(' at column 10, but the expression ends")) {
+            try MediaFilter(parsing: "images & (videos | livePhotos")
+        }
+    }
+
+    @Test("a token newer than any change is not called expired")
+    func futureToken() throws {
+        let folder = TemporaryFolder()
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        let current = try library.currentChangeToken()
+        do {
+            _ = try library.changes(since: 99_999)
+            Issue.record("a future token was answered")
+        } catch let error as LibraryError {
+            #expect(error == .changeTokenFromTheFuture(token: 99_999, current: current))
+            #expect(!error.description.contains("expired"))
+        }
+    }
+
+    @Test("pairing's updates name their fields, and a first run reports no update of what it inserted",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func pairingUpdates() throws {
+        let scratch = PairingTree()
+        try scratch.copy("synthetic/raw-jpeg/IMG_7008.JPG", to: "r/IMG_7008.jpg")
+        try scratch.copy("synthetic/raw-jpeg/IMG_7008.DNG", to: "r/IMG_7008.DNG")
+        let library = try MediaLibrary(location: scratch.library)
+        try library.index(roots: [PathBytes(scratch.root)])
+        let first = try library.changes(since: 0).changes
+        let inserted = Set(first.filter { $0.kind == .inserted }.map(\.identifier))
+        #expect(!inserted.isEmpty)
+        #expect(first.filter { $0.kind == .updated && inserted.contains($0.identifier) }.isEmpty, "\(first)")
+        #expect(first.allSatisfy { $0.kind != .updated || !$0.fields.isEmpty }, "\(first)")
+
+        // The RAW leaves and comes back: the JPEG's asset is updated, naming what changed.
+        let token = try library.currentChangeToken()
+        try scratch.remove("r/IMG_7008.DNG")
+        try library.index()
+        try scratch.copy("synthetic/raw-jpeg/IMG_7008.DNG", to: "r/IMG_7008.DNG")
+        try library.index()
+        let later = try library.changes(since: token).changes.filter { $0.kind == .updated }
+        #expect(!later.isEmpty)
+        #expect(later.allSatisfy { !$0.fields.isEmpty && Set($0.fields).isSubset(of: ["mediaSubtypes", "pairingRule", "burstRepresentative"]) },
+                "\(later)")
+    }
+
+    @Test("add counts only the assets it added; move says where they landed", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func addAndMoveCounts() async throws {
+        let folder = TemporaryFolder()
+        try tree([(ThumbnailTestFiles.jpegA, "a.jpg"), (ThumbnailTestFiles.jpegB, "b.jpg")], at: folder.file("photos"))
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
+        try library.index(roots: [PathBytes(folder.file("photos"))])
+        let ids = try library.assets().map(\.id)
+        let album = try await library.createAlbum(title: "Two")
+        #expect(try await library.addAssets(ids, toAlbum: album.id) == 2)
+        #expect(try await library.addAssets([ids[0]], toAlbum: album.id) == 0)
+        #expect(try await library.moveAssets([ids[0]], inAlbum: album.id, to: 99) == 1)
+    }
+}

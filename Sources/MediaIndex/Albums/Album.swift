@@ -57,8 +57,9 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
 /// The scope of a fetch: one album.
 public enum AlbumScope: Sendable, Hashable {
     case smart(SmartAlbum)
-    /// A folder album: the assets whose primary file lies directly in this folder.
-    case folder(PathBytes)
+    /// A folder album: the assets whose primary file lies directly in this folder, or,
+    /// `recursive`, anywhere under it.
+    case folder(PathBytes, recursive: Bool = false)
     /// A user album, by its identifier.
     case user(String)
 
@@ -66,7 +67,7 @@ public enum AlbumScope: Sendable, Hashable {
     public var albumID: String {
         switch self {
         case .smart(let album): return "smart." + album.rawValue
-        case .folder(let path): return "folder." + Base64URL.encode(path.bytes)
+        case .folder(let path, _): return "folder." + Base64URL.encode(path.bytes)
         case .user(let identifier): return "user." + identifier
         }
     }
@@ -108,6 +109,15 @@ public struct Album: Sendable, Equatable, Identifiable {
     public var endDate: Double?
 
     public var count: Int { imageCount + videoCount }
+    /// Of a folder album: images and videos in its subfolders, at any depth (0 for others).
+    public var subfolderImageCount = 0
+    public var subfolderVideoCount = 0
+    /// Images directly in the folder and in all its subfolders (`AlbumScope.folder(_, recursive: true)`).
+    public var imageCountWithSubfolders: Int { imageCount + subfolderImageCount }
+    /// Videos directly in the folder and in all its subfolders.
+    public var videoCountWithSubfolders: Int { videoCount + subfolderVideoCount }
+    /// Everything under the folder: what a recursive fetch of it returns.
+    public var countWithSubfolders: Int { imageCountWithSubfolders + videoCountWithSubfolders }
 
     /// The scope to fetch this album's assets with.
     public var scope: AlbumScope? { AlbumScope(albumID: id) }

@@ -133,6 +133,16 @@ extension MediaLibrary {
                 }
             }
         }
+        // Counts with subfolders: children sort after their parent (a path before its
+        // extensions), so adding each album into its parent from the end sums whole trees.
+        var indexByID: [String: Int] = [:]
+        indexByID.reserveCapacity(albums.count)
+        for (index, album) in albums.enumerated() { indexByID[album.id] = index }
+        for index in albums.indices.reversed() {
+            guard let parent = albums[index].parentID.flatMap({ indexByID[$0] }) else { continue }
+            albums[parent].subfolderImageCount += albums[index].imageCountWithSubfolders
+            albums[parent].subfolderVideoCount += albums[index].videoCountWithSubfolders
+        }
         return albums
     }
 
@@ -154,9 +164,10 @@ extension MediaLibrary {
 
     // MARK: User albums
 
-    /// Creates an empty user album.
+    /// Creates an empty user album. Titles are unique, case aside.
     ///
-    /// - Throws: `AssetQueryError.invalidOption` for an empty title, `LibraryError`.
+    /// - Throws: `AssetQueryError.invalidOption` for an empty title,
+    ///   `.albumTitleTaken` naming the album that has it, `LibraryError`.
     @discardableResult
     public func createAlbum(title: String) async throws -> Album {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -166,6 +177,9 @@ extension MediaLibrary {
         let identifier = String((0..<13).map { _ in alphabet[Int(generator.next(upperBound: UInt32(32)))] })
         let now = Date().timeIntervalSince1970
         try writeUserState { db in
+            if let taken = try albumsTitled(title, db: db).first {
+                throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: AlbumScope.user(taken.identifier).albumID)
+            }
             try db.execute("""
                 INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
                 """, [identifier, title, now, now])
@@ -174,12 +188,17 @@ extension MediaLibrary {
                      imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
     }
 
-    /// Renames a user album (by id, identifier or exact title).
+    /// Renames a user album (by id, identifier or title, case aside).
+    ///
+    /// - Throws: `AssetQueryError.albumTitleTaken` when another album has the title.
     public func renameAlbum(_ album: String, to title: String) async throws {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw AssetQueryError.invalidOption("an album needs a title") }
         try writeUserState { db in
             let id = try userAlbumRowID(album, db: db)
+            if let taken = try albumsTitled(title, db: db).first(where: { $0.rowID != id }) {
+                throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: AlbumScope.user(taken.identifier).albumID)
+            }
             try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
                            [title, Date().timeIntervalSince1970, id])
         }
@@ -196,11 +215,14 @@ extension MediaLibrary {
 
     /// Adds assets (by identifier) at the end of a user album; ones already in it stay where they are.
     ///
+    /// - Returns: how many were added (those already in the album are not counted).
     /// - Throws: `LibraryError.assetNotFound` for an identifier the library does not hold.
-    public func addAssets(_ assetIDs: [String], toAlbum album: String) async throws {
+    @discardableResult
+    public func addAssets(_ assetIDs: [String], toAlbum album: String) async throws -> Int {
         try writeUserState { db in
             let id = try userAlbumRowID(album, db: db)
             var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
+            let first = next
             let now = Date().timeIntervalSince1970
             for assetID in assetIDs {
                 guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
@@ -213,6 +235,7 @@ extension MediaLibrary {
                 if db.changes > 0 { next += 1 }
             }
             try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
+            return next - first
         }
     }
 
@@ -230,8 +253,11 @@ extension MediaLibrary {
     /// Moves assets of a user album so the first of them lands at `index` (0-based) of
     /// the album's order, keeping their relative order.
     ///
+    /// - Returns: the position the first of them landed at (`index`, or the last
+    ///   position there is room for).
     /// - Throws: `LibraryError.assetNotFound` for an asset not in the album.
-    public func moveAssets(_ assetIDs: [String], inAlbum album: String, to index: Int) async throws {
+    @discardableResult
+    public func moveAssets(_ assetIDs: [String], inAlbum album: String, to index: Int) async throws -> Int {
         try writeUserState { db in
             let id = try userAlbumRowID(album, db: db)
             var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
@@ -239,13 +265,15 @@ extension MediaLibrary {
             for assetID in assetIDs where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
             let moving = order.filter { assetIDs.contains($0) }
             order.removeAll { assetIDs.contains($0) }
-            order.insert(contentsOf: moving, at: max(0, min(index, order.count)))
+            let landed = max(0, min(index, order.count))
+            order.insert(contentsOf: moving, at: landed)
             // Positions are unique per album: park them out of the way, then renumber.
             try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
             for (position, assetID) in order.enumerated() {
                 try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
                                [position, id, assetID])
             }
+            return landed
         }
     }
 
@@ -313,43 +341,86 @@ extension MediaLibrary {
         }
     }
 
-    /// The row id of a user album named by album id (`user.x`), identifier or exact title.
+    /// The row id of a user album named by album id (`user.x`), identifier or title
+    /// (case aside).
+    ///
+    /// - Throws: `AssetQueryError.ambiguousAlbum` naming every album with that title,
+    ///   `.unknownAlbum`.
     func userAlbumRowID(_ key: String, db: DatabaseConnection) throws -> Int64 {
         var identifier = key
         if case .user(let inner)? = AlbumScope(albumID: key) { identifier = inner }
         if let id = try db.row("SELECT id FROM userstate.albums WHERE identifier = ?", [identifier])?.int64("id") {
             return id
         }
-        let byTitle = try db.rows("SELECT id FROM userstate.albums WHERE title = ?", [key])
-        if byTitle.count == 1, let id = byTitle[0].int64("id") { return id }
+        let byTitle = try albumsTitled(key, db: db)
+        if byTitle.count == 1 { return byTitle[0].rowID }
         if byTitle.count > 1 {
-            throw AssetQueryError.invalidOption("\(byTitle.count) albums are titled \(key); name the album by its id")
+            throw AssetQueryError.ambiguousAlbum(key, albumIDs: byTitle.map { AlbumScope.user($0.identifier).albumID })
         }
         throw AssetQueryError.unknownAlbum(key)
+    }
+
+    /// The user albums whose title is `title`, case and surrounding spaces aside, oldest first.
+    private func albumsTitled(_ title: String, db: DatabaseConnection) throws
+        -> [(rowID: Int64, identifier: String, title: String)] {
+        let wanted = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try db.rows("SELECT id, identifier, title FROM userstate.albums ORDER BY created_at, id").compactMap { row in
+            guard let id = row.int64("id"), let identifier = row.string("identifier"), let existing = row.string("title"),
+                  existing.trimmingCharacters(in: .whitespacesAndNewlines)
+                      .compare(wanted, options: [.caseInsensitive]) == .orderedSame else { return nil }
+            return (id, identifier, existing)
+        }
     }
 
     /// The scope an album argument names: an album id, a smart album's name or title,
     /// a user album's identifier or title, or a folder album's path.
     ///
-    /// - Throws: `AssetQueryError.unknownAlbum`.
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.ambiguousAlbum` naming every user
+    ///   album with that title.
     public func albumScope(named key: String) async throws -> AlbumScope {
-        if let scope = AlbumScope(albumID: key) { return scope }
+        try await albumScope(named: key, recursive: false)
+    }
+
+    /// The scope an album argument names, as `albumScope(named:)`; with `recursive`, a
+    /// folder covers everything under it (a folder with only subfolders qualifies).
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.ambiguousAlbum`, `.invalidOption`
+    ///   when `recursive` names an album that is not a folder.
+    public func albumScope(named key: String, recursive: Bool) async throws -> AlbumScope {
+        if let scope = AlbumScope(albumID: key) {
+            guard recursive else { return scope }
+            guard case .folder(let path, _) = scope else {
+                throw AssetQueryError.invalidOption("--recursive needs a folder album, and \(key) is not one")
+            }
+            return .folder(path, recursive: true)
+        }
         let simplified = key.lowercased().filter { $0.isLetter }
-        if let smart = SmartAlbum.allCases.first(where: {
+        if !recursive, let smart = SmartAlbum.allCases.first(where: {
             $0.rawValue.lowercased() == simplified || $0.title.lowercased().filter(\.isLetter) == simplified
         }) {
             return .smart(smart)
         }
         return try read { db in
-            if let rowID = try? userAlbumRowID(key, db: db),
-               let identifier = try db.row("SELECT identifier FROM userstate.albums WHERE id = ?", [rowID])?.string("identifier") {
-                return .user(identifier)
+            do {
+                guard !recursive else { throw AssetQueryError.unknownAlbum(key) }
+                let rowID = try userAlbumRowID(key, db: db)
+                if let identifier = try db.row("SELECT identifier FROM userstate.albums WHERE id = ?", [rowID])?.string("identifier") {
+                    return .user(identifier)
+                }
+            } catch AssetQueryError.unknownAlbum {
+                // Not a user album: maybe a folder.
             }
             var path = key
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            if try db.scalarInt("SELECT 1 FROM folders WHERE path = ?", [Array(path.utf8)]) == 1 {
-                return .folder(PathBytes(path))
+            let bytes = Array(path.utf8)
+            if try db.scalarInt("SELECT 1 FROM folders WHERE path = ?", [bytes]) == 1 {
+                return .folder(PathBytes(path), recursive: recursive)
+            }
+            let base = bytes.last == UInt8(ascii: "/") ? Array(bytes.dropLast()) : bytes
+            if recursive, try db.scalarInt("SELECT 1 FROM folders WHERE path >= ? AND path < ? LIMIT 1",
+                                           [base + [UInt8(ascii: "/")], base + [UInt8(ascii: "0")]]) == 1 {
+                return .folder(PathBytes(path), recursive: true)
             }
             throw AssetQueryError.unknownAlbum(key)
         }

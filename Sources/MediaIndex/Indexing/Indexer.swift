@@ -54,6 +54,8 @@ struct Indexer {
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
         var summary = IndexSummary()
+        // Changes after this token are this run's: an asset it inserted needs no `updated` too.
+        let firstToken = try writer.write { db in Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0) }
         let runID = try writer.write { db -> Int64 in
             try db.execute("UPDATE index_runs SET status = 'interrupted' WHERE status = 'running'")
             try db.execute("INSERT INTO index_runs (started_at) VALUES (?)", [Date().timeIntervalSince1970])
@@ -199,7 +201,14 @@ struct Indexer {
                 if let assetID = row.assetID { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
             }
             var pairer = AssetPairer(db: db, now: now)
-            for change in try pairer.run(touchedSince: try runStartedAt(runID, db: db)) {
+            let pairingChanges = try pairer.run(touchedSince: try runStartedAt(runID, db: db))
+            // Assets this very run inserted: their insert already says everything.
+            var insertedThisRun: Set<String> = []
+            if pairingChanges.contains(where: { $0.kind == .updated }) {
+                insertedThisRun = Set(try db.rows("SELECT identifier FROM changes WHERE token > ? AND kind = 'inserted'",
+                                                  [firstToken]).compactMap { $0.string("identifier") })
+            }
+            for change in pairingChanges {
                 // Deletions were recorded when the asset was deleted.
                 let kind: AssetChangeKind? = switch change.kind {
                     case .paired: .paired
@@ -208,9 +217,9 @@ struct Indexer {
                     case .updated: .updated
                     case .deleted: nil
                 }
-                if let kind, !change.identifier.isEmpty {
-                    try ChangeLog.record(kind, identifier: change.identifier, now: now, db: db)
-                }
+                guard let kind, !change.identifier.isEmpty else { continue }
+                if kind == .updated && insertedThisRun.contains(change.identifier) { continue }
+                try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
             }
             try SidecarAttacher(db: db, now: now).run(
                 runID: runID, vanishedPaths: Array(vanished.keys),

@@ -24,6 +24,10 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var location: GeoLocation?
     public var make: String?
     public var model: String?
+    /// The make as people name it (`Nikon` for `NIKON CORPORATION`); see `CameraNames`.
+    public var cameraMake: String? { CameraNames.make(make) }
+    /// The model without a repeated make (`EOS 6D` for `Canon EOS 6D`); see `CameraNames`.
+    public var cameraModel: String? { CameraNames.model(model, make: make) }
     public var software: String?
     public var lensMake: String?
     public var lensModel: String?

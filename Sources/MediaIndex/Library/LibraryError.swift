@@ -20,6 +20,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case assetNotFound(String)
     /// A change token older than the retained change history.
     case changeTokenExpired(token: Int64, oldest: Int64)
+    /// A change token newer than any change: the library was rebuilt since, or the
+    /// token is another library's.
+    case changeTokenFromTheFuture(token: Int64, current: Int64)
     /// The database failed.
     case database(DatabaseError)
     /// A file system operation on the library's own folder failed.
@@ -50,6 +53,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "no asset matches \(key)"
         case .changeTokenExpired(let token, let oldest):
             return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"
+        case .changeTokenFromTheFuture(let token, let current):
+            return "change token \(token) is newer than any change of this library (the current token is \(current)): the library was rebuilt since, or the token is another library's; do a full sync, then ask for changes since the current token"
         case .database(let error):
             return Self.sentence(for: error)
         case .io(let reason):

@@ -6,8 +6,9 @@ extension MediaLibrary {
     /// Pass 0 for the whole retained history. Like PhotoKit's persistent change
     /// tokens, a token older than the retained history cannot be answered.
     /// - Throws: `LibraryError.changeTokenExpired` when history after `token` has been
-    ///   trimmed, or `token` is newer than any change (the library was rebuilt): do a
-    ///   full sync, then continue from `currentChangeToken()`.
+    ///   trimmed, `.changeTokenFromTheFuture` when `token` is newer than any change (the
+    ///   library was rebuilt, or the token is another library's): do a full sync, then
+    ///   continue from `currentChangeToken()`.
     public func changes(since token: Int64) throws -> AssetChanges {
         try read { db in
             let current = try Self.answerableToken(token, db: db)
@@ -49,7 +50,10 @@ extension MediaLibrary {
         let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
             .string("value").flatMap { Int64($0) } ?? 1)
         let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
-        if token < start - 1 || token > current {
+        if token > current {
+            throw LibraryError.changeTokenFromTheFuture(token: token, current: current)
+        }
+        if token < start - 1 {
             throw LibraryError.changeTokenExpired(token: token, oldest: start)
         }
         return current

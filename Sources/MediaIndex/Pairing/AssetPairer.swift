@@ -19,6 +19,9 @@ public struct PairingChange: Sendable, Equatable {
     public var assetRowID: Int64
     public var identifier: String
     public var kind: Kind
+    /// For `updated`: the JSON names of what changed (`mediaSubtypes`, `pairingRule`,
+    /// `burstRepresentative`).
+    public var fields: [String] = []
 }
 
 /// The roles a file plays in its asset (`files.role`).
@@ -453,7 +456,8 @@ struct AssetPairer {
         if subtypes != old || rule != asset.string("pairing_rule") {
             try db.cachedStatement("UPDATE assets SET subtypes = ?, pairing_rule = ?, modified_at = ? WHERE id = ?")
                 .execute([subtypes.rawValue, rule, now, assetID])
-            try record(assetID, .updated)
+            try record(assetID, .updated, fields: (subtypes != old ? ["mediaSubtypes"] : [])
+                + (rule != asset.string("pairing_rule") ? ["pairingRule"] : []))
         }
         return asset.string("burst_identifier")
     }
@@ -487,17 +491,20 @@ struct AssetPairer {
                 if frame.int("is_burst_representative") != wanted {
                     try db.cachedStatement("UPDATE assets SET is_burst_representative = ? WHERE id = ?")
                         .execute([wanted, id])
-                    try record(id, .updated)
+                    try record(id, .updated, fields: ["burstRepresentative"])
                 }
             }
         }
     }
 
-    private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind) throws {
+    private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind, fields: [String] = []) throws {
         let identifier = try db.cachedStatement("SELECT identifier FROM assets WHERE id = ?").rows([assetID]).first?
             .string("identifier") ?? ""
-        if changes.last?.assetRowID == assetID && changes.last?.kind == kind { return }
-        changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind))
+        if let last = changes.last, last.assetRowID == assetID && last.kind == kind {
+            changes[changes.count - 1].fields += fields.filter { !last.fields.contains($0) }
+            return
+        }
+        changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind, fields: fields))
     }
 }
 

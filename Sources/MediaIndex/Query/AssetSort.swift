@@ -36,6 +36,10 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
     case unknownAlbum(String)
     /// An option value outside its range.
     case invalidOption(String)
+    /// A user album already has this title (titles are unique, case aside).
+    case albumTitleTaken(title: String, albumID: String)
+    /// Several albums have this title (made before titles were unique): each album id.
+    case ambiguousAlbum(String, albumIDs: [String])
 
     public var description: String {
         switch self {
@@ -49,6 +53,10 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
             return "no album matches \(key); 'mediaindex albums' lists them"
         case .invalidOption(let reason):
             return reason
+        case .albumTitleTaken(let title, let albumID):
+            return "an album titled \(title) already exists (\(albumID)); choose another title, or add to that album"
+        case .ambiguousAlbum(let key, let albumIDs):
+            return "\(albumIDs.count) albums are titled \(key): \(albumIDs.joined(separator: ", ")); name the album by its id"
         }
     }
 }

@@ -8,6 +8,9 @@ extension JSONShapes {
             ("path", album.path.map { .string($0.displayString) } ?? .null),
             ("parentId", album.parentID.map(JSON.string) ?? .null),
             ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
+            ("countWithSubfolders", .int(album.countWithSubfolders)),
+            ("imageCountWithSubfolders", .int(album.imageCountWithSubfolders)),
+            ("videoCountWithSubfolders", .int(album.videoCountWithSubfolders)),
             ("keyAssetId", album.keyAssetID.map(JSON.string) ?? .null),
             ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
             ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
@@ -61,6 +64,7 @@ struct AlbumsCommand: ParsableCommand {
             TableColumn("ALBUM", truncation: .middle), TableColumn("KIND", isTruncatable: false),
             TableColumn("IMAGES", alignment: .right, isTruncatable: false),
             TableColumn("VIDEOS", alignment: .right, isTruncatable: false),
+            TableColumn("WITH SUBFOLDERS", alignment: .right, isTruncatable: false),
             TableColumn("DATES", isTruncatable: false), TableColumn("ID", isTruncatable: false),
         ])
         let rows = albums.map { album -> [String] in
@@ -68,7 +72,10 @@ struct AlbumsCommand: ParsableCommand {
             let title = album.kind == .folder && album.parentID == nil ? (album.path?.displayString ?? album.title) : album.title
             let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
                 ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
-            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), range, album.id]
+            let withSubfolders = album.kind == .folder && album.countWithSubfolders != album.count
+                ? String(album.countWithSubfolders) : ""
+            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), withSubfolders,
+                    range, album.id]
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
     }
@@ -148,19 +155,22 @@ struct AlbumCommand: ParsableCommand {
                 try await mediaLibrary.deleteAlbum(values[0])
                 say("Deleted \(values[0]); its assets stay in the library.")
             case "add":
-                try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
-                say("Added \(values.count - 1) to \(values[0]).")
+                let asked = values.count - 1
+                let added = try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
+                say("Added \(added) to \(values[0])" + (added < asked ? " (\(asked - added) already in it)." : "."))
             case "remove":
                 try await mediaLibrary.removeAssets(Array(values.dropFirst()), fromAlbum: values[0])
                 say("Removed \(values.count - 1) from \(values[0]).")
             case "move":
-                try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
-                say("Moved \(values.count - 1) to position \(index ?? 0).")
+                let landed = try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
+                say("Moved \(values.count - 1) to position \(landed)" + (landed < (index ?? 0) ? ", the last there is." : "."))
             default:
                 try await mediaLibrary.setKeyAsset(values[1], ofAlbum: values[0])
                 say("Key asset of \(values[0]) is \(values[1]).")
             }
         } catch let error as AssetQueryError {
+            // A taken title is a refusal of the library's, not a bad command line: exit 1.
+            if case .albumTitleTaken = error { throw error }
             throw ValidationError(error.description)
         }
     }

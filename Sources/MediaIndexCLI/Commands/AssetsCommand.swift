@@ -17,12 +17,13 @@ struct AssetsCommand: ParsableCommand {
     static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
         .option("filter", valueName: "expr", help: "Kinds of assets, e.g. 'images & !screenshots' (default: all)."),
         .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
+        .flag("recursive", help: "With a folder --album: also every asset in its subfolders."),
         .option("from", valueName: "date", help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."),
         .option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day."),
         .option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point."),
         .option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees)."),
-        .option("make", valueName: "make", help: "Camera make (case-insensitive, exact)."),
-        .option("model", valueName: "model", help: "Camera model (case-insensitive, exact)."),
+        .option("make", valueName: "make", help: "Camera make, as 'mediaindex cameras' lists it (nikon finds NIKON CORPORATION; case-insensitive)."),
+        .option("model", valueName: "model", help: "Camera model, as 'mediaindex cameras' lists it (EOS 6D finds Canon EOS 6D; case-insensitive)."),
         .option("min-pixels", valueName: "WxH|N", help: "At least W×H pixels, or N pixels in all (e.g. 1920x1080, 12000000)."),
         .option("min-duration", valueName: "seconds", help: "At least this long."),
         .option("max-duration", valueName: "seconds", help: "At most this long."),
@@ -41,6 +42,7 @@ struct AssetsCommand: ParsableCommand {
     var library: LibraryOptions
     var options = FetchOptions()
     var albumKey: String?
+    var recursive = false
     var limit: Int?
     var count: Bool
     var format: OutputFormat
@@ -60,6 +62,8 @@ struct AssetsCommand: ParsableCommand {
             }
         }
         albumKey = parsed.option("album")
+        recursive = parsed.flag("recursive")
+        if recursive && albumKey == nil { throw ValidationError("--recursive needs --album FOLDER") }
         if let text = parsed.option("from") { options.capturedFrom = try Self.date(text, option: "--from", endOfDay: false) }
         if let text = parsed.option("to") { options.capturedBefore = try Self.date(text, option: "--to", endOfDay: true) }
         if let text = parsed.option("near") {
@@ -148,7 +152,7 @@ struct AssetsCommand: ParsableCommand {
         let mediaLibrary = try library.openForReading(in: context)
         var options = options
         do {
-            if let albumKey { options.album = try await mediaLibrary.albumScope(named: albumKey) }
+            if let albumKey { options.album = try await mediaLibrary.albumScope(named: albumKey, recursive: recursive) }
             if count {
                 let counts = try await mediaLibrary.countAssets(options)
                 if format == .table {
@@ -230,7 +234,7 @@ struct AssetsCommand: ParsableCommand {
                     a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
                     a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
                     a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
-                    [a.make, a.model].compactMap { $0 }.joined(separator: " "),
+                    [a.cameraMake, a.cameraModel].compactMap { $0 }.joined(separator: " "),
                     a.primaryResource?.path.displayString ?? ""]
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))

@@ -40,9 +40,11 @@ struct ChangesCommand: ParsableCommand {
         do {
             result = try mediaLibrary.changes(since: since)
         } catch let error as LibraryError {
-            if case .changeTokenExpired = error {
+            switch error {
+            case .changeTokenExpired, .changeTokenFromTheFuture:
                 context.standardError.writeLine("Error: \(error.description)")
                 throw ExitCode(Self.tokenExpiredExitCode)
+            default: break
             }
             throw error
         }

@@ -24,6 +24,8 @@ enum JSONShapes {
             ("make", JSON(a.make)),
             ("model", JSON(a.model)),
             ("lensModel", JSON(a.lensModel)),
+            ("cameraMake", JSON(a.cameraMake)),
+            ("cameraModel", JSON(a.cameraModel)),
             ("contentIdentifier", JSON(a.contentIdentifier)),
             ("burstIdentifier", JSON(a.burstIdentifier)),
             ("resources", .array(a.resources.map(resource))),

@@ -46,7 +46,7 @@ struct ShowCommand: ParsableCommand {
         if let d = asset.durationSeconds { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
         if let r = asset.frameRate { lines.append(("Frame rate", String(format: "%.3g fps", r))) }
         if let c = asset.videoCodec { lines.append(("Codec", c)) }
-        let camera = [asset.make, asset.model].compactMap { $0 }.joined(separator: " ")
+        let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
         if !camera.isEmpty { lines.append(("Camera", camera)) }
         if let lens = asset.lensModel { lines.append(("Lens", lens)) }
         var exposure: [String] = []

@@ -13,7 +13,7 @@ public struct MediaIndexCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [IndexCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
-                      ShowCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
+                      ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
                       ThumbnailCommand.self, ThumbnailsCommand.self],
         manualSections: [
