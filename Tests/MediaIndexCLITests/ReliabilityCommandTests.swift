@@ -29,6 +29,21 @@ private func copyCorpus(_ relative: String, to destination: String) throws {
     try FileManager.default.copyItem(atPath: media.path + "/" + relative, toPath: destination)
 }
 
+/// Runs a program in `folder`; its exit status and what it printed (stdout and stderr).
+private func runProgram(_ executable: String, _ arguments: [String], in folder: String) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder)
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
+
 private let pixelJPEG = "ente-test-fixtures/media/motion-photos/v1/files/pixel_8.jpg"
 private let plainJPEG = "photoview/api/scanner/test_media/library/mount_merapi_volcano_indonesia.jpg"
 
@@ -197,6 +212,33 @@ struct CommandLinePaperCutTests {
         #expect(throws: UsageError.self) { try parser.parse(["--generate-completion-script", "tcsh"]) }
     }
 
+    @Test("the zsh and fish scripts parse, and fish completes subcommands and options")
+    func zshAndFishParse() throws {
+        let parser = CommandParser(root: MediaIndexCommand.self)
+        let folder = NSTemporaryDirectory() + "mediaindex-completion-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+            try runProgram(executable, arguments, in: folder)
+        }
+        for (shell, executable, file) in [("zsh", "/usr/bin/zsh", "_mediaindex"), ("fish", "/usr/bin/fish", "mediaindex.fish")] {
+            guard FileManager.default.isExecutableFile(atPath: executable) else {
+                #expect(!Corpus.isCI, "\(shell) is not installed: scripts/install-dependencies --test installs it")
+                continue
+            }
+            guard case .generated(let script) = try parser.parse(["--generate-completion-script", shell]) else { continue }
+            try script.write(toFile: folder + "/" + file, atomically: true, encoding: .utf8)
+            let checked = try run(executable, ["-n", file])
+            #expect(checked.status == 0, "\(shell): \(checked.output)")
+            if shell == "fish" {
+                let offered = try run(executable, ["-c", "source \(file); complete -C 'mediaindex assets --mak'"]).output
+                #expect(offered.hasPrefix("--make\t"), "\(offered)")
+                let commands = try run(executable, ["-c", "source \(file); complete -C 'mediaindex th'"]).output
+                #expect(commands.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) } == ["thumbnail", "thumbnails"])
+            }
+        }
+    }
+
     @Test("the bash script is valid bash and completes subcommands, options and folders")
     func bashCompletes() throws {
         guard case .generated(let script) = try CommandParser(root: MediaIndexCommand.self)
@@ -213,17 +255,9 @@ struct CommandLinePaperCutTests {
                 _mediaindex
                 printf '%s\\n' "${COMPREPLY[@]}"
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", probe]
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+            let result = try runProgram("/bin/bash", ["-c", probe], in: folder)
+            #expect(result.status == 0, "\(result.output)")
+            return result.output.split(separator: "\n").map(String.init)
         }
         #expect(try complete(["mediaindex", "th"]) == ["thumbnail", "thumbnails"])
         #expect(try complete(["mediaindex", "assets", "--ma"]) == ["--make", "--max-duration"])

@@ -109,8 +109,9 @@ public struct Album: Sendable, Equatable, Identifiable {
     public var endDate: Double?
 
     public var count: Int { imageCount + videoCount }
-    /// Of a folder album: images and videos in its subfolders, at any depth (0 for others).
+    /// Of a folder album: images in its subfolders, at any depth (0 for other albums).
     public var subfolderImageCount = 0
+    /// Of a folder album: videos in its subfolders, at any depth (0 for other albums).
     public var subfolderVideoCount = 0
     /// Images directly in the folder and in all its subfolders (`AlbumScope.folder(_, recursive: true)`).
     public var imageCountWithSubfolders: Int { imageCount + subfolderImageCount }

@@ -1,6 +1,11 @@
 /// The shells `--generate-completion-script` writes for.
 public enum CompletionShell: String, CaseIterable, Sendable {
-    case bash, zsh, fish
+    /// GNU bash, through `complete -F`.
+    case bash
+    /// zsh, as a `#compdef` function for a folder on `$fpath`.
+    case zsh
+    /// fish, as `complete -c` lines.
+    case fish
 }
 
 /// Writes a shell completion script from a command tree's declarations, as
