@@ -190,8 +190,8 @@ struct CommandLinePaperCutTests {
 
     @Test("UTC times keep the milliseconds they have, without binary noise")
     func noFloatNoise() {
-        #expect(JSONShapes.isoUTC(1_764_590_094.594) == "2025-12-01T11:54:54.594Z")
-        #expect(JSONShapes.isoUTC(1_764_590_094) == "2025-12-01T11:54:54Z")
+        #expect(JSONShapes.isoUTC(Date(timeIntervalSince1970: 1_764_590_094.594)) == "2025-12-01T11:54:54.594Z")
+        #expect(JSONShapes.isoUTC(Date(timeIntervalSince1970: 1_764_590_094)) == "2025-12-01T11:54:54Z")
     }
 
     @Test("completion scripts for bash, zsh and fish come from the command definitions")

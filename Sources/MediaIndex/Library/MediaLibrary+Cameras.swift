@@ -16,13 +16,22 @@ public struct CameraMakeCount: Sendable, Equatable {
 }
 
 extension MediaLibrary {
+    /// The cameras of the library, with their asset counts. See `Blocking.cameras()`.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func cameras() async throws -> [CameraMakeCount] {
+        try await offExecutor { try $0.cameras() }
+    }
+}
+
+extension MediaLibrary.Blocking {
     /// The cameras of the library: makes and models as `CameraNames` normalises them,
     /// merged case-insensitively, with their asset counts; most assets first, assets
     /// with no make last.
     ///
-    /// - Throws: `LibraryError` when the database fails.
+    /// - Throws: `LibraryError.database` when the database fails.
     public func cameras() throws -> [CameraMakeCount] {
-        let rows = try read { db in
+        let rows = try library.read { db in
             try db.rows("""
                 SELECT camera_make(make) AS camera_make, camera_model(make, model) AS camera_model, count(*) AS n
                 FROM assets GROUP BY make COLLATE NOCASE, model COLLATE NOCASE

@@ -18,15 +18,21 @@ public struct ThumbnailCache: Sendable, Equatable {
     public static let defaultSizeLimit: Int64 = 2 << 30
 
     /// The cache folder.
-    public let directory: String
+    public var directory: URL { URL(fileURLWithPath: folderPath, isDirectory: true) }
+    /// The cache folder's absolute path.
+    let folderPath: String
     /// The cache trims itself when its files take more than this many bytes.
     public var sizeLimit: Int64
     /// A trim removes the least recently used files until this fraction of the limit is left.
     public var trimFraction: Double = 0.8
 
-    /// A cache in `directory` (created, owner-only, when first written).
-    public init(directory: String, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
-        self.directory = LibraryLocation.absolute(directory)
+    /// A cache in the folder at `directory` (created, owner-only, when first written).
+    public init(directory: URL, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
+        self.init(path: directory.path, sizeLimit: sizeLimit)
+    }
+
+    init(path: String, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
+        self.folderPath = LibraryLocation.absolute(path)
         self.sizeLimit = max(0, sizeLimit)
     }
 
@@ -34,13 +40,13 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// (`~/.cache/mediaindex`).
     public static func resolve(explicit: String?,
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> ThumbnailCache {
-        if let explicit, !explicit.isEmpty { return ThumbnailCache(directory: explicit) }
+        if let explicit, !explicit.isEmpty { return ThumbnailCache(path: explicit) }
         if let fromEnvironment = environment["MEDIAINDEX_CACHE"], !fromEnvironment.isEmpty {
-            return ThumbnailCache(directory: fromEnvironment)
+            return ThumbnailCache(path: fromEnvironment)
         }
         let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.cache")
-        return ThumbnailCache(directory: cacheHome + "/mediaindex")
+        return ThumbnailCache(path: cacheHome + "/mediaindex")
     }
 
     /// The cache the environment names (see `resolve(explicit:environment:)`).
@@ -50,7 +56,7 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// The folder holding one library's thumbnails.
     public func folder(for library: LibraryLocation) -> String {
-        directory + "/" + ThumbnailKey.hex(XXHash64.hash(Array(library.directory.utf8), seed: 0x4D49_4458))
+        folderPath + "/" + ThumbnailKey.hex(XXHash64.hash(Array(library.directory.utf8), seed: 0x4D49_4458))
     }
 
     /// Where the thumbnail for `key` lives (whether or not it exists yet).
@@ -67,7 +73,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Anything else (a file cut short by a crash or a full disk, a symbolic link) is nil
     /// and is remade.
     func validFileSize(at path: String) -> Int64? {
-        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: directory, create: false) else { return nil }
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return nil }
         let fd = openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -90,7 +96,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Marks the file as just used (its modification time is its last access), unless it
     /// was marked within the last minute: a grid scrolling back and forth costs no writes.
     func markUsed(_ path: String) {
-        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: directory, create: false) else { return }
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return }
         var info = stat()
         guard fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         if time(nil) - info.st_mtim.tv_sec < 60 { return }
@@ -108,7 +114,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     ///   `LibraryError.unsafeCacheFolder` for a folder that cannot be trusted,
     ///   `LibraryError.io` when the folder cannot be made.
     func store(_ data: [UInt8], at path: String) throws {
-        guard let (folder, name) = try CacheDirectory.parent(of: path, in: directory, create: true) else {
+        guard let (folder, name) = try CacheDirectory.parent(of: path, in: folderPath, create: true) else {
             throw LibraryError.io("cannot create the thumbnail folder of \(path)")
         }
         let temporary = "\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -139,7 +145,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Removes the cached file at `path`, never through a symbolic link; whether it was removed.
     @discardableResult
     func removeFile(at path: String) -> Bool {
-        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: directory, create: false) else { return false }
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return false }
         return unlinkat(folder.descriptor, name, 0) == 0
     }
 
@@ -147,7 +153,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     ///
     /// - Throws: `LibraryError.unsafeCacheFolder`, `.cacheDiskFull`, `.io`.
     public func prepare() throws {
-        _ = try CacheDirectory.openRoot(directory, create: true)
+        _ = try CacheDirectory.openRoot(folderPath, create: true)
     }
 
     // MARK: Sweeping
@@ -162,9 +168,11 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// What a trim did.
     public struct TrimResult: Sendable, Equatable {
-        /// Bytes of thumbnails before and after.
+        /// Bytes of thumbnails before the trim.
         public var bytesBefore: Int64 = 0
+        /// Bytes of thumbnails after it.
         public var bytesAfter: Int64 = 0
+        /// Files it removed.
         public var filesRemoved = 0
     }
 
@@ -174,7 +182,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// cache names them are ever touched, and symbolic links are never followed.
     @discardableResult
     public func trim() -> TrimResult {
-        guard let root = try? CacheDirectory.openRoot(directory, create: false) else { return TrimResult() }
+        guard let root = try? CacheDirectory.openRoot(folderPath, create: false) else { return TrimResult() }
         var entries = walk(root, depth: 0)
         var result = TrimResult()
         result.bytesBefore = entries.reduce(0) { $0 + $1.bytes }
@@ -194,7 +202,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Every thumbnail in one library's folder.
     func entries(of library: LibraryLocation) -> [Entry] {
         let name = (folder(for: library) as NSString).lastPathComponent
-        guard let root = try? CacheDirectory.openRoot(directory, create: false),
+        guard let root = try? CacheDirectory.openRoot(folderPath, create: false),
               let folder = try? root.subfolder(name, create: false) else { return [] }
         return walk(folder, depth: 1)
     }
@@ -232,13 +240,17 @@ public struct ThumbnailCache: Sendable, Equatable {
 /// What one cached thumbnail is of: an asset at one revision, its primary file's size,
 /// and the request. Hashed into the file's name.
 public struct ThumbnailKey: Hashable, Sendable {
+    /// The asset's identifier.
     public var identifier: String
+    /// The asset's revision.
     public var revision: Int
     /// The primary resource's byte count: a pairing change that swaps the primary file
     /// (a RAW gaining its JPEG) makes a new key even when the revision stays.
     public var sourceBytes: Int64
+    /// Size, mode and format.
     public var request: ThumbnailRequest
 
+    /// A key from its parts.
     public init(identifier: String, revision: Int, sourceBytes: Int64, request: ThumbnailRequest) {
         self.identifier = identifier
         self.revision = revision

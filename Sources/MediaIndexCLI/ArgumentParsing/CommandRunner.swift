@@ -59,7 +59,7 @@ public enum CommandRunner {
             return ExitCode.failure.rawValue
         default:
             // Messages name files, whose names may hold escape sequences.
-            output.writeLine("Error: \(TerminalSanitizer.escape(String(describing: error)))")
+            output.writeLine("Error: \(TerminalSanitizer.escape(ErrorAdvice.sentence(for: error)))")
             return ExitCode.failure.rawValue
         }
     }

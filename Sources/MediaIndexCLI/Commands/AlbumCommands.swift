@@ -4,14 +4,14 @@ import MediaIndex
 extension JSONShapes {
     static func album(_ album: Album) -> JSON {
         var members: [(String, JSON)] = [
-            ("id", .string(album.id)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
+            ("id", .string(album.id.description)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
             ("path", album.path.map { .string($0.displayString) } ?? .null),
-            ("parentId", album.parentID.map(JSON.string) ?? .null),
+            ("parentId", album.parentID.map { .string($0.description) } ?? .null),
             ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
             ("countWithSubfolders", .int(album.countWithSubfolders)),
             ("imageCountWithSubfolders", .int(album.imageCountWithSubfolders)),
             ("videoCountWithSubfolders", .int(album.videoCountWithSubfolders)),
-            ("keyAssetId", album.keyAssetID.map(JSON.string) ?? .null),
+            ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
             ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
             ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
         ]
@@ -43,20 +43,20 @@ struct AlbumsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let albums = try await library.openForReading(in: context).fetchAlbums()
+        let albums = try await library.open(.readOnly, in: context).fetchAlbums()
         if json {
             context.standardOutput.writeLine(JSON.array(albums.map(JSONShapes.album)).prettyText)
             return
         }
         let dates = LocalDateFormatter()
         let depth = Dictionary(uniqueKeysWithValues: albums.map { ($0.id, $0.parentID) })
-        func level(_ id: String) -> Int {
+        func level(_ id: Album.ID) -> Int {
             var count = 0
             var current = depth[id] ?? nil
             while let parent = current, count < 256 { count += 1; current = depth[parent] ?? nil }
             return count
         }
-        func day(_ time: Double?) -> String {
+        func day(_ time: Date?) -> String {
             guard let time else { return "" }
             return String(dates.string(fromISO8601: JSONShapes.isoUTC(time)).prefix(10))
         }
@@ -75,7 +75,7 @@ struct AlbumsCommand: ParsableCommand {
             let withSubfolders = album.kind == .folder && album.countWithSubfolders != album.count
                 ? String(album.countWithSubfolders) : ""
             return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), withSubfolders,
-                    range, album.id]
+                    range, album.id.description]
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
     }
@@ -113,10 +113,6 @@ struct AlbumCommand: ParsableCommand {
         library = try LibraryOptions(parsed: parsed)
         action = parsed.positional("action") ?? ""
         values = parsed.positionals("arguments")
-        // Asset identifiers follow the album (and, for rename and create, a title).
-        if !["create", "rename", "delete"].contains(action), let album = values.first {
-            values = [album] + AssetIdentifierArgument.identifiers(Array(values.dropFirst()))
-        }
         index = try parsed.option("to", as: Int.self)
         json = parsed.flag("json")
     }
@@ -140,38 +136,42 @@ struct AlbumCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try MediaLibrary(location: library.location(in: context))
+        let mediaLibrary = try library.open(.create, in: context)
         // Titles are the user's text; JSON output has no raw control characters to escape.
         let say = { (text: String) in context.standardOutput.writeLine(TerminalSanitizer.escape(text)) }
         do {
-            switch action {
-            case "create":
+            if action == "create" {
                 let album = try await mediaLibrary.createAlbum(title: values[0])
                 say(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
+                return
+            }
+            let album = try await mediaLibrary.userAlbumID(named: values[0])
+            let assets = Array(values.dropFirst())
+            switch action {
             case "rename":
-                try await mediaLibrary.renameAlbum(values[0], to: values[1])
+                try await mediaLibrary.renameAlbum(album, to: values[1])
                 say("Renamed to \(values[1]).")
             case "delete":
-                try await mediaLibrary.deleteAlbum(values[0])
+                try await mediaLibrary.deleteAlbum(album)
                 say("Deleted \(values[0]); its assets stay in the library.")
             case "add":
-                let asked = values.count - 1
-                let added = try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
-                say("Added \(added) to \(values[0])" + (added < asked ? " (\(asked - added) already in it)." : "."))
+                let added = try await mediaLibrary.addAssets(try AssetArgument.identifiers(assets), toAlbum: album)
+                say("Added \(added) to \(values[0])" + (added < assets.count ? " (\(assets.count - added) already in it)." : "."))
             case "remove":
-                try await mediaLibrary.removeAssets(Array(values.dropFirst()), fromAlbum: values[0])
-                say("Removed \(values.count - 1) from \(values[0]).")
+                // Removing what is not there is no error: text that is no identifier is in no album.
+                try await mediaLibrary.removeAssets(assets.compactMap(AssetArgument.id), fromAlbum: album)
+                say("Removed \(assets.count) from \(values[0]).")
             case "move":
-                let landed = try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
-                say("Moved \(values.count - 1) to position \(landed)" + (landed < (index ?? 0) ? ", the last there is." : "."))
+                let landed = try await mediaLibrary.moveAssets(try AssetArgument.identifiers(assets), inAlbum: album, to: index ?? 0)
+                say("Moved \(assets.count) to position \(landed)" + (landed < (index ?? 0) ? ", the last there is." : "."))
             default:
-                try await mediaLibrary.setKeyAsset(values[1], ofAlbum: values[0])
+                try await mediaLibrary.setKeyAsset(try AssetArgument.identifiers([values[1]])[0], ofAlbum: album)
                 say("Key asset of \(values[0]) is \(values[1]).")
             }
         } catch let error as AssetQueryError {
             // A taken title is a refusal of the library's, not a bad command line: exit 1.
             if case .albumTitleTaken = error { throw error }
-            throw ValidationError(error.description)
+            throw ValidationError(ErrorAdvice.sentence(for: error))
         }
     }
 }
@@ -188,13 +188,14 @@ struct UserFlagCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        ids = AssetIdentifierArgument.identifiers(parsed.positionals("ids"))
+        ids = parsed.positionals("ids")
     }
 
     static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {
-        let mediaLibrary = try MediaLibrary(location: command.library.location(in: context))
-        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: command.ids) }
-        else { try await mediaLibrary.setHidden(value, for: command.ids) }
+        let mediaLibrary = try command.library.open(.create, in: context)
+        let ids = try AssetArgument.identifiers(command.ids)
+        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: ids) }
+        else { try await mediaLibrary.setHidden(value, for: ids) }
         let verb = flag == "favorite" ? (value ? "Marked as favorite" : "Unmarked as favorite") : (value ? "Hid" : "Unhid")
         context.standardOutput.writeLine("\(verb): \(command.ids.count) asset\(command.ids.count == 1 ? "" : "s").")
     }

@@ -24,7 +24,7 @@ struct CamerasCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let cameras = try library.openForReading(in: context).cameras()
+        let cameras = try await library.open(.readOnly, in: context).cameras()
         if json {
             context.standardOutput.writeLine(JSON.array(cameras.map { camera in
                 .object([("make", JSON(camera.make)), ("count", .int(camera.count)),

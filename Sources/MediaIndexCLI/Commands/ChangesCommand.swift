@@ -35,14 +35,14 @@ struct ChangesCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
+        let mediaLibrary = try library.open(.readOnly, in: context)
         let result: AssetChanges
         do {
-            result = try mediaLibrary.changes(since: since)
+            result = try await mediaLibrary.changes(since: ChangeToken(rawValue: since))
         } catch let error as LibraryError {
             switch error {
             case .changeTokenExpired, .changeTokenFromTheFuture:
-                context.standardError.writeLine("Error: \(error.description)")
+                context.standardError.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
                 throw ExitCode(Self.tokenExpiredExitCode)
             default: break
             }
@@ -51,11 +51,11 @@ struct ChangesCommand: ParsableCommand {
         if json {
             context.standardOutput.writeLine(JSON.object([
                 ("changes", .array(result.changes.map { change in
-                    .object([("token", .int(Int(change.token))), ("id", .string(change.identifier)),
-                             ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map(JSON.string))),
+                    .object([("token", .int(Int(change.token.rawValue))), ("id", .string(change.id.description)),
+                             ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map { .string($0.rawValue) })),
                              ("date", .string(JSONShapes.isoUTC(change.date)))])
                 })),
-                ("currentToken", .int(Int(result.currentToken))),
+                ("currentToken", .int(Int(result.currentToken.rawValue))),
             ]).prettyText)
             return
         }
@@ -65,7 +65,7 @@ struct ChangesCommand: ParsableCommand {
             let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID", isTruncatable: false),
                                                 TableColumn("KIND"), TableColumn("FIELDS")])
             context.standardOutput.writeLine(table.render(result.changes.map {
-                [String($0.token), $0.identifier, $0.kind.rawValue, $0.fields.joined(separator: ", ")]
+                [$0.token.description, $0.id.description, $0.kind.rawValue, $0.fields.map(\.rawValue).joined(separator: ", ")]
             }, maxWidth: context.terminalWidth))
         }
         context.standardOutput.writeLine("Current token: \(result.currentToken)")

@@ -11,10 +11,10 @@ enum JSONShapes {
                                 ("altitude", JSON(l.altitude))])
         }
         return .object([
-            ("id", .string(a.id)),
+            ("id", .string(a.id.description)),
             ("mediaType", .string(a.mediaType.rawValue)),
-            ("mediaSubtypes", .array(a.mediaSubtypes.map(JSON.string))),
-            ("creationDate", JSON(a.creationDate)),
+            ("mediaSubtypes", .array(a.mediaSubtypes.names.map(JSON.string))),
+            ("creationDate", JSON(a.creationDateText)),
             ("pixelWidth", JSON(a.pixelWidth)),
             ("pixelHeight", JSON(a.pixelHeight)),
             ("orientation", JSON(a.orientation)),
@@ -48,7 +48,7 @@ enum JSONShapes {
             } ?? .null),
             ("favorite", .bool(a.favorite)),
             ("hidden", .bool(a.hidden)),
-            ("albums", .array(a.albums.map(JSON.string))),
+            ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
             ("rating", JSON(a.rating)),
         ])
     }
@@ -79,20 +79,26 @@ enum JSONShapes {
                 }
                 return .object(members)
             })),
+            ("timings", .object([
+                ("walk", .double(s.timings.walk)), ("diff", .double(s.timings.diff)), ("read", .double(s.timings.read)),
+                ("write", .double(s.timings.write)), ("pair", .double(s.timings.pair)),
+                ("finish", .double(s.timings.finish)),
+            ])),
         ])
     }
 
     static func error(_ e: IndexedFileError) -> JSON {
         var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
-                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedAt)))]
+                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedDate)))]
         if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
         return .object(members)
     }
 
-    /// Unix time as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
+    /// A moment as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
     /// The milliseconds are counted as an integer: a `Double`'s fraction of a second
     /// carries binary noise (`.594000101`).
-    static func isoUTC(_ time: Double) -> String {
+    static func isoUTC(_ date: Date) -> String {
+        let time = date.timeIntervalSince1970
         guard time.isFinite, abs(time) < 1e14 else { return CaptureDate(timestamp: 0, utcOffsetSeconds: 0).iso8601 }
         let milliseconds = Int64((time * 1000).rounded())
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
