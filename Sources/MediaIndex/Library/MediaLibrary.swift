@@ -24,6 +24,8 @@ public final class MediaLibrary: Sendable {
     /// only read `library.sqlite`: a user-state write never waits for an index run.
     let userStateWriter: DatabaseWriter?
     let reader: DatabaseReader
+    /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
+    let observation = LibraryObservation()
 
     /// How a library is opened.
     public enum AccessMode: Sendable {
