@@ -34,15 +34,29 @@ public enum ThumbnailGenerator {
                                  format knownFormat: MediaFormat? = nil, orientation knownOrientation: Int? = nil,
                                  videoFrameTime: Double? = nil, durationSeconds: Double? = nil,
                                  pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail {
+        try thumbnail(ofFileAtBytes: Array(path.utf8), request: request, format: knownFormat,
+                      orientation: knownOrientation, videoFrameTime: videoFrameTime,
+                      durationSeconds: durationSeconds, pixelLimit: pixelLimit)
+    }
+
+    /// A thumbnail of the file whose path is these bytes (no encoding assumed: a name
+    /// that is not UTF-8 is opened, and handed to ffmpeg, exactly).
+    ///
+    /// - Parameters: as `thumbnail(ofFileAt:…)`.
+    /// - Throws: `ThumbnailError`.
+    public static func thumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
+                                 format knownFormat: MediaFormat? = nil, orientation knownOrientation: Int? = nil,
+                                 videoFrameTime: Double? = nil, durationSeconds: Double? = nil,
+                                 pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail {
         let source: FileByteSource
-        do { source = try FileByteSource(path: path) } catch {
+        do { source = try FileByteSource(pathBytes: path) } catch {
             throw ThumbnailError.io("\(error)")
         }
         guard let format = knownFormat ?? (try? MetadataReader.detectFormat(source)) ?? nil else {
             throw ThumbnailError.unsupportedFormat("a file that is not a recognised image or video")
         }
         if format.mediaType == .video {
-            return try videoThumbnail(ofFileAt: path, request: request, stillTime: videoFrameTime,
+            return try videoThumbnail(ofFileAtBytes: path, request: request, stillTime: videoFrameTime,
                                       durationSeconds: durationSeconds)
         }
         let orientation = knownOrientation ?? (try? MetadataReader.read(source))??.orientation
@@ -67,7 +81,7 @@ public enum ThumbnailGenerator {
             guard let file = source as? FileByteSource else {
                 throw ThumbnailError.unsupportedFormat("a video held in memory (ffmpeg needs a file)")
             }
-            return try videoThumbnail(ofFileAt: file.path, request: request, stillTime: nil, durationSeconds: nil)
+            return try videoThumbnail(ofFileAtBytes: file.pathBytes, request: request, stillTime: nil, durationSeconds: nil)
         }
         let upright = (1...8).contains(orientation ?? 1) ? orientation ?? 1 : 1
         if format.isRaw || format == .tiff,
@@ -121,8 +135,17 @@ public enum ThumbnailGenerator {
     ///   it produces no frame.
     public static func videoThumbnail(ofFileAt path: String, request: ThumbnailRequest,
                                       stillTime: Double? = nil, durationSeconds: Double? = nil) throws -> EncodedThumbnail {
+        try videoThumbnail(ofFileAtBytes: Array(path.utf8), request: request, stillTime: stillTime,
+                           durationSeconds: durationSeconds)
+    }
+
+    /// `videoThumbnail(ofFileAt:…)` for a path given as bytes, passed to ffmpeg exactly.
+    ///
+    /// - Throws: as `videoThumbnail(ofFileAt:…)`.
+    public static func videoThumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
+                                      stillTime: Double? = nil, durationSeconds: Double? = nil) throws -> EncodedThumbnail {
         let seconds = VideoFrameExtractor.posterTime(stillTime: stillTime, duration: durationSeconds)
-        let frame = try VideoFrameExtractor.frame(path: path, seconds: seconds, request: request)
+        let frame = try VideoFrameExtractor.frame(pathBytes: path, seconds: seconds, request: request)
         return try finish(frame.image, orientation: 1, request: request, path: .videoFrame(seconds: frame.seconds), warnings: [])
     }
 

@@ -14,6 +14,9 @@ struct HelpFormatterTests {
 
             OPTIONS:
               --version               Show the version.
+              --generate-completion-script <shell>
+                                      Print a completion script for bash, zsh or fish.
+              --generate-manual       Print the mediaindex.1 manual page.
               -h, --help              Show help information.
 
             SUBCOMMANDS:

@@ -34,6 +34,9 @@ struct MediaIndexCommandTreeTests {
 
             OPTIONS:
               --version               Show the version.
+              --generate-completion-script <shell>
+                                      Print a completion script for bash, zsh or fish.
+              --generate-manual       Print the mediaindex.1 manual page.
               -h, --help              Show help information.
 
             SUBCOMMANDS:
@@ -45,6 +48,7 @@ struct MediaIndexCommandTreeTests {
               assets                  List assets, newest first.
               show                    Show one asset, by identifier or by the path of one of
                                       its files.
+              cameras                 List camera makes and models with their asset counts.
               errors                  List files that could not be read, with the reason.
               changes                 List asset changes since a change token.
               albums                  List smart, user and folder albums with their counts.

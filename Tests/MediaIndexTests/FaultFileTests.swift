@@ -119,10 +119,11 @@ struct FaultFileTests {
         #expect(clock.now - start < .seconds(1))
         guard case .failed(let message) = outcome else { Issue.record("expected an error, got \(outcome)"); return }
         #expect(message.contains("not a regular file"))
-        // And an index of the folder skips it.
+        // And an index of the folder skips it, counted as skipped with its reason (issue 13).
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         let summary = try library.blocking.index(roots: [PathBytes(folder.path)])
-        #expect(summary.scanned == 0)
+        #expect(summary.scanned == 1 && summary.skipped == 1)
+        #expect(summary.specialFiles.map(\.reason) == ["a named pipe (FIFO), not a regular file: never opened"])
     }
 
     @Test("symlink loops and links out of the root are not followed")

@@ -279,7 +279,7 @@ struct ChangeFeedTests {
         let library = try scratch.open()
         try library.blocking.index(roots: [PathBytes(scratch.root)])
         let current = try library.blocking.currentChangeToken()
-        #expect(throws: LibraryError.changeTokenExpired(token: current + 100, oldest: 1)) {
+        #expect(throws: LibraryError.changeTokenFromTheFuture(token: current + 100, current: current)) {
             try library.blocking.changes(since: current + 100)
         }
         try library.writer!.write { db in

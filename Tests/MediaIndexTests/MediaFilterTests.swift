@@ -44,9 +44,9 @@ struct MediaFilterGrammarTests {
         ("imagez", 1, "did you mean 'images'"),
         ("images &", 9, "ends"),
         ("images & & videos", 10, "found '&'"),
-        ("(images", 8, "')'"),
+        ("(images", 1, "')'"),  // at the unclosed '(', where the mistake is (issue 13)
         ("images)", 7, "found ')'"),
-        ("any(images", 11, "')'"),
+        ("any(images", 4, "')'"),
         ("any(images,)", 12, "found ')'"),
         ("not(images, videos)", 1, "exactly one"),
         ("foo(images)", 1, "not a function"),

@@ -59,8 +59,9 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
 public enum AlbumScope: Sendable, Hashable {
     /// A smart album.
     case smart(SmartAlbum)
-    /// A folder album: the assets whose primary file lies directly in this folder.
-    case folder(PathBytes)
+    /// A folder album: the assets whose primary file lies directly in this folder, or,
+    /// `recursive`, anywhere under it.
+    case folder(PathBytes, recursive: Bool = false)
     /// A user album, by its identifier (`album.id` of a user album, `user.…`). A fetch
     /// with the identifier of another kind of album throws `AssetQueryError.notAUserAlbum`.
     case user(Album.ID)
@@ -77,7 +78,7 @@ public enum AlbumScope: Sendable, Hashable {
     var idText: String {
         switch self {
         case .smart(let album): return "smart." + album.rawValue
-        case .folder(let path): return "folder." + Base64URL.encode(path.bytes)
+        case .folder(let path, _): return "folder." + Base64URL.encode(path.bytes)
         case .user(let id): return id.rawValue
         }
     }
@@ -132,6 +133,16 @@ public struct Album: Sendable, Equatable, Identifiable {
 
     /// Images and videos.
     public var count: Int { imageCount + videoCount }
+    /// Of a folder album: images in its subfolders, at any depth (0 for other albums).
+    public var subfolderImageCount = 0
+    /// Of a folder album: videos in its subfolders, at any depth (0 for other albums).
+    public var subfolderVideoCount = 0
+    /// Images directly in the folder and in all its subfolders (`AlbumScope.folder(_, recursive: true)`).
+    public var imageCountWithSubfolders: Int { imageCount + subfolderImageCount }
+    /// Videos directly in the folder and in all its subfolders.
+    public var videoCountWithSubfolders: Int { videoCount + subfolderVideoCount }
+    /// Everything under the folder: what a recursive fetch of it returns.
+    public var countWithSubfolders: Int { imageCountWithSubfolders + videoCountWithSubfolders }
 
     /// The scope to fetch this album's assets with.
     public var scope: AlbumScope { AlbumScope(id) }

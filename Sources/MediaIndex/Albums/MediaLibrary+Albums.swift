@@ -16,6 +16,14 @@ extension MediaLibrary {
         try await offExecutor { try $0.albumScope(named: key) }
     }
 
+    /// The scope an album argument names; with `recursive`, a folder's covers everything
+    /// under it. See `Blocking.albumScope(named:recursive:)`.
+    ///
+    /// - Throws: as `Blocking.albumScope(named:recursive:)`.
+    public func albumScope(named key: String, recursive: Bool) async throws -> AlbumScope {
+        try await offExecutor { try $0.albumScope(named: key, recursive: recursive) }
+    }
+
     /// The user album named by its id, its bare identifier or its exact title.
     ///
     /// - Throws: as `Blocking.userAlbumID(named:)`.
@@ -23,7 +31,7 @@ extension MediaLibrary {
         try await offExecutor { try $0.userAlbumID(named: key) }
     }
 
-    /// Creates an empty user album.
+    /// Creates an empty user album. Titles are unique, case aside.
     ///
     /// - Throws: as `Blocking.createAlbum(title:)`.
     @discardableResult
@@ -47,8 +55,10 @@ extension MediaLibrary {
 
     /// Adds assets at the end of a user album; ones already in it stay where they are.
     ///
+    /// - Returns: how many were added (those already in the album are not counted).
     /// - Throws: as `Blocking.addAssets(_:toAlbum:)`.
-    public func addAssets(_ assets: [Asset.ID], toAlbum album: Album.ID) async throws {
+    @discardableResult
+    public func addAssets(_ assets: [Asset.ID], toAlbum album: Album.ID) async throws -> Int {
         try await offExecutor { try $0.addAssets(assets, toAlbum: album) }
     }
 
@@ -61,8 +71,10 @@ extension MediaLibrary {
 
     /// Moves assets of a user album so the first of them lands at `index`.
     ///
+    /// - Returns: the position the first of them landed at (`index`, or the last there is).
     /// - Throws: as `Blocking.moveAssets(_:inAlbum:to:)`.
-    public func moveAssets(_ assets: [Asset.ID], inAlbum album: Album.ID, to index: Int) async throws {
+    @discardableResult
+    public func moveAssets(_ assets: [Asset.ID], inAlbum album: Album.ID, to index: Int) async throws -> Int {
         try await offExecutor { try $0.moveAssets(assets, inAlbum: album, to: index) }
     }
 
@@ -228,6 +240,16 @@ extension MediaLibrary {
                 }
             }
         }
+        // Counts with subfolders: children sort after their parent (a path before its
+        // extensions), so adding each album into its parent from the end sums whole trees.
+        var indexByID: [Album.ID: Int] = [:]
+        indexByID.reserveCapacity(albums.count)
+        for (index, album) in albums.enumerated() { indexByID[album.id] = index }
+        for index in albums.indices.reversed() {
+            guard let parent = albums[index].parentID.flatMap({ indexByID[$0] }) else { continue }
+            albums[parent].subfolderImageCount += albums[index].imageCountWithSubfolders
+            albums[parent].subfolderVideoCount += albums[index].videoCountWithSubfolders
+        }
         return albums
     }
 
@@ -247,10 +269,11 @@ extension MediaLibrary {
         return (newest?.string("identifier"), newest?.double("capture_sort"), first?.double("capture_sort"))
     }
 
-    /// Runs a user-state write in a deferred transaction, so it locks only
-    /// user-state.sqlite and never waits for an index run's batch on library.sqlite.
+    /// Runs a user-state write in a deferred transaction on the user-state connection,
+    /// so it locks only user-state.sqlite (library.sqlite is only read) and never waits
+    /// for an index run's batch, in this process or another.
     func writeUserState<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
-        let writer = try requireWriter()
+        let writer = try requireUserStateWriter()
         do {
             return try writer.write { db in try db.inTransaction(immediate: false) { try body(db) } }
         } catch let error as DatabaseError {
@@ -268,17 +291,31 @@ extension MediaLibrary {
     }
 
     /// The identifier of the user album named by album id (`user.x`), bare identifier or
-    /// exact title.
+    /// title (case and surrounding spaces aside).
+    ///
+    /// - Throws: `AssetQueryError.ambiguousAlbumTitle` naming every album with that
+    ///   title, `.unknownAlbum`.
     func userAlbumID(named key: String, db: DatabaseConnection) throws -> Album.ID {
         var identifier = key
         if case .user(let id)? = AlbumScope(parsing: key), let inner = id.userAlbumIdentifier { identifier = inner }
         if try db.scalarInt("SELECT 1 FROM userstate.albums WHERE identifier = ?", [identifier]) == 1 {
             return Album.ID(userAlbum: identifier)
         }
-        let byTitle = try db.rows("SELECT identifier FROM userstate.albums WHERE title = ?", [key])
-        if byTitle.count == 1, let found = byTitle[0].string("identifier") { return Album.ID(userAlbum: found) }
-        if byTitle.count > 1 { throw AssetQueryError.ambiguousAlbumTitle(title: key, count: byTitle.count) }
+        let byTitle = try albumsTitled(key, db: db)
+        if byTitle.count == 1 { return byTitle[0].id }
+        if byTitle.count > 1 { throw AssetQueryError.ambiguousAlbumTitle(title: key, albumIDs: byTitle.map(\.id)) }
         throw AssetQueryError.unknownAlbum(key)
+    }
+
+    /// The user albums whose title is `title`, case and surrounding spaces aside, oldest first.
+    func albumsTitled(_ title: String, db: DatabaseConnection) throws -> [(rowID: Int64, id: Album.ID, title: String)] {
+        let wanted = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try db.rows("SELECT id, identifier, title FROM userstate.albums ORDER BY created_at, id").compactMap { row in
+            guard let rowID = row.int64("id"), let identifier = row.string("identifier"), let existing = row.string("title"),
+                  existing.trimmingCharacters(in: .whitespacesAndNewlines)
+                      .compare(wanted, options: [.caseInsensitive]) == .orderedSame else { return nil }
+            return (rowID, Album.ID(userAlbum: identifier), existing)
+        }
     }
 
     /// Throws `assetNotFound` unless the library holds the asset.
@@ -305,43 +342,72 @@ extension MediaLibrary {
 
 extension MediaLibrary.Blocking {
     /// The scope an album argument names: an album id, a smart album's name or title,
-    /// a user album's identifier or title, or a folder album's path (absolute or
-    /// relative to the working folder).
+    /// a user album's identifier or title (case aside), or a folder album's path
+    /// (absolute or relative to the working folder).
     ///
     /// - Throws: `AssetQueryError.unknownAlbum` when nothing matches,
+    ///   `.ambiguousAlbumTitle` naming every user album with that title,
     ///   `LibraryError.database` when the database fails.
     public func albumScope(named key: String) throws -> AlbumScope {
-        if let scope = AlbumScope(parsing: key) { return scope }
+        try albumScope(named: key, recursive: false)
+    }
+
+    /// The scope an album argument names, as `albumScope(named:)`; with `recursive`, a
+    /// folder's scope covers everything under it (a folder with only subfolders qualifies).
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.ambiguousAlbumTitle`,
+    ///   `.recursiveNeedsFolder` when `recursive` names an album that is not a folder,
+    ///   `LibraryError.database`.
+    public func albumScope(named key: String, recursive: Bool) throws -> AlbumScope {
+        if let scope = AlbumScope(parsing: key) {
+            guard recursive else { return scope }
+            guard case .folder(let path, _) = scope else { throw AssetQueryError.recursiveNeedsFolder(key) }
+            return .folder(path, recursive: true)
+        }
         let simplified = key.lowercased().filter { $0.isLetter }
         if let smart = SmartAlbum.allCases.first(where: {
             $0.rawValue.lowercased() == simplified || $0.title.lowercased().filter(\.isLetter) == simplified
         }) {
+            guard !recursive else { throw AssetQueryError.recursiveNeedsFolder(key) }
             return .smart(smart)
         }
         return try library.read { db in
-            if let id = try? library.userAlbumID(named: key, db: db) { return .user(id) }
+            do {
+                let id = try library.userAlbumID(named: key, db: db)
+                guard !recursive else { throw AssetQueryError.recursiveNeedsFolder(key) }
+                return .user(id)
+            } catch AssetQueryError.unknownAlbum {
+                // Not a user album: maybe a folder.
+            }
             var path = key
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            if try db.scalarInt("SELECT 1 FROM folders WHERE path = ?", [Array(path.utf8)]) == 1 {
-                return .folder(PathBytes(path))
+            let bytes = Array(path.utf8)
+            if try db.scalarInt("SELECT 1 FROM folders WHERE path = ?", [bytes]) == 1 {
+                return .folder(PathBytes(path), recursive: recursive)
+            }
+            let base = bytes.last == UInt8(ascii: "/") ? Array(bytes.dropLast()) : bytes
+            if recursive, try db.scalarInt("SELECT 1 FROM folders WHERE path >= ? AND path < ? LIMIT 1",
+                                           [base + [UInt8(ascii: "/")], base + [UInt8(ascii: "0")]]) == 1 {
+                return .folder(PathBytes(path), recursive: true)
             }
             throw AssetQueryError.unknownAlbum(key)
         }
     }
 
-    /// The user album named by its id (`user.…`), its bare identifier or its exact title.
+    /// The user album named by its id (`user.…`), its bare identifier or its title (case aside).
     ///
     /// - Throws: `AssetQueryError.unknownAlbum` when none matches,
-    ///   `.ambiguousAlbumTitle` when several have that title, `LibraryError.database`.
+    ///   `.ambiguousAlbumTitle` naming every album with that title, `LibraryError.database`.
     public func userAlbumID(named key: String) throws -> Album.ID {
         try library.read { db in try library.userAlbumID(named: key, db: db) }
     }
 
-    /// Creates an empty user album.
+    /// Creates an empty user album. Titles are unique, case aside.
     ///
     /// - Throws: `AssetQueryError.emptyAlbumTitle` for an empty title,
-    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    ///   `.albumTitleTaken` naming the album that has it, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
     @discardableResult
     public func createAlbum(title: String) throws -> Album {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -351,6 +417,9 @@ extension MediaLibrary.Blocking {
         let identifier = String((0..<13).map { _ in alphabet[Int(generator.next(upperBound: UInt32(32)))] })
         let now = Date().timeIntervalSince1970
         try library.writeUserState { db in
+            if let taken = try library.albumsTitled(title, db: db).first {
+                throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: taken.id)
+            }
             try db.execute("""
                 INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
                 """, [identifier, title, now, now])
@@ -359,15 +428,19 @@ extension MediaLibrary.Blocking {
                      imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
     }
 
-    /// Renames a user album.
+    /// Renames a user album. Titles are unique, case aside.
     ///
-    /// - Throws: `AssetQueryError.emptyAlbumTitle`, `.unknownAlbum`, `.notAUserAlbum`,
-    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    /// - Throws: `AssetQueryError.emptyAlbumTitle`, `.albumTitleTaken` when another
+    ///   album has the title, `.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
     public func renameAlbum(_ album: Album.ID, to title: String) throws {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw AssetQueryError.emptyAlbumTitle }
         try library.writeUserState { db in
             let id = try library.userAlbumRowID(album, db: db)
+            if let taken = try library.albumsTitled(title, db: db).first(where: { $0.rowID != id }) {
+                throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: taken.id)
+            }
             try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
                            [title, Date().timeIntervalSince1970, id])
         }
@@ -387,13 +460,16 @@ extension MediaLibrary.Blocking {
 
     /// Adds assets at the end of a user album; ones already in it stay where they are.
     ///
+    /// - Returns: how many were added (those already in the album are not counted).
     /// - Throws: `LibraryError.assetNotFound` for an asset the library does not hold
     ///   (nothing is added then), `AssetQueryError.unknownAlbum`, `.notAUserAlbum`,
     ///   `LibraryError.readOnly`, `LibraryError.database`.
-    public func addAssets(_ assetIDs: [Asset.ID], toAlbum album: Album.ID) throws {
+    @discardableResult
+    public func addAssets(_ assetIDs: [Asset.ID], toAlbum album: Album.ID) throws -> Int {
         try library.writeUserState { db in
             let id = try library.userAlbumRowID(album, db: db)
             var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
+            let first = next
             let now = Date().timeIntervalSince1970
             for assetID in assetIDs {
                 try MediaLibrary.requireAsset(assetID, db: db)
@@ -404,6 +480,7 @@ extension MediaLibrary.Blocking {
                 if db.changes > 0 { next += 1 }
             }
             try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
+            return next - first
         }
     }
 
@@ -425,25 +502,30 @@ extension MediaLibrary.Blocking {
     /// Moves assets of a user album so the first of them lands at `index` (0-based) of
     /// the album's order, keeping their relative order.
     ///
+    /// - Returns: the position the first of them landed at (`index`, or the last
+    ///   position there is room for).
     /// - Throws: `LibraryError.assetNotFound` for an asset not in the album,
     ///   `AssetQueryError.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
     ///   `LibraryError.database`.
-    public func moveAssets(_ assetIDs: [Asset.ID], inAlbum album: Album.ID, to index: Int) throws {
+    @discardableResult
+    public func moveAssets(_ assetIDs: [Asset.ID], inAlbum album: Album.ID, to index: Int) throws -> Int {
         let moved = assetIDs.map(\.rawValue)
-        try library.writeUserState { db in
+        return try library.writeUserState { db in
             let id = try library.userAlbumRowID(album, db: db)
             var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
                                     [id]).compactMap { $0.string("asset_identifier") }
             for assetID in moved where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
             let moving = order.filter { moved.contains($0) }
             order.removeAll { moved.contains($0) }
-            order.insert(contentsOf: moving, at: max(0, min(index, order.count)))
+            let landed = max(0, min(index, order.count))
+            order.insert(contentsOf: moving, at: landed)
             // Positions are unique per album: park them out of the way, then renumber.
             try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
             for (position, assetID) in order.enumerated() {
                 try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
                                [position, id, assetID])
             }
+            return landed
         }
     }
 

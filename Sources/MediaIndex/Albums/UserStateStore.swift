@@ -13,6 +13,17 @@ enum UserStateStore {
     /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
     static let version = 1
 
+    /// The tables an unstamped store of an earlier MediaIndex holds.
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets"]
+
+    /// Refuses a `user-state.sqlite` that another application made, as the library
+    /// check refuses a foreign `library.sqlite`: it is left untouched.
+    ///
+    /// - Throws: `LibraryError.notALibrary`.
+    static func verify(path: String) throws {
+        try LibraryFileCheck.verify(path: path, legacyTables: tables)
+    }
+
     /// Attaches the store to a writer connection, creating and upgrading it.
     static func attachAndSetUp(_ db: DatabaseConnection, path: String) throws {
         if !FileManager.default.fileExists(atPath: path) {
@@ -22,6 +33,9 @@ enum UserStateStore {
         try db.execute("ATTACH DATABASE ? AS \(schema)", [path])
         try db.execute("PRAGMA \(schema).journal_mode = WAL")
         try db.execute("PRAGMA \(schema).synchronous = NORMAL")
+        if try db.scalarInt("PRAGMA \(schema).application_id") != LibraryFileCheck.applicationID {
+            try db.execute("PRAGMA \(schema).application_id = \(LibraryFileCheck.applicationID)")
+        }
         let current = try db.scalarInt("PRAGMA \(schema).user_version") ?? 0
         if current > version {
             throw LibraryError.io("the user state \(path) was written by a newer MediaIndex (version \(current)); update MediaIndex")

@@ -66,10 +66,29 @@ public final class DatabaseReader: @unchecked Sendable {
 enum LibraryFileCheck {
     static let applicationID = 1_296_630_872  // 'MIDX'
 
+    /// Stamps a database that has no tables yet as ours, in one transaction with the
+    /// migration log's table: whatever happens after (a full disk, a kill), the file is
+    /// recognised as a MediaIndex library and the next open finishes migrating it.
+    static func stampIfNew(_ db: DatabaseConnection) throws {
+        guard try db.scalarInt("SELECT count(*) FROM sqlite_master") == 0 else { return }
+        try db.inTransaction {
+            try db.execute("PRAGMA application_id = \(applicationID)")
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                )
+                """)
+        }
+    }
+
     /// Throws `LibraryError.notALibrary` unless the file is empty, a fresh SQLite
-    /// database with no tables, or a database stamped with our application id.
+    /// database with no tables, a database stamped with our application id, or (with
+    /// `legacyTables`) an unstamped database whose tables are all among those: a store
+    /// an earlier MediaIndex made before it stamped them.
     /// Opens the file read-only, so a foreign file is never modified.
-    static func verify(path: String) throws {
+    static func verify(path: String, legacyTables: Set<String>? = nil) throws {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = attributes[.size] as? NSNumber else { return }
         if size.intValue == 0 { return }
@@ -96,6 +115,11 @@ enum LibraryFileCheck {
             if id == applicationID { return }
             let tables = try connection.scalarInt("SELECT count(*) FROM sqlite_master") ?? 0
             if id == 0 && tables == 0 { return }
+            if id == 0, let legacyTables {
+                let names = Set(try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    .compactMap { $0.string("name") })
+                if !names.isEmpty && names.isSubset(of: legacyTables) { return }
+            }
             throw LibraryError.notALibrary(
                 path: path,
                 reason: id == 0 ? "it is a SQLite database of another application" : "its application id is \(id)")

@@ -33,13 +33,14 @@ public final class DatabaseConnection {
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             if let connection { sqlite3_close_v2(connection) }
-            throw DatabaseError(extendedCode: code, message: "\(message) (\(path))")
+            throw DatabaseError(extendedCode: code, message: "\(message) (\(path))", path: path)
         }
         self.handle = connection
         self.path = path
         self.isReadOnly = readOnly
 
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        CameraNames.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large
         // library's queries touch many pages. Not for the writer: an index run touches
@@ -73,7 +74,7 @@ public final class DatabaseConnection {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)
-            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw DatabaseError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql, path: path)
         }
     }
 
@@ -137,6 +138,6 @@ public final class DatabaseConnection {
 
     func error(code: Int32, sql: String?) -> DatabaseError {
         DatabaseError(extendedCode: sqlite3_extended_errcode(handle),
-                      message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                      message: String(cString: sqlite3_errmsg(handle)), sql: sql, path: path)
     }
 }

@@ -11,14 +11,17 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The statement that failed, if any.
     public let sql: String?
+    /// The database file of the connection that failed, when known.
+    public var path: String?
 
     /// The primary result code (the low byte of the extended code).
     public var primaryCode: Int32 { extendedCode & 0xFF }
 
-    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+        self.path = path
     }
 
     public var description: String {

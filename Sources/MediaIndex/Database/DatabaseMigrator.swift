@@ -26,6 +26,13 @@ public struct DatabaseMigrator: Sendable {
     /// - Throws: `LibraryError.newerSchema` when the database was made by a newer
     ///   build; `DatabaseError` when a migration fails (the database stays as it was).
     public func migrate(_ db: DatabaseConnection) throws {
+        // Up to date: nothing is written, so opening a library never waits for the
+        // write lock an index run holds (CREATE TABLE IF NOT EXISTS would take it).
+        let current = try appliedVersions(db)
+        if let newest = current.max(), newest > latestVersion {
+            throw LibraryError.newerSchema(path: db.path, found: newest, known: latestVersion)
+        }
+        if migrations.allSatisfy({ current.contains($0.version) }) { return }
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version INTEGER PRIMARY KEY,

@@ -27,6 +27,8 @@ public struct FileWalker: Sendable {
         public var skippedSymlinks = 0
         public var skippedHidden = 0
         public var skippedSpecial = 0
+        /// The special files (FIFOs, sockets, devices) found, with what each is; never opened.
+        public var specialFiles: [(path: PathBytes, kind: String)] = []
     }
 
     /// Folders never entered (by device and inode).
@@ -76,6 +78,7 @@ public struct FileWalker: Sendable {
                 result.skippedHidden += listing.skippedHidden
                 result.skippedSymlinks += listing.skippedSymlinks
                 result.skippedSpecial += listing.skippedSpecial
+                result.specialFiles += listing.specialFiles
                 if !listing.files.isEmpty {
                     result.files.append(contentsOf: listing.files)
                     onFile?(result.files.count)
@@ -97,6 +100,18 @@ public struct FileWalker: Sendable {
         var skippedHidden = 0
         var skippedSymlinks = 0
         var skippedSpecial = 0
+        var specialFiles: [(path: PathBytes, kind: String)] = []
+    }
+
+    /// What a file that is neither regular, a folder nor a link is, as a noun phrase.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a named pipe (FIFO)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        default: return "a special file"
+        }
     }
 
     /// Lists one folder: `lstat` of every entry, relative to the open folder.
@@ -134,7 +149,9 @@ public struct FileWalker: Sendable {
             case S_IFREG: listing.files.append(Entry(path: path, stat: FileStat(info)))
             case S_IFDIR: listing.folders.append((path, FileStat(info)))
             case S_IFLNK: listing.skippedSymlinks += 1
-            default: listing.skippedSpecial += 1
+            default:
+                listing.skippedSpecial += 1
+                listing.specialFiles.append((path, Self.kind(of: info.st_mode)))
             }
         }
         // Sorted, so a walk lists folders in a stable order whatever readdir gives.

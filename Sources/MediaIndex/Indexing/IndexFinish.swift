@@ -43,7 +43,14 @@ struct IndexFinish {
     private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
-        for change in try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID)) {
+        let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
+        // Assets this very run inserted: their insert already says everything.
+        var insertedThisRun: Set<String> = []
+        if changes.contains(where: { $0.kind == .updated }), let started = try IndexRunLog(db: db).startedAt(runID) {
+            insertedThisRun = Set(try db.rows("SELECT identifier FROM changes WHERE changed_at >= ? AND kind = 'inserted'",
+                                              [started]).compactMap { $0.string("identifier") })
+        }
+        for change in changes {
             // Deletions were recorded when the asset was deleted.
             let kind: AssetChangeKind? = switch change.kind {
                 case .paired: .paired
@@ -52,9 +59,9 @@ struct IndexFinish {
                 case .updated: .updated
                 case .deleted: nil
             }
-            if let kind, !change.identifier.isEmpty {
-                try ChangeLog.record(kind, identifier: change.identifier, now: now, db: db)
-            }
+            guard let kind, !change.identifier.isEmpty else { continue }
+            if kind == .updated && insertedThisRun.contains(change.identifier) { continue }
+            try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
         }
         try SidecarAttacher(db: db, now: now).run(
             runID: runID, vanishedPaths: Array(vanished.keys),

@@ -21,15 +21,17 @@ struct IndexRunLog {
                           summary.skipped, summary.opened, runID])
     }
 
-    /// Marks the run completed with its final counts.
+    /// Marks the run completed with its final counts, and its whole summary as JSON
+    /// (what `stats` reports as the last run: moved, paired and all).
     func complete(_ runID: Int64, _ summary: IndexSummary, now: Double) throws {
         try db.execute("""
             UPDATE index_runs SET finished_at = ?, status = \(IndexRunStatus.completed.sql), scanned = ?, added = ?, updated = ?,
-                removed = ?, unchanged = ?, failed = ?, skipped = ?, opened = ?, message = ?
+                removed = ?, unchanged = ?, failed = ?, skipped = ?, opened = ?, message = ?, summary = ?
             WHERE id = ?
             """, [now, summary.scanned, summary.added, summary.updated + summary.moved, summary.removed,
                   summary.unchanged, summary.failed, summary.skipped, summary.opened,
-                  summary.moved > 0 ? "\(summary.moved) moved" : nil, runID])
+                  summary.moved > 0 ? "\(summary.moved) moved" : nil,
+                  (try? JSONEncoder().encode(summary)).map { String(decoding: $0, as: UTF8.self) }, runID])
     }
 
     /// When the run started.

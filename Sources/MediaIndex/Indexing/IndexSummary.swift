@@ -15,8 +15,11 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var unchanged = 0
     /// Files that could not be read or parsed (see `mediaindex errors`).
     public var failed = 0
-    /// Files that are not images or videos.
+    /// Files that are not images or videos, and special files (FIFOs, sockets,
+    /// devices), which are never opened.
     public var skipped = 0
+    /// The special files among `skipped`, each with the reason it was skipped.
+    public var specialFiles: [SkippedFile] = []
     /// Files this run opened.
     public var opened = 0
     /// Folders that could not be listed.
@@ -52,6 +55,34 @@ public struct IndexTimings: Sendable, Equatable, Codable {
     public var finish = 0.0
 
     public init() {}
+}
+
+/// A file an index run skipped without opening it, and why.
+public struct SkippedFile: Sendable, Equatable, Codable {
+    /// The file's path, as bytes.
+    public var path: PathBytes
+    /// One sentence: `a named pipe (FIFO), not a regular file: never opened`.
+    public var reason: String
+
+    /// A skipped file.
+    public init(path: PathBytes, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey { case path, reason }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = PathBytes(try container.decode([UInt8].self, forKey: .path))
+        reason = try container.decode(String.self, forKey: .reason)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path.bytes, forKey: .path)
+        try container.encode(reason, forKey: .reason)
+    }
 }
 
 /// A snapshot of an index run in progress, for a progress line.

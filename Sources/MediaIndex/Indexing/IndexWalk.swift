@@ -5,6 +5,8 @@ struct IndexWalk {
     var files: [Indexer.Work] = []
     /// Folders that could not be listed, with the reason: what was recorded under them is kept.
     var unreadableFolders: [(path: PathBytes, reason: String)] = []
+    /// Special files (FIFOs, sockets, devices), never opened, each with its reason, sorted by path.
+    var specialFiles: [SkippedFile] = []
 
     /// Walks each root; `progress` gets the number of files found so far now and then.
     init(roots: [(id: Int64, path: PathBytes)], excluding excludedFolders: [PathBytes],
@@ -17,8 +19,12 @@ struct IndexWalk {
             }
             files.append(contentsOf: result.files.map { Indexer.Work(entry: $0, rootID: root.id) })
             unreadableFolders.append(contentsOf: result.unreadableFolders)
+            specialFiles += result.specialFiles.map {
+                SkippedFile(path: $0.path, reason: "\($0.kind), not a regular file: never opened")
+            }
         }
         files.sort { $0.entry.path < $1.entry.path }
+        specialFiles.sort { $0.path < $1.path }
     }
 
     /// Whether `path` lies under a folder that could not be listed (or is one).

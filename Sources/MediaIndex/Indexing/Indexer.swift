@@ -47,7 +47,10 @@ struct Indexer {
 
         var phase = ContinuousClock.now
         let walk = IndexWalk(roots: roots, excluding: excludedFolders) { report(.walking, scanned: $0) }
-        summary.scanned = walk.files.count
+        // Special files are seen and skipped, never opened (a FIFO would block a reader).
+        summary.scanned = walk.files.count + walk.specialFiles.count
+        summary.skipped = walk.specialFiles.count
+        summary.specialFiles = walk.specialFiles
         summary.unreadableFolders = walk.unreadableFolders.count
         summary.timings.walk = Self.seconds(since: phase)
 

@@ -35,6 +35,10 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var make: String?
     /// Camera model.
     public var model: String?
+    /// The make as people name it (`Nikon` for `NIKON CORPORATION`); see `CameraNames`.
+    public var cameraMake: String? { CameraNames.make(make) }
+    /// The model without a repeated make (`EOS 6D` for `Canon EOS 6D`); see `CameraNames`.
+    public var cameraModel: String? { CameraNames.model(model, make: make) }
     /// The software that wrote the file.
     public var software: String?
     /// Lens maker.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a library operation failed. Each case carries what failed and reads as one
 /// sentence; a command-line tool adds its own advice (which flag to pass) to it.
 public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -19,14 +21,22 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case unknownRoot(path: String)
     /// No asset with that identifier or path (as given).
     case assetNotFound(String)
-    /// A change token older than the retained change history, or newer than any change.
+    /// A change token older than the retained change history.
     case changeTokenExpired(token: ChangeToken, oldest: ChangeToken)
+    /// A change token newer than any change: the library was rebuilt since, or the
+    /// token is another library's.
+    case changeTokenFromTheFuture(token: ChangeToken, current: ChangeToken)
     /// A write to a library opened without write access (the library folder).
     case readOnly(path: String)
     /// The database failed.
     case database(DatabaseError)
     /// A file system operation on the library's own folder or cache failed.
     case io(String)
+    /// The disk holding the thumbnail cache is full.
+    case cacheDiskFull(path: String)
+    /// The thumbnail cache folder cannot be trusted: a symbolic link, another user's,
+    /// or writable by group or others.
+    case unsafeCacheFolder(path: String, reason: String)
 
     /// One sentence naming what failed.
     public var description: String {
@@ -51,12 +61,46 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "no asset matches \(key)"
         case .changeTokenExpired(let token, let oldest):
             return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"
+        case .changeTokenFromTheFuture(let token, let current):
+            return "change token \(token) is newer than any change of this library (the current token is \(current)): the library was rebuilt since, or the token is another library's; do a full sync, then ask for changes since the current token"
         case .readOnly(let path):
             return "the library \(path) was opened read-only"
         case .database(let error):
-            return error.description
+            return Self.sentence(for: error)
         case .io(let reason):
             return reason
+        case .cacheDiskFull(let path):
+            return "the thumbnail cache's disk is full (writing \(path)); free some space, lower --cache-limit, or pass --cache DIR on another disk"
+        case .unsafeCacheFolder(let path, let reason):
+            return "the thumbnail cache folder \(path) is refused: \(reason); use a folder only you can write to (chmod 700), or pass --cache DIR"
+        }
+    }
+
+    /// What a SQLite failure means for the user, and what to do, in one sentence; the
+    /// SQLite code follows in parentheses for a bug report.
+    static func sentence(for error: DatabaseError) -> String {
+        let file = error.path ?? "the library database"
+        let folder = error.path.map { ($0 as NSString).deletingLastPathComponent } ?? "the library folder"
+        let code = " (SQLite error \(error.extendedCode))"
+        if error.message.hasPrefix("no such table") {
+            return "the library \(folder) is incomplete: another process may be creating it right now; try again in a moment"
+                + " (\(error.message))"
+        }
+        switch error.primaryCode {
+        case 13:  // SQLITE_FULL
+            return "the disk holding \(file) is full; free some space and run the command again" + code
+        case 14:  // SQLITE_CANTOPEN
+            return "cannot open \(file): the folder \(folder) must be readable and writable (SQLite keeps -wal and -shm files beside the database); check its permissions, or pass --library" + code
+        case 8:  // SQLITE_READONLY
+            return "cannot write to \(file): it or its folder \(folder) is read-only; check the permissions, or pass --library" + code
+        case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
+            return "\(file) stayed locked by another process for longer than \(DatabaseConnection.busyTimeoutMilliseconds / 1000) s; try again" + code
+        case 11, 26:  // SQLITE_CORRUPT, SQLITE_NOTADB
+            return "\(file) is damaged; move it away and index again to rebuild it (favorites and albums are kept in user-state.sqlite)" + code
+        case 10:  // SQLITE_IOERR
+            return "reading or writing \(file) failed (\(error.message)); check the disk" + code
+        default:
+            return error.description
         }
     }
 

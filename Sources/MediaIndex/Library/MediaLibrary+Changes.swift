@@ -37,7 +37,10 @@ extension MediaLibrary {
         let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
             .string("value").flatMap { Int64($0) } ?? 1)
         let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
-        if token.rawValue < start - 1 || token.rawValue > current {
+        if token.rawValue > current {
+            throw LibraryError.changeTokenFromTheFuture(token: token, current: ChangeToken(rawValue: current))
+        }
+        if token.rawValue < start - 1 {
             throw LibraryError.changeTokenExpired(token: token, oldest: ChangeToken(rawValue: start))
         }
         return ChangeToken(rawValue: current)
@@ -50,8 +53,9 @@ extension MediaLibrary.Blocking {
     /// Pass `.initial` for the whole retained history. Like PhotoKit's persistent change
     /// tokens, a token older than the retained history cannot be answered.
     /// - Throws: `LibraryError.changeTokenExpired` when history after `token` has been
-    ///   trimmed, or `token` is newer than any change (the library was rebuilt): do a
-    ///   full sync, then continue from `currentChangeToken()`. `LibraryError.database`
+    ///   trimmed, `.changeTokenFromTheFuture` when `token` is newer than any change (the
+    ///   library was rebuilt, or the token is another library's): do a full sync, then
+    ///   continue from `currentChangeToken()`. `LibraryError.database`
     ///   when the database fails.
     public func changes(since token: ChangeToken) throws -> AssetChanges {
         try library.read { db in

@@ -16,7 +16,13 @@ public final class MediaLibrary: Sendable {
     public let location: LibraryLocation
     /// Where thumbnails of this library are cached; every thumbnail method uses it.
     public let thumbnailCache: ThumbnailCache
+    /// Writes `library.sqlite` (index runs, thumbnail state). It has no user state
+    /// attached: its `BEGIN IMMEDIATE` would otherwise take user-state.sqlite's write
+    /// lock too, for a whole batch, and a favorite made meanwhile would fail or wait.
     let writer: DatabaseWriter?
+    /// Writes `user-state.sqlite`, attached as `userstate`, in deferred transactions that
+    /// only read `library.sqlite`: a user-state write never waits for an index run.
+    let userStateWriter: DatabaseWriter?
     let reader: DatabaseReader
     /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
     let observation = LibraryObservation()
@@ -55,6 +61,7 @@ public final class MediaLibrary: Sendable {
         }
         let writes = mode == .create || (mode == .existing && fileManager.isWritableFile(atPath: location.databasePath))
         try LibraryFileCheck.verify(path: location.databasePath)
+        try UserStateStore.verify(path: location.userStatePath)
 
         do {
             if writes {
@@ -73,9 +80,12 @@ public final class MediaLibrary: Sendable {
                     if fd >= 0 { close(fd) }
                 }
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
+                try LibraryFileCheck.stampIfNew(connection)
                 try DatabaseMigrator().migrate(connection)
-                try UserStateStore.attachAndSetUp(connection, path: location.userStatePath)
                 writer = DatabaseWriter(connection: connection)
+                let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
+                try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
+                userStateWriter = DatabaseWriter(connection: userStateConnection)
             } else {
                 // A library written by an older build is migrated once, if we may write.
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
@@ -87,6 +97,7 @@ public final class MediaLibrary: Sendable {
                 }
                 try UserStateStore.ensureExists(path: location.userStatePath)
                 writer = nil
+                userStateWriter = nil
             }
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
@@ -125,6 +136,11 @@ public final class MediaLibrary: Sendable {
     func offExecutor<T: Sendable>(_ body: @escaping @Sendable (Blocking) throws -> T) async throws -> T {
         let blocking = self.blocking
         return try await DatabaseThreads.shared.run { try body(blocking) }
+    }
+
+    func requireUserStateWriter() throws -> DatabaseWriter {
+        guard let userStateWriter else { throw LibraryError.readOnly(path: location.directory) }
+        return userStateWriter
     }
 
     func requireWriter() throws -> DatabaseWriter {
@@ -357,7 +373,11 @@ extension MediaLibrary.Blocking {
                 GROUP BY format ORDER BY n DESC, format
                 """).map { (format: $0.string("format") ?? "?", count: $0.int("n") ?? 0) }
             var lastRun: IndexSummary?
-            if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1") {
+            if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1"),
+               let json = run.string("summary"), let whole = try? JSONDecoder().decode(IndexSummary.self, from: Data(json.utf8)) {
+                // The run's whole summary, as `index --json` printed it (moved, paired…).
+                lastRun = whole
+            } else if let run = try db.row("SELECT * FROM index_runs WHERE status = 'completed' ORDER BY id DESC LIMIT 1") {
                 var s = IndexSummary()
                 s.scanned = run.int("scanned") ?? 0; s.added = run.int("added") ?? 0
                 s.updated = run.int("updated") ?? 0; s.removed = run.int("removed") ?? 0

@@ -19,6 +19,9 @@ public struct PairingChange: Sendable, Equatable {
     public var assetRowID: Int64
     public var identifier: String
     public var kind: Kind
+    /// For `updated`: the JSON names of what changed (`mediaSubtypes`, `pairingRule`,
+    /// `burstRepresentative`).
+    public var fields: [String] = []
 }
 
 /// Pairs live photos, RAW+JPEG and motion photos, and picks burst representatives,
@@ -390,7 +393,8 @@ struct AssetPairer {
 
         if subtypes != old || rule?.rawValue != asset.string("pairing_rule") {
             try assets.setPairing(assetID, subtypes: subtypes, rule: rule, now: now)
-            try record(assetID, .updated)
+            try record(assetID, .updated, fields: (subtypes != old ? ["mediaSubtypes"] : [])
+                + (rule?.rawValue != asset.string("pairing_rule") ? ["pairingRule"] : []))
         }
         return asset.string("burst_identifier")
     }
@@ -423,15 +427,18 @@ struct AssetPairer {
                 let wanted = index == 0 ? 1 : 0
                 if frame.int("is_burst_representative") != wanted {
                     try assets.setBurstRepresentative(id, wanted == 1)
-                    try record(id, .updated)
+                    try record(id, .updated, fields: ["burstRepresentative"])
                 }
             }
         }
     }
 
-    private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind) throws {
+    private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind, fields: [String] = []) throws {
         let identifier = try assets.identifier(of: assetID) ?? ""
-        if changes.last?.assetRowID == assetID && changes.last?.kind == kind { return }
-        changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind))
+        if let last = changes.last, last.assetRowID == assetID && last.kind == kind {
+            changes[changes.count - 1].fields += fields.filter { !last.fields.contains($0) }
+            return
+        }
+        changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind, fields: fields))
     }
 }

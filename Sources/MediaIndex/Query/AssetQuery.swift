@@ -52,8 +52,17 @@ struct AssetQuery {
             default:
                 if let filter = album.filter { conditions.append(filter.sqlCondition()) }
             }
-        case .folder(let path)?:
-            conditions.append(SQLCondition(sql: "a.folder_id = (SELECT id FROM folders WHERE path = ?)", values: [path.bytes]))
+        case .folder(let path, let recursive)?:
+            if recursive {
+                // The folder and every folder whose path starts with it and a '/': the
+                // byte range [path + "/", path + "0"), as SQLite orders BLOBs.
+                let base = path.bytes.last == UInt8(ascii: "/") ? Array(path.bytes.dropLast()) : path.bytes
+                conditions.append(SQLCondition(
+                    sql: "a.folder_id IN (SELECT id FROM folders WHERE path = ? OR (path >= ? AND path < ?))",
+                    values: [path.bytes, base + [UInt8(ascii: "/")], base + [UInt8(ascii: "0")]]))
+            } else {
+                conditions.append(SQLCondition(sql: "a.folder_id = (SELECT id FROM folders WHERE path = ?)", values: [path.bytes]))
+            }
         case .user(let id)?:
             guard let identifier = id.userAlbumIdentifier else { throw AssetQueryError.notAUserAlbum(id) }
             defaultSort = AssetSort(.albumOrder)
@@ -73,11 +82,22 @@ struct AssetQuery {
                                            values: [before.timeIntervalSince1970]))
         }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
-        if let make = options.make {
-            conditions.append(SQLCondition(sql: "a.make = ? COLLATE NOCASE", values: [make.trimmingCharacters(in: .whitespaces)]))
+        if let make = options.make.flatMap(CameraNames.make) {
+            // Every recorded spelling of the make (NIKON CORPORATION for Nikon), so the
+            // camera index answers; then the normalised name, for makes not in the table.
+            let spellings = CameraNames.spellings(ofMake: make)
+            conditions.append(SQLCondition(
+                sql: "a.make COLLATE NOCASE IN (\(spellings.map { _ in "?" }.joined(separator: ", "))) AND camera_make(a.make) = ? COLLATE NOCASE",
+                values: spellings + [make]))
         }
-        if let model = options.model {
-            conditions.append(SQLCondition(sql: "a.model = ? COLLATE NOCASE", values: [model.trimmingCharacters(in: .whitespaces)]))
+        if let model = options.model.flatMap({ CameraNames.model($0, make: nil) }) {
+            // The recorded model ends with what was typed (LIKE narrows, ASCII case aside);
+            // it matches the normalised model, or the recorded one whole.
+            let pattern = "%" + model.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+            conditions.append(SQLCondition(
+                sql: "a.model LIKE ? ESCAPE '\\' AND (camera_model(a.make, a.model) = ? COLLATE NOCASE OR a.model = ? COLLATE NOCASE)",
+                values: [pattern, model, model]))
         }
         if let width = options.minimumPixelWidth {
             conditions.append(SQLCondition(sql: "a.pixel_width >= ?", values: [width]))

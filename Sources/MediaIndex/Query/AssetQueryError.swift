@@ -11,8 +11,13 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
     case unknownAlbum(String)
     /// An album identifier of another kind where a user album's was needed.
     case notAUserAlbum(Album.ID)
-    /// More than one user album has this title.
-    case ambiguousAlbumTitle(title: String, count: Int)
+    /// Several user albums have this title, case aside (made before titles were
+    /// unique): each one's id.
+    case ambiguousAlbumTitle(title: String, albumIDs: [Album.ID])
+    /// A user album already has this title (titles are unique, case aside).
+    case albumTitleTaken(title: String, albumID: Album.ID)
+    /// A recursive fetch of an album that is not a folder album.
+    case recursiveNeedsFolder(String)
     /// An album title that is empty once trimmed.
     case emptyAlbumTitle
     /// `minimumDuration` is greater than `maximumDuration`.
@@ -36,8 +41,12 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
             return "no album matches \(key)"
         case .notAUserAlbum(let id):
             return "\(id) is not a user album"
-        case .ambiguousAlbumTitle(let title, let count):
-            return "\(count) albums are titled \(title); name the album by its id"
+        case .ambiguousAlbumTitle(let title, let albumIDs):
+            return "\(albumIDs.count) albums are titled \(title): \(albumIDs.map(\.rawValue).joined(separator: ", ")); name the album by its id"
+        case .albumTitleTaken(let title, let albumID):
+            return "an album titled \(title) already exists (\(albumID.rawValue)); choose another title, or add to that album"
+        case .recursiveNeedsFolder(let key):
+            return "\(key) is not a folder album: only a folder has subfolders to include"
         case .emptyAlbumTitle:
             return "an album needs a title"
         case .emptyDurationRange(let minimum, let maximum):

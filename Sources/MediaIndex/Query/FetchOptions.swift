@@ -21,9 +21,11 @@ public struct FetchOptions: Sendable, Hashable {
     public var capturedBefore: Date?
     /// Taken inside this place.
     public var place: PlaceFilter?
-    /// Camera make, compared case-insensitively.
+    /// Camera make, compared case-insensitively with the normalised make
+    /// (`CameraNames.make`: `nikon` finds `NIKON CORPORATION`).
     public var make: String?
-    /// Camera model, compared case-insensitively.
+    /// Camera model, compared case-insensitively with the normalised model
+    /// (`CameraNames.model`: `EOS 6D` finds `Canon EOS 6D`).
     public var model: String?
     /// At least this wide, in displayed pixels.
     public var minimumPixelWidth: Int?

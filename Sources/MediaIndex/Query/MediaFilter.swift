@@ -246,9 +246,10 @@ private struct FilterParser {
             return .not(try parseFactor())
         }
         if character == "(" {
+            let open = position
             position += 1
             let inner = try parseExpression()
-            try expect(")", context: "to close the '(' at column \(position)")
+            try expect(")", context: "to close the '(' at column \(open + 1)", opening: open)
             return inner
         }
         guard character.isLetter else {
@@ -273,7 +274,7 @@ private struct FilterParser {
                 position += 1
                 arguments.append(try parseExpression())
             }
-            try expect(")", context: "to close the '(' at column \(open + 1)")
+            try expect(")", context: "to close the '(' at column \(open + 1)", opening: open)
             switch lowered {
             case "any": return arguments.count == 1 ? arguments[0] : .any(of: arguments)
             case "all": return arguments.count == 1 ? arguments[0] : .all(of: arguments)
@@ -295,9 +296,13 @@ private struct FilterParser {
         throw error(message, at: start)
     }
 
-    mutating func expect(_ character: Character, context: String) throws {
+    /// Consumes `character`; an expression that ends first is reported at `opening`
+    /// (the unclosed parenthesis), where the mistake is, not at its end.
+    mutating func expect(_ character: Character, context: String, opening: Int? = nil) throws {
         skipSpaces()
-        guard position < text.count else { throw error("expected '\(character)' \(context), but the expression ends") }
+        guard position < text.count else {
+            throw error("expected '\(character)' \(context), but the expression ends", at: opening)
+        }
         guard text[position] == character else {
             throw error("expected '\(character)' \(context), but found '\(text[position])'")
         }

@@ -200,8 +200,11 @@ extension MediaLibrary.Blocking {
     /// Already-cached files are counted, not remade; assets that failed before at the
     /// same revision are skipped (counted as failed) unless `retryFailures`; videos
     /// recorded as needing ffmpeg are retried when ffmpeg is installed. The cache is
-    /// trimmed to its size limit afterwards.
-    /// - Throws: `LibraryError` when the library cannot be read or the state written.
+    /// trimmed to its size limit afterwards. When the cache's disk fills up the build
+    /// stops (what was made is recorded) and throws `LibraryError.cacheDiskFull`; no
+    /// asset is recorded as failed for it.
+    /// - Throws: `LibraryError` when the library cannot be read or the state written,
+    ///   `.cacheDiskFull`, `.unsafeCacheFolder` for a cache folder that cannot be trusted.
     public func buildThumbnails(_ options: ThumbnailBuildOptions = ThumbnailBuildOptions(),
                                 progress: (@Sendable (ThumbnailBuildSummary) -> Void)? = nil) throws -> ThumbnailBuildSummary {
         let library = self.library
@@ -222,6 +225,8 @@ extension MediaLibrary.Blocking {
         }
         let shared = Mutex(initial)
         let threads = max(1, options.threads)
+        // Fails at once, before any work, when the cache folder cannot be trusted.
+        try cache.prepare()
 
         @Sendable func flush(_ records: [ThumbnailRecord]) throws {
             guard let writer, !records.isEmpty else { return }
@@ -237,10 +242,20 @@ extension MediaLibrary.Blocking {
             DispatchQueue.concurrentPerform(iterations: min(threads, jobs.count)) { _ in
                 while true {
                     let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard index < jobs.count else { return }
+                    guard index < jobs.count, !shared.withLock({ $0.cacheError != nil }) else { return }
                     let (asset, request) = jobs[index]
-                    let outcome = try? library.thumbnailOutcome(for: asset, request: request, cache: cache, known: known,
-                                                                retryFailures: options.retryFailures)
+                    let outcome: MediaLibrary.ThumbnailOutcome?
+                    do {
+                        outcome = try library.thumbnailOutcome(for: asset, request: request, cache: cache, known: known,
+                                                               retryFailures: options.retryFailures)
+                    } catch let error as LibraryError {
+                        // The cache's fault, not the asset's: stop the build, record nothing.
+                        if case .cacheDiskFull = error { shared.withLock { $0.cacheError = $0.cacheError ?? error }; return }
+                        if case .unsafeCacheFolder = error { shared.withLock { $0.cacheError = $0.cacheError ?? error }; return }
+                        outcome = nil
+                    } catch {
+                        outcome = nil
+                    }
                     let (pending, snapshot): ([ThumbnailRecord], ThumbnailBuildSummary) = shared.withLock { state in
                         switch (outcome?.result, outcome?.record) {
                         case (.success?, nil): state.summary.cached += 1
@@ -268,6 +283,7 @@ extension MediaLibrary.Blocking {
                 let chunk = identifiers[index..<min(index + 500, identifiers.count)]
                 index += chunk.count
                 try process(chunk.compactMap { try? asset(id: $0) ?? nil })
+                if shared.withLock({ $0.cacheError != nil }) { break }
             }
         } else {
             var fetch = options.assets
@@ -277,16 +293,17 @@ extension MediaLibrary.Blocking {
             while true {
                 let page = try fetchAssets(fetch)
                 try process(page.assets)
-                guard let cursor = page.nextCursor else { break }
+                guard let cursor = page.nextCursor, !shared.withLock({ $0.cacheError != nil }) else { break }
                 fetch.after = cursor
             }
         }
-        let (rest, writeError) = shared.withLock { state in
+        let (rest, writeError, cacheError) = shared.withLock { state in
             let taken = state.pending
             state.pending = []
-            return (taken, state.writeError)
+            return (taken, state.writeError, state.cacheError)
         }
         try flush(rest)
+        if let cacheError { throw cacheError }
         if let writeError { throw writeError }
         var summary = shared.withLock { $0.summary }
         // Only new files grow the cache: a build that made none skips the walk.
@@ -369,7 +386,7 @@ extension MediaLibrary.Blocking {
         for record in stale where record.state == .ready {
             let a = record.key.prefix(2), b = record.key.dropFirst(2).prefix(2)
             let ext = record.format == "webp" ? "webp" : "jpg"
-            if unlink("\(folder)/\(a)/\(b)/\(record.key).\(ext)") == 0 { result.filesRemoved += 1 }
+            if cache.removeFile(at: "\(folder)/\(a)/\(b)/\(record.key).\(ext)") { result.filesRemoved += 1 }
         }
         if removeStrays {
             let ready = try library.read { db in
@@ -377,7 +394,7 @@ extension MediaLibrary.Blocking {
             }
             let cutoff = (Int64(time(nil)) - 600) * 1_000_000_000
             for entry in cache.entries(of: location) where !ready.contains(entry.hash) && entry.lastUsed < cutoff {
-                if unlink(entry.path) == 0 { result.filesRemoved += 1 }
+                if cache.removeFile(at: entry.path) { result.filesRemoved += 1 }
             }
         }
         if removeStrays { result.trim = cache.trim() }
@@ -392,6 +409,8 @@ extension MediaLibrary {
         var summary = ThumbnailBuildSummary()
         var pending: [ThumbnailRecord] = []
         var writeError: Error?
+        /// A full disk or an untrusted cache folder: the build stops.
+        var cacheError: LibraryError?
     }
 
     struct ThumbnailOutcome {
@@ -464,33 +483,25 @@ extension MediaLibrary {
                 if let seconds = metadata.stillImageTimeSeconds { stillTime = seconds }
                 else if metadata.hasStillImageTime == true, let duration = asset.durationSeconds { stillTime = duration / 2 }
             }
-            return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
+            return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)
         }
         // The index already knows the format and the orientation: the file is not read for them again.
+        // By the path's bytes: a name that is not UTF-8 would not survive a String.
         let format = primary.contentType.flatMap(MediaFormat.init(contentType:)), orientation = asset.orientation ?? 1
-        if primary.path.isValidUTF8 {
-            return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
-                                                    format: format, orientation: orientation)
-        }
-        // A name that is not UTF-8 cannot round-trip through a String path: open it by
-        // its bytes and hand the generator the descriptor's /proc name.
-        let fd = primary.path.withCString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw ThumbnailError.io("\(primary.path.displayString): \(systemErrorMessage(errno))") }
-        defer { close(fd) }
-        return try ThumbnailGenerator.thumbnail(ofFileAt: "/proc/self/fd/\(fd)", request: request,
+        return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                 format: format, orientation: orientation)
     }
 
     /// After making a thumbnail one at a time (a picker scrolling), trims the cache at
     /// most every ten minutes: a stamp file's age says when it last ran.
     func trimOccasionally(_ cache: ThumbnailCache) {
-        let stamp = cache.folderPath + "/last-trim"
+        guard let folder = try? CacheDirectory.openRoot(cache.folderPath, create: false) else { return }
         var info = stat()
-        if stat(stamp, &info) == 0, time(nil) - info.st_mtim.tv_sec < 600 { return }
-        let fd = Glibc.open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fstatat(folder.descriptor, "last-trim", &info, AT_SYMLINK_NOFOLLOW) == 0, time(nil) - info.st_mtim.tv_sec < 600 { return }
+        let fd = openat(folder.descriptor, "last-trim", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
-        _ = utimensat(AT_FDCWD, stamp, nil, 0)
+        _ = utimensat(folder.descriptor, "last-trim", nil, AT_SYMLINK_NOFOLLOW)
         cache.trim()
     }
 }

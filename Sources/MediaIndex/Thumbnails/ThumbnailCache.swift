@@ -70,9 +70,11 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// The byte count of the file at `path` if it is a whole thumbnail: not empty, a JPEG
     /// that ends with its end-of-image marker, a WebP whose RIFF size matches the file.
-    /// Anything else (a file cut short by a crash or a full disk) is nil and is remade.
+    /// Anything else (a file cut short by a crash or a full disk, a symbolic link) is nil
+    /// and is remade.
     func validFileSize(at path: String) -> Int64? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return nil }
+        let fd = openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -94,26 +96,33 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Marks the file as just used (its modification time is its last access), unless it
     /// was marked within the last minute: a grid scrolling back and forth costs no writes.
     func markUsed(_ path: String) {
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return }
         var info = stat()
-        guard stat(path, &info) == 0 else { return }
+        guard fstatat(folder.descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         if time(nil) - info.st_mtim.tv_sec < 60 { return }
-        _ = utimensat(AT_FDCWD, path, nil, 0)  // nil: both times become now
+        _ = utimensat(folder.descriptor, name, nil, AT_SYMLINK_NOFOLLOW)  // nil: both times become now
     }
 
     // MARK: Writing
 
     /// Writes `data` at `path` through a temporary file in the same folder and a rename,
     /// so the path never holds part of a file. Two writers of the same key both succeed;
-    /// the later rename wins with an identical file.
+    /// the later rename wins with an identical file. Every folder on the way is opened
+    /// relative to the one before with `O_NOFOLLOW`, so no planted link is followed.
     ///
-    /// - Throws: `LibraryError.io` when the folder cannot be made or the disk is full.
+    /// - Throws: `LibraryError.cacheDiskFull` when the disk is full,
+    ///   `LibraryError.unsafeCacheFolder` for a folder that cannot be trusted,
+    ///   `LibraryError.io` when the folder cannot be made.
     func store(_ data: [UInt8], at path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        try makeFolder(folder)
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard let (folder, name) = try CacheDirectory.parent(of: path, in: folderPath, create: true) else {
+            throw LibraryError.io("cannot create the thumbnail folder of \(path)")
+        }
+        let temporary = "\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw LibraryError.io("cannot write a thumbnail in \(folder): \(systemErrorMessage(errno))")
+            let code = errno
+            if CacheDirectory.isDiskFull(code) { throw LibraryError.cacheDiskFull(path: folder.path) }
+            throw LibraryError.io("cannot write a thumbnail in \(folder.path): \(systemErrorMessage(code))")
         }
         var written = 0
         var failure: Int32 = 0
@@ -125,29 +134,26 @@ public struct ThumbnailCache: Sendable, Equatable {
             }
         }
         close(fd)
-        if failure != 0 || rename(temporary, path) != 0 {
+        if failure != 0 || renameat(folder.descriptor, temporary, folder.descriptor, name) != 0 {
             let code = failure != 0 ? failure : errno
-            unlink(temporary)
+            unlinkat(folder.descriptor, temporary, 0)
+            if CacheDirectory.isDiskFull(code) { throw LibraryError.cacheDiskFull(path: path) }
             throw LibraryError.io("cannot write the thumbnail \(path): \(systemErrorMessage(code))")
         }
     }
 
-    /// Creates `folder` and its parents, each owner-only.
-    private func makeFolder(_ folder: String) throws {
-        var info = stat()
-        if stat(folder, &info) == 0 { return }
-        do {
-            if !FileManager.default.fileExists(atPath: folderPath) {
-                try FileManager.default.createDirectory(atPath: folderPath, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            }
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            // Another process may have made it meanwhile.
-            if stat(folder, &info) == 0 { return }
-            throw LibraryError.io("cannot create the thumbnail folder \(folder): \(error.localizedDescription)")
-        }
+    /// Removes the cached file at `path`, never through a symbolic link; whether it was removed.
+    @discardableResult
+    func removeFile(at path: String) -> Bool {
+        guard let (folder, name) = try? CacheDirectory.parent(of: path, in: folderPath, create: false) else { return false }
+        return unlinkat(folder.descriptor, name, 0) == 0
+    }
+
+    /// Creates (owner-only) or opens the cache folder and checks it can be trusted.
+    ///
+    /// - Throws: `LibraryError.unsafeCacheFolder`, `.cacheDiskFull`, `.io`.
+    public func prepare() throws {
+        _ = try CacheDirectory.openRoot(folderPath, create: true)
     }
 
     // MARK: Sweeping
@@ -173,10 +179,11 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// Removes the least recently used thumbnails until the cache holds at most
     /// `trimFraction` of `sizeLimit`, when it holds more than `sizeLimit`. Temporary
     /// files older than an hour (a crashed writer's) go too. Only files named as this
-    /// cache names them are ever touched.
+    /// cache names them are ever touched, and symbolic links are never followed.
     @discardableResult
     public func trim() -> TrimResult {
-        var entries = walk(folderPath, depth: 0)
+        guard let root = try? CacheDirectory.openRoot(folderPath, create: false) else { return TrimResult() }
+        var entries = walk(root, depth: 0)
         var result = TrimResult()
         result.bytesBefore = entries.reduce(0) { $0 + $1.bytes }
         result.bytesAfter = result.bytesBefore
@@ -184,7 +191,7 @@ public struct ThumbnailCache: Sendable, Equatable {
         let target = Int64(Double(sizeLimit) * min(1, max(0, trimFraction)))
         entries.sort { $0.lastUsed < $1.lastUsed }
         for entry in entries where result.bytesAfter > target {
-            if unlink(entry.path) == 0 || errno == ENOENT {
+            if removeFile(at: entry.path) || errno == ENOENT {
                 result.bytesAfter -= entry.bytes
                 result.filesRemoved += 1
             }
@@ -194,29 +201,32 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// Every thumbnail in one library's folder.
     func entries(of library: LibraryLocation) -> [Entry] {
-        walk(folder(for: library), depth: 1)
+        let name = (folder(for: library) as NSString).lastPathComponent
+        guard let root = try? CacheDirectory.openRoot(folderPath, create: false),
+              let folder = try? root.subfolder(name, create: false) else { return [] }
+        return walk(folder, depth: 1)
     }
 
     /// Walks `DIR/<library>/ab/cd/` (depth 0 is DIR), collecting thumbnail files and
-    /// removing stale temporary files.
-    private func walk(_ folder: String, depth: Int) -> [Entry] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+    /// removing stale temporary files. Entries are `lstat`ed and folders opened with
+    /// `O_NOFOLLOW`: a symbolic link is skipped, whatever it points to.
+    private func walk(_ folder: CacheDirectory, depth: Int) -> [Entry] {
         var result: [Entry] = []
         let now = Int64(time(nil))
-        for name in names {
-            let path = folder + "/" + name
+        for (name, info) in folder.entries() {
+            let path = folder.path + "/" + name
             if depth < 3 {
                 let expectedLength = depth == 0 ? 16 : 2
-                guard name.utf8.count == expectedLength, ThumbnailKey.isHex(name) else { continue }
-                result += walk(path, depth: depth + 1)
+                guard name.utf8.count == expectedLength, ThumbnailKey.isHex(name), (info.st_mode & S_IFMT) == S_IFDIR,
+                      let child = try? folder.subfolder(name, create: false) else { continue }
+                result += walk(child, depth: depth + 1)
                 continue
             }
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { continue }
             let parts = name.split(separator: ".", maxSplits: 1)
             guard parts.count == 2, parts[0].utf8.count == 16, ThumbnailKey.isHex(String(parts[0])) else { continue }
             if parts[1].hasPrefix("jpg.tmp-") || parts[1].hasPrefix("webp.tmp-") {
-                if now - Int64(info.st_mtim.tv_sec) > 3600 { unlink(path) }
+                if now - Int64(info.st_mtim.tv_sec) > 3600 { unlinkat(folder.descriptor, name, 0) }
                 continue
             }
             guard parts[1] == "jpg" || parts[1] == "webp" else { continue }

@@ -6,6 +6,8 @@ public enum ParseOutcome: Sendable {
     case help(String)
     /// Print this version (to stdout, exit 0).
     case version(String)
+    /// Print this generated text: a completion script or the manual page (to stdout, exit 0).
+    case generated(String)
 }
 
 /// Turns a command line into the command to run, following swift-argument-parser's
@@ -47,6 +49,9 @@ public struct CommandParser: Sendable {
             if chain.count == 1, word == "--version", let version = root.configuration.version {
                 return .version(version)
             }
+            if chain.count == 1, let generated = try generatedText(for: arguments[index...]) {
+                return .generated(generated)
+            }
             if chain.count == 1, word == "help" {
                 return .help(try helpText(for: arguments[(index + 1)...].map(\.string)))
             }
@@ -68,6 +73,26 @@ public struct CommandParser: Sendable {
             throw usageError(message, chain: chain)
         }
         return try parseLeaf(chain: chain, arguments: arguments[index...], environment: environment)
+    }
+
+    /// `--generate-completion-script SHELL` (also `=SHELL`) and `--generate-manual` on
+    /// the root: the script or page, from the same declarations as help; nil for other words.
+    ///
+    /// - Throws: `UsageError` for a missing or unknown shell.
+    func generatedText(for arguments: ArraySlice<RawArgument>) throws -> String? {
+        guard let first = arguments.first?.string else { return nil }
+        if first == "--generate-manual" { return ManualPageGenerator(root: root).page() }
+        let option = "--generate-completion-script"
+        guard first == option || first.hasPrefix(option + "=") else { return nil }
+        let value = first == option ? arguments.dropFirst().first?.string : String(first.dropFirst(option.count + 1))
+        let shells = CompletionShell.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let value else {
+            throw usageError("Missing value for '\(option) <shell>': one of \(shells)", chain: [root])
+        }
+        guard let shell = CompletionShell(rawValue: value) else {
+            throw usageError("The value '\(value)' is invalid for '\(option) <shell>': expected one of \(shells)", chain: [root])
+        }
+        return CompletionScriptGenerator(root: root).script(for: shell)
     }
 
     /// The help page of the command the words select (`["roots", "remove"]`; empty for

@@ -1,3 +1,4 @@
+import MediaIndex
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,7 +25,7 @@ public enum CommandRunner {
         defer { context.standardOutput.flush() }
         do {
             switch try CommandParser(root: root).parse(raw: arguments, environment: context.environment) {
-            case .help(let text), .version(let text):
+            case .help(let text), .version(let text), .generated(let text):
                 context.standardOutput.writeLine(text)
                 return 0
             case .run(let command):
@@ -43,7 +44,7 @@ public enum CommandRunner {
         case let exit as ExitCode:
             return exit.rawValue
         case let usage as UsageError:
-            output.writeLine("Error: \(usage.message)")
+            output.writeLine("Error: \(TerminalSanitizer.escape(usage.message))")
             if let line = usage.usage {
                 output.writeLine("Usage: \(line)")
                 let path = usage.commandPath.isEmpty ? rootName : usage.commandPath.joined(separator: " ")
@@ -51,10 +52,14 @@ public enum CommandRunner {
             }
             return ExitCode.usage.rawValue
         case let validation as ValidationError:
-            output.writeLine("Error: \(validation.message)")
+            output.writeLine("Error: \(TerminalSanitizer.escape(validation.message))")
             return ExitCode.usage.rawValue
+        case let database as DatabaseError:
+            output.writeLine("Error: \(TerminalSanitizer.escape(LibraryError.database(database).description))")
+            return ExitCode.failure.rawValue
         default:
-            output.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
+            // Messages name files, whose names may hold escape sequences.
+            output.writeLine("Error: \(TerminalSanitizer.escape(ErrorAdvice.sentence(for: error)))")
             return ExitCode.failure.rawValue
         }
     }

@@ -85,6 +85,11 @@ struct HelpFormatter {
         if isRoot, configuration.version != nil {
             options.append(entry(label: "--version", help: "Show the version."))
         }
+        if isRoot {
+            options.append(entry(label: "--generate-completion-script <shell>",
+                                 help: "Print a completion script for bash, zsh or fish."))
+            options.append(entry(label: "--generate-manual", help: "Print the \(chain[0].configuration.name).1 manual page."))
+        }
         options.append(entry(label: "-h, --help", help: "Show help information."))
         blocks.append((["OPTIONS:"] + options).joined(separator: "\n"))
 

@@ -69,6 +69,20 @@ extension ParsableCommand {
     }
 }
 
+/// A section of the manual page: a title and its paragraphs.
+public struct ManualSection: Sendable {
+    /// The heading (`ENVIRONMENT`).
+    public var title: String
+    /// Paragraphs of plain text.
+    public var paragraphs: [String]
+
+    /// A section.
+    public init(title: String, paragraphs: [String]) {
+        self.title = title
+        self.paragraphs = paragraphs
+    }
+}
+
 /// How a command presents itself: its name, help texts and subcommands.
 public struct CommandConfiguration: Sendable {
     /// The word that selects the command (`remove` in `mediaindex roots remove`).
@@ -81,6 +95,9 @@ public struct CommandConfiguration: Sendable {
     public var version: String?
     /// The commands below this one, in the order help lists them.
     public var subcommands: [any ParsableCommand.Type]
+    /// Sections the manual page adds after its commands (root only): ENVIRONMENT,
+    /// FILES, EXIT STATUS…
+    public var manualSections: [ManualSection]
 
     /// Describes a command.
     public init(
@@ -88,8 +105,10 @@ public struct CommandConfiguration: Sendable {
         abstract: String,
         discussion: String? = nil,
         version: String? = nil,
-        subcommands: [any ParsableCommand.Type] = []
+        subcommands: [any ParsableCommand.Type] = [],
+        manualSections: [ManualSection] = []
     ) {
+        self.manualSections = manualSections
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

@@ -8,6 +8,9 @@ extension JSONShapes {
             ("path", album.path.map { .string($0.displayString) } ?? .null),
             ("parentId", album.parentID.map { .string($0.description) } ?? .null),
             ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
+            ("countWithSubfolders", .int(album.countWithSubfolders)),
+            ("imageCountWithSubfolders", .int(album.imageCountWithSubfolders)),
+            ("videoCountWithSubfolders", .int(album.videoCountWithSubfolders)),
             ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
             ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
             ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
@@ -58,17 +61,21 @@ struct AlbumsCommand: ParsableCommand {
             return String(dates.string(fromISO8601: JSONShapes.isoUTC(time)).prefix(10))
         }
         let table = TableRenderer(columns: [
-            TableColumn("ALBUM"), TableColumn("KIND", isTruncatable: false),
+            TableColumn("ALBUM", truncation: .middle), TableColumn("KIND", isTruncatable: false),
             TableColumn("IMAGES", alignment: .right, isTruncatable: false),
             TableColumn("VIDEOS", alignment: .right, isTruncatable: false),
-            TableColumn("DATES", isTruncatable: false), TableColumn("ID"),
+            TableColumn("WITH SUBFOLDERS", alignment: .right, isTruncatable: false),
+            TableColumn("DATES", isTruncatable: false), TableColumn("ID", isTruncatable: false),
         ])
         let rows = albums.map { album -> [String] in
             let indent = String(repeating: "  ", count: album.kind == .folder ? level(album.id) : 0)
             let title = album.kind == .folder && album.parentID == nil ? (album.path?.displayString ?? album.title) : album.title
             let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
                 ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
-            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), range, album.id.description]
+            let withSubfolders = album.kind == .folder && album.countWithSubfolders != album.count
+                ? String(album.countWithSubfolders) : ""
+            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), withSubfolders,
+                    range, album.id.description]
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
     }
@@ -130,11 +137,12 @@ struct AlbumCommand: ParsableCommand {
 
     func run(in context: CommandContext) async throws {
         let mediaLibrary = try library.open(.create, in: context)
-        let out = context.standardOutput
+        // Titles are the user's text; JSON output has no raw control characters to escape.
+        let say = { (text: String) in context.standardOutput.writeLine(TerminalSanitizer.escape(text)) }
         do {
             if action == "create" {
                 let album = try await mediaLibrary.createAlbum(title: values[0])
-                out.writeLine(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
+                say(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
                 return
             }
             let album = try await mediaLibrary.userAlbumID(named: values[0])
@@ -142,25 +150,27 @@ struct AlbumCommand: ParsableCommand {
             switch action {
             case "rename":
                 try await mediaLibrary.renameAlbum(album, to: values[1])
-                out.writeLine("Renamed to \(values[1]).")
+                say("Renamed to \(values[1]).")
             case "delete":
                 try await mediaLibrary.deleteAlbum(album)
-                out.writeLine("Deleted \(values[0]); its assets stay in the library.")
+                say("Deleted \(values[0]); its assets stay in the library.")
             case "add":
-                try await mediaLibrary.addAssets(try AssetArgument.identifiers(assets), toAlbum: album)
-                out.writeLine("Added \(values.count - 1) to \(values[0]).")
+                let added = try await mediaLibrary.addAssets(try AssetArgument.identifiers(assets), toAlbum: album)
+                say("Added \(added) to \(values[0])" + (added < assets.count ? " (\(assets.count - added) already in it)." : "."))
             case "remove":
                 // Removing what is not there is no error: text that is no identifier is in no album.
-                try await mediaLibrary.removeAssets(assets.compactMap(Asset.ID.init), fromAlbum: album)
-                out.writeLine("Removed \(values.count - 1) from \(values[0]).")
+                try await mediaLibrary.removeAssets(assets.compactMap(AssetArgument.id), fromAlbum: album)
+                say("Removed \(assets.count) from \(values[0]).")
             case "move":
-                try await mediaLibrary.moveAssets(try AssetArgument.identifiers(assets), inAlbum: album, to: index ?? 0)
-                out.writeLine("Moved \(values.count - 1) to position \(index ?? 0).")
+                let landed = try await mediaLibrary.moveAssets(try AssetArgument.identifiers(assets), inAlbum: album, to: index ?? 0)
+                say("Moved \(assets.count) to position \(landed)" + (landed < (index ?? 0) ? ", the last there is." : "."))
             default:
                 try await mediaLibrary.setKeyAsset(try AssetArgument.identifiers([values[1]])[0], ofAlbum: album)
-                out.writeLine("Key asset of \(values[0]) is \(values[1]).")
+                say("Key asset of \(values[0]) is \(values[1]).")
             }
         } catch let error as AssetQueryError {
+            // A taken title is a refusal of the library's, not a bad command line: exit 1.
+            if case .albumTitleTaken = error { throw error }
             throw ValidationError(ErrorAdvice.sentence(for: error))
         }
     }

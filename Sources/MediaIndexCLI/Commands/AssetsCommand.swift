@@ -17,12 +17,13 @@ struct AssetsCommand: ParsableCommand {
     static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
         .option("filter", valueName: "expr", help: "Kinds of assets, e.g. 'images & !screenshots' (default: all)."),
         .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
+        .flag("recursive", help: "With a folder --album: also every asset in its subfolders."),
         .option("from", valueName: "date", help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."),
         .option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day."),
         .option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point."),
         .option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees)."),
-        .option("make", valueName: "make", help: "Camera make (case-insensitive, exact)."),
-        .option("model", valueName: "model", help: "Camera model (case-insensitive, exact)."),
+        .option("make", valueName: "make", help: "Camera make, as 'mediaindex cameras' lists it (nikon finds NIKON CORPORATION; case-insensitive)."),
+        .option("model", valueName: "model", help: "Camera model, as 'mediaindex cameras' lists it (EOS 6D finds Canon EOS 6D; case-insensitive)."),
         .option("min-pixels", valueName: "WxH|N", help: "At least W×H pixels, or N pixels in all (e.g. 1920x1080, 12000000)."),
         .option("min-duration", valueName: "seconds", help: "At least this long."),
         .option("max-duration", valueName: "seconds", help: "At most this long."),
@@ -41,6 +42,7 @@ struct AssetsCommand: ParsableCommand {
     var library: LibraryOptions
     var options = FetchOptions()
     var albumKey: String?
+    var recursive = false
     var limit: Int?
     var count: Bool
     var format: OutputFormat
@@ -60,6 +62,8 @@ struct AssetsCommand: ParsableCommand {
             }
         }
         albumKey = parsed.option("album")
+        recursive = parsed.flag("recursive")
+        if recursive && albumKey == nil { throw ValidationError("--recursive needs --album FOLDER") }
         if let text = parsed.option("from") { options.capturedFrom = try Self.date(text, option: "--from", endOfDay: false) }
         if let text = parsed.option("to") { options.capturedBefore = try Self.date(text, option: "--to", endOfDay: true) }
         if let text = parsed.option("near") {
@@ -110,18 +114,29 @@ struct AssetsCommand: ParsableCommand {
         if let date = iso.date(from: trimmed) { return date }
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = iso.date(from: trimmed) { return date }
+        // Minutes without seconds, with or without a zone (`2021-04-11T21:00Z`).
+        if let (civil, offset) = LocalDateFormatter.parse(trimmed) {
+            if let offset { return Date(timeIntervalSince1970: TimeInterval(civil.secondsSinceEpoch - Int64(offset))) }
+            var components = DateComponents()
+            (components.year, components.month, components.day) = (Int(civil.year), civil.month, civil.day)
+            (components.hour, components.minute, components.second) = (civil.hour, civil.minute, civil.second)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone.current
+            if let date = calendar.date(from: components) { return date }
+        }
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")
         local.timeZone = TimeZone.current
-        for pattern in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm"] {
-            local.dateFormat = pattern
-            if let date = local.date(from: trimmed) { return date }
-        }
         local.dateFormat = "yyyy-MM-dd"
         if let day = local.date(from: trimmed) {
             return endOfDay ? Calendar.current.date(byAdding: .day, value: 1, to: day) ?? day : day
         }
         throw ValidationError("\(option) takes a date such as 2024-05-31 or 2024-05-31T18:30 (local) or 2024-05-31T16:30:00Z, not '\(text)'")
+    }
+
+    /// `1 asset`, `2 assets`.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
@@ -137,11 +152,12 @@ struct AssetsCommand: ParsableCommand {
         let mediaLibrary = try library.open(.readOnly, in: context)
         var options = options
         do {
-            if let albumKey { options.album = try await mediaLibrary.albumScope(named: albumKey) }
+            if let albumKey { options.album = try await mediaLibrary.albumScope(named: albumKey, recursive: recursive) }
             if count {
                 let counts = try await mediaLibrary.countAssets(options)
                 if format == .table {
-                    context.standardOutput.writeLine("\(counts.total) assets: \(counts.images) images, \(counts.videos) videos")
+                    context.standardOutput.writeLine(Self.counted(counts.total, "asset") + ": "
+                        + Self.counted(counts.images, "image") + ", " + Self.counted(counts.videos, "video"))
                 } else {
                     let document = JSON.object([("images", .int(counts.images)), ("videos", .int(counts.videos)),
                                                 ("total", .int(counts.total))])
@@ -185,6 +201,14 @@ struct AssetsCommand: ParsableCommand {
             case .table:
                 options.limit = limit ?? 100
                 let page = try await mediaLibrary.fetchAssets(options)
+                if page.assets.isEmpty {
+                    var everything = FetchOptions()
+                    everything.includeHidden = true
+                    let isEmpty = options.limit == 0 ? false : try await mediaLibrary.countAssets(everything).total == 0
+                    context.standardOutput.writeLine(options.limit == 0 ? "No assets shown: --limit 0."
+                        : isEmpty ? "No assets. Index a folder first: mediaindex index ~/Pictures" : "No assets match.")
+                    return
+                }
                 printTable(page, context: context)
             }
         } catch let error as AssetQueryError {
@@ -199,24 +223,19 @@ struct AssetsCommand: ParsableCommand {
             TableColumn("DATE", isTruncatable: false), TableColumn("PIXELS", alignment: .right, isTruncatable: false),
             TableColumn("SIZE", alignment: .right, isTruncatable: false),
             TableColumn("DURATION", alignment: .right, isTruncatable: false), TableColumn("CAMERA"),
-            TableColumn("FILE"),
+            TableColumn("FILE", truncation: .middle),
         ])
         let rows = page.assets.map { a -> [String] in
             var type = a.mediaType.rawValue
             if a.mediaSubtypes.contains(.livePhoto) { type = "live" }
             if a.favorite { type += " ♥" }
             if a.hidden { type += " (hidden)" }
-            return [a.id.description, type, a.creationDateText.map(dates.string(fromISO8601:)) ?? "-",
+            return [a.id.description, type, a.creationDateText.map(dates.string(asRecorded:)) ?? "-",
                     a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
                     a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
                     a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
-                    [a.make, a.model].compactMap { $0 }.joined(separator: " "),
+                    [a.cameraMake, a.cameraModel].compactMap { $0 }.joined(separator: " "),
                     a.primaryResource?.path.displayString ?? ""]
-        }
-        if rows.isEmpty {
-            context.standardOutput.writeLine(options.after == nil && options.filter == nil && albumKey == nil
-                ? "No assets. Index a folder first: mediaindex index ~/Pictures" : "No assets match.")
-            return
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
         if let next = page.nextCursor {

@@ -40,9 +40,11 @@ struct ChangesCommand: ParsableCommand {
         do {
             result = try await mediaLibrary.changes(since: ChangeToken(rawValue: since))
         } catch let error as LibraryError {
-            if case .changeTokenExpired = error {
+            switch error {
+            case .changeTokenExpired, .changeTokenFromTheFuture:
                 context.standardError.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
                 throw ExitCode(Self.tokenExpiredExitCode)
+            default: break
             }
             throw error
         }
@@ -60,7 +62,7 @@ struct ChangesCommand: ParsableCommand {
         if result.changes.isEmpty {
             context.standardOutput.writeLine("No changes since \(since).")
         } else {
-            let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID"),
+            let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID", isTruncatable: false),
                                                 TableColumn("KIND"), TableColumn("FIELDS")])
             context.standardOutput.writeLine(table.render(result.changes.map {
                 [$0.token.description, $0.id.description, $0.kind.rawValue, $0.fields.map(\.rawValue).joined(separator: ", ")]

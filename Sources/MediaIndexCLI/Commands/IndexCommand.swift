@@ -61,6 +61,7 @@ struct IndexCommand: ParsableCommand {
         options.waitForLock = wait
         options.batchSize = batchSize
         let tokenBefore = try mediaLibrary.currentChangeToken()
+        let widened = try Self.enclosingRoots(of: roots, in: mediaLibrary)
         let progressLine = quiet ? nil : ProgressLine(output: context.standardError)
         let summary: IndexSummary
         do {
@@ -92,6 +93,31 @@ struct IndexCommand: ParsableCommand {
             }
             if thumbnailSizes != nil { context.standardOutput.writeLine(ThumbnailArguments.summaryText(thumbnails)) }
         }
+        if !quiet {
+            for (folder, root) in widened {
+                context.standardError.writeLine(TerminalSanitizer.escape(
+                    "Note: \(folder.displayString) is inside the registered root \(root.displayString), which was indexed whole."))
+            }
+        }
+    }
+
+    /// Each given folder that lies strictly inside an already registered root, with
+    /// that root: a run indexes whole roots, so such a run covers more than was asked.
+    static func enclosingRoots(of folders: [RawArgument], in library: MediaLibrary.Blocking) throws -> [(PathBytes, PathBytes)] {
+        guard !folders.isEmpty else { return [] }
+        let registered = try library.roots().map(\.path)
+        return folders.compactMap { folder in
+            let resolved: PathBytes? = folder.bytes.withUnsafeBufferPointer { buffer in
+                var terminated = Array(buffer) + [0]
+                return terminated.withUnsafeMutableBytes { raw -> PathBytes? in
+                    guard let real = realpath(raw.baseAddress?.assumingMemoryBound(to: CChar.self), nil) else { return nil }
+                    defer { free(real) }
+                    return PathBytes(Array(UnsafeRawBufferPointer(start: real, count: strlen(real))))
+                }
+            }
+            guard let resolved, let root = registered.first(where: { resolved != $0 && resolved.isInside($0) }) else { return nil }
+            return (resolved, root)
+        }
     }
 
     static func progressText(_ p: IndexProgress) -> String {
@@ -110,8 +136,12 @@ struct IndexCommand: ParsableCommand {
     static func summaryText(_ s: IndexSummary) -> String {
         var parts = ["scanned \(s.scanned)", "added \(s.added)", "updated \(s.updated)"]
         if s.moved > 0 { parts.append("moved \(s.moved)") }
+        if s.paired > 0 || s.unpaired > 0 { parts.append("paired \(s.paired)") }
+        if s.unpaired > 0 { parts.append("unpaired \(s.unpaired)") }
         parts += ["removed \(s.removed)", "unchanged \(s.unchanged)", "failed \(s.failed)",
-                  "skipped \(s.skipped) (not media)", "opened \(s.opened)"]
+                  s.specialFiles.isEmpty ? "skipped \(s.skipped) (not media)"
+                      : "skipped \(s.skipped) (\(s.skipped - s.specialFiles.count) not media, \(s.specialFiles.count) special files)",
+                  "opened \(s.opened)"]
         if s.unreadableFolders > 0 { parts.append("unreadable folders \(s.unreadableFolders)") }
         parts.append(String(format: "%.2f s", s.elapsedSeconds))
         return "Indexed: " + parts.joined(separator: ", ")

@@ -24,6 +24,8 @@ enum JSONShapes {
             ("make", JSON(a.make)),
             ("model", JSON(a.model)),
             ("lensModel", JSON(a.lensModel)),
+            ("cameraMake", JSON(a.cameraMake)),
+            ("cameraModel", JSON(a.cameraModel)),
             ("contentIdentifier", JSON(a.contentIdentifier)),
             ("burstIdentifier", JSON(a.burstIdentifier)),
             ("resources", .array(a.resources.map(resource))),
@@ -70,6 +72,13 @@ enum JSONShapes {
             ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
             ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
             ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)),
+            ("skippedFiles", .array(s.specialFiles.map { file in
+                var members: [(String, JSON)] = [("path", .string(file.path.displayString)), ("reason", .string(file.reason))]
+                if !file.path.isValidUTF8 {
+                    members.append(("pathBase64", .string(Data(file.path.bytes).base64EncodedString())))
+                }
+                return .object(members)
+            })),
             ("timings", .object([
                 ("walk", .double(s.timings.walk)), ("diff", .double(s.timings.diff)), ("read", .double(s.timings.read)),
                 ("write", .double(s.timings.write)), ("pair", .double(s.timings.pair)),
@@ -86,7 +95,15 @@ enum JSONShapes {
     }
 
     /// A moment as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
+    /// The milliseconds are counted as an integer: a `Double`'s fraction of a second
+    /// carries binary noise (`.594000101`).
     static func isoUTC(_ date: Date) -> String {
-        CaptureDate(timestamp: (date.timeIntervalSince1970 * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
+        let time = date.timeIntervalSince1970
+        guard time.isFinite, abs(time) < 1e14 else { return CaptureDate(timestamp: 0, utcOffsetSeconds: 0).iso8601 }
+        let milliseconds = Int64((time * 1000).rounded())
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        var date = CaptureDate(timestamp: Double(seconds), utcOffsetSeconds: 0)
+        date.nanosecond = Int(milliseconds - seconds * 1000) * 1_000_000
+        return date.iso8601
     }
 }

@@ -36,13 +36,13 @@ struct ShowCommand: ParsableCommand {
             ("Identifier", asset.id.description),
             ("Type", ([asset.mediaType.rawValue] + asset.mediaSubtypes.names).joined(separator: ", ")),
         ]
-        if let date = asset.creationDateText { lines.append(("Created", "\(dates.string(fromISO8601: date))  (\(date))")) }
+        if let date = asset.creationDateText { lines.append(("Created", dates.string(asRecorded: date))) }
         if let w = asset.pixelWidth, let h = asset.pixelHeight { lines.append(("Size", "\(w) × \(h)")) }
         if let o = asset.orientation, o != 1 { lines.append(("Orientation", String(o))) }
         if let d = asset.durationSeconds { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
         if let r = asset.frameRate { lines.append(("Frame rate", String(format: "%.3g fps", r))) }
         if let c = asset.videoCodec { lines.append(("Codec", c)) }
-        let camera = [asset.make, asset.model].compactMap { $0 }.joined(separator: " ")
+        let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
         if !camera.isEmpty { lines.append(("Camera", camera)) }
         if let lens = asset.lensModel { lines.append(("Lens", lens)) }
         var exposure: [String] = []
@@ -58,13 +58,17 @@ struct ShowCommand: ParsableCommand {
         }
         if let c = asset.contentIdentifier { lines.append(("Content ID", c)) }
         if let b = asset.burstIdentifier { lines.append(("Burst ID", b)) }
+        lines.append(("Favorite", asset.favorite ? "yes" : "no"))
+        lines.append(("Hidden", asset.hidden ? "yes" : "no"))
+        lines.append(("Albums", asset.albums.isEmpty ? "none" : asset.albums.map(\.rawValue).joined(separator: ", ")))
         lines.append(("Revision", String(asset.revision)))
         for resource in asset.resources {
             lines.append(("Resource", "\(resource.role): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.contentType ?? "?"))"))
         }
         let width = lines.map { $0.0.count }.max() ?? 0
         for (label, value) in lines {
-            context.standardOutput.writeLine(label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value)
+            context.standardOutput.writeLine(label.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                                             + TerminalSanitizer.escape(value))
         }
     }
 }
@@ -78,27 +82,35 @@ struct ErrorsCommand: ParsableCommand {
     )
 
     static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .option("limit", valueName: "n", help: "Print at most this many errors (by path)."),
         .flag("json", help: "Print a JSON array."),
     ]
 
     var library: LibraryOptions
+    var limit: Int?
     var json: Bool
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
+        limit = try parsed.option("limit", as: Int.self)
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         json = parsed.flag("json")
     }
 
     func run(in context: CommandContext) async throws {
-        let errors = try await library.open(.readOnly, in: context).errors()
+        let all = try await library.open(.readOnly, in: context).errors()
+        let errors = limit.map { Array(all.prefix($0)) } ?? all
         if json {
             context.standardOutput.writeLine(JSON.array(errors.map(JSONShapes.error)).prettyText)
         } else if errors.isEmpty {
             context.standardOutput.writeLine("No errors.")
         } else {
-            let table = TableRenderer(columns: [TableColumn("FILE"), TableColumn("ERROR")])
+            let table = TableRenderer(columns: [TableColumn("FILE", truncation: .middle), TableColumn("ERROR")])
             context.standardOutput.writeLine(table.render(errors.map { [$0.path.displayString, $0.message] },
                                                           maxWidth: context.terminalWidth))
+            if errors.count < all.count {
+                context.standardOutput.writeLine("\(all.count - errors.count) more; --limit \(all.count) shows all.")
+            }
         }
     }
 }
@@ -188,7 +200,7 @@ struct RootsCommand: ParsableCommand {
     func run(in context: CommandContext) async throws {
         if action == "remove", let root {
             try await library.open(.create, in: context).removeRoot(PathBytes(root.bytes))
-            context.standardOutput.writeLine("Forgot \(root.string) and its assets.")
+            context.standardOutput.writeLine("Forgot \(TerminalSanitizer.escape(root.string)) and its assets.")
             return
         }
         let roots = try await library.open(.readOnly, in: context).roots()
@@ -202,7 +214,7 @@ struct RootsCommand: ParsableCommand {
             context.standardOutput.writeLine("No roots. Add one: mediaindex index ~/Pictures")
         } else {
             let dates = LocalDateFormatter()
-            let table = TableRenderer(columns: [TableColumn("ROOT"), TableColumn("ASSETS", alignment: .right),
+            let table = TableRenderer(columns: [TableColumn("ROOT", truncation: .middle), TableColumn("ASSETS", alignment: .right),
                                                 TableColumn("ERRORS", alignment: .right), TableColumn("LAST INDEXED")])
             context.standardOutput.writeLine(table.render(roots.map {
                 [$0.path.displayString, String($0.assetCount), String($0.errorCount),

@@ -13,9 +13,24 @@ public struct MediaIndexCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
-                      ShowCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
+                      ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
-                      ThumbnailCommand.self, ThumbnailsCommand.self]
+                      ThumbnailCommand.self, ThumbnailsCommand.self],
+        manualSections: [
+            ManualSection(title: "Environment", paragraphs: [
+                "MEDIAINDEX_LIBRARY: the library folder when --library is not given; else $XDG_DATA_HOME/mediaindex, else ~/.local/share/mediaindex.",
+                "MEDIAINDEX_CACHE: the thumbnail cache folder when --cache is not given; else $XDG_CACHE_HOME/mediaindex, else ~/.cache/mediaindex.",
+            ]),
+            ManualSection(title: "Files", paragraphs: [
+                "LIBRARY/library.sqlite: the index (SQLite, WAL), rebuilt from the files when deleted.",
+                "LIBRARY/user-state.sqlite: favorites, hidden marks and user albums, kept by asset identifier.",
+                "LIBRARY/index.lock: held by the running index run.",
+            ]),
+            ManualSection(title: "Exit status", paragraphs: [
+                "0 success (files that could not be read are recorded, not fatal); 1 the command failed; "
+                    + "3 an expired change token (changes); 64 bad command line; 75 another index run holds the library.",
+            ]),
+        ]
     )
 
     public init(parsed: ParsedArguments) throws {}

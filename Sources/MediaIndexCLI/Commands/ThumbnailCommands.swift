@@ -181,7 +181,8 @@ struct ThumbnailsCommand: ParsableCommand {
                 }).prettyText)
             } else {
                 for record in failures {
-                    context.standardOutput.writeLine("\(record.identifier)  \(record.size) \(record.mode.rawValue)  \(record.message ?? record.state.rawValue)")
+                    context.standardOutput.writeLine(TerminalSanitizer.escape(
+                        "\(record.identifier)  \(record.size) \(record.mode.rawValue)  \(record.message ?? record.state.rawValue)"))
                 }
             }
             return

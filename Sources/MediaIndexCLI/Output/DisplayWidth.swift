@@ -36,6 +36,35 @@ public enum DisplayWidth {
         return result + "…"
     }
 
+    /// `text` cut to at most `width` columns by replacing its middle with `…`: the end
+    /// keeps at least half the width, and all of the last path component (after the
+    /// last `/`) when that fits, so a file name survives its folders being shortened.
+    public static func truncateMiddle(_ text: String, toWidth width: Int) -> String {
+        guard of(text) > width else { return text }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        let available = width - 1
+        let characters = Array(text)
+        let lastComponent = characters.lastIndex(of: "/").map { characters[($0 + 1)...] } ?? characters[...]
+        let lastWidth = lastComponent.reduce(0) { $0 + of($1) }
+        let tailBudget = lastWidth <= available ? max(lastWidth, (available + 1) / 2) : available
+        var tail: [Character] = []
+        var used = 0
+        for character in characters.reversed() {
+            let columns = of(character)
+            if used + columns > tailBudget { break }
+            tail.append(character)
+            used += columns
+        }
+        var head = ""
+        for character in characters {
+            let columns = of(character)
+            if used + columns > available { break }
+            head.append(character)
+            used += columns
+        }
+        return head + "…" + String(tail.reversed())
+    }
+
     /// `text` padded with spaces to `width` columns, on the right (`.left`) or the left.
     public static func pad(_ text: String, toWidth width: Int, alignment: TableColumn.Alignment) -> String {
         let padding = String(repeating: " ", count: max(0, width - of(text)))

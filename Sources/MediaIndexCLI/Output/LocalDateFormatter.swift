@@ -33,6 +33,29 @@ public struct LocalDateFormatter: Sendable {
         return result
     }
 
+    /// A capture date as the camera's clock read it, as Photos shows it:
+    /// `2023-11-01 15:11 +01:00` for `2023-11-01T15:11:17.049+01:00`, `… UTC` for a
+    /// date recorded in UTC (`…Z`: videos), no suffix for a floating local time. Never
+    /// converted to the viewer's zone: a 09:12 photo from New York reads 09:12
+    /// everywhere. Text that is not such a date comes back unchanged.
+    public func string(asRecorded text: String) -> String {
+        guard let parsed = Self.parse(text) else { return text }
+        let civil = parsed.civil
+        var result = "\(civil.year.paddedYear)-\(HumanReadable.twoDigits(civil.month))-\(HumanReadable.twoDigits(civil.day))"
+        result += " \(HumanReadable.twoDigits(civil.hour)):\(HumanReadable.twoDigits(civil.minute))"
+        if includesSeconds { result += ":\(HumanReadable.twoDigits(civil.second))" }
+        if let offset = parsed.utcOffsetSeconds {
+            if offset == 0 && (text.hasSuffix("Z") || text.hasSuffix("z")) {
+                result += " UTC"
+            } else {
+                let minutes = abs(offset) / 60
+                result += " " + (offset < 0 ? "-" : "+") + HumanReadable.twoDigits(minutes / 60) + ":"
+                    + HumanReadable.twoDigits(minutes % 60)
+            }
+        }
+        return result
+    }
+
     /// A wall-clock reading without a zone.
     struct CivilTime: Equatable {
         var year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int

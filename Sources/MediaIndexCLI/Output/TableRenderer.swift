@@ -12,16 +12,30 @@ public struct TableColumn: Sendable, Equatable {
     public var header: String
     /// Which side cells line up on.
     public var alignment: Alignment
-    /// Whether cells may be cut (with `…`) to fit the table to the terminal.
+    /// Where a cell too wide for the column loses its characters.
+    public enum Truncation: Sendable, Equatable {
+        /// At the end: `Summer holid…`.
+        case end
+        /// In the middle, keeping a path's last component whole when it fits:
+        /// `/home/me/Pi…/2024/IMG_0001.jpg`.
+        case middle
+    }
+
+    /// Whether cells may be cut (with `…`) to fit the table to the terminal; never for
+    /// an identifier, which must stay whole to be copied.
     public var isTruncatable: Bool
+    /// Where cut cells lose their characters.
+    public var truncation: Truncation
     /// The narrowest the column is cut to.
     public var minimumWidth: Int
 
-    /// A column; numbers should be `.right` and not truncatable.
-    public init(_ header: String, alignment: Alignment = .left, isTruncatable: Bool = true, minimumWidth: Int = 6) {
+    /// A column; numbers and identifiers should not be truncatable, paths `.middle`.
+    public init(_ header: String, alignment: Alignment = .left, isTruncatable: Bool = true,
+                truncation: Truncation = .end, minimumWidth: Int = 6) {
         self.header = header
         self.alignment = alignment
         self.isTruncatable = isTruncatable
+        self.truncation = truncation
         self.minimumWidth = max(1, minimumWidth)
     }
 }
@@ -32,6 +46,7 @@ public struct TableColumn: Sendable, Equatable {
 /// one column at a time, until the table fits or every such column is at its minimum,
 /// and cuts cells that no longer fit with `…`. Widths count terminal columns
 /// (`DisplayWidth`), so CJK text and emoji line up. Lines carry no trailing spaces.
+/// Control characters in cells are shown escaped (`TerminalSanitizer`).
 public struct TableRenderer: Sendable {
     /// The columns, left to right.
     public var columns: [TableColumn]
@@ -50,7 +65,8 @@ public struct TableRenderer: Sendable {
     /// cells ignored.
     public func lines(_ rows: [[String]], maxWidth: Int? = nil) -> [String] {
         guard !columns.isEmpty else { return [] }
-        var allRows = rows.map { row in columns.indices.map { $0 < row.count ? row[$0] : "" } }
+        // Cells come from files: a name's escape sequences must not reach the terminal.
+        var allRows = rows.map { row in columns.indices.map { $0 < row.count ? TerminalSanitizer.escape(row[$0]) : "" } }
         if showsHeader { allRows.insert(columns.map(\.header), at: 0) }
 
         var widths = columns.indices.map { index in
@@ -62,7 +78,9 @@ public struct TableRenderer: Sendable {
             var line = ""
             for index in columns.indices {
                 let column = columns[index]
-                let cell = DisplayWidth.truncate(row[index], toWidth: widths[index])
+                let cell = column.truncation == .middle
+                    ? DisplayWidth.truncateMiddle(row[index], toWidth: widths[index])
+                    : DisplayWidth.truncate(row[index], toWidth: widths[index])
                 if index > 0 { line += Self.separator }
                 line += DisplayWidth.pad(cell, toWidth: widths[index], alignment: column.alignment)
             }

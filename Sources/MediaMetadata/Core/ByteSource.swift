@@ -56,6 +56,8 @@ public final class FileByteSource: ByteSource {
     public let size: UInt64
     /// The path as given, for error messages.
     public let path: String
+    /// The path's exact bytes, to hand the same file to another program.
+    public let pathBytes: [UInt8]
 
     /// Opens the file at `path` (raw bytes, no encoding assumed) for reading.
     ///
@@ -64,6 +66,7 @@ public final class FileByteSource: ByteSource {
     public init(pathBytes: [UInt8]) throws {
         let display = String(decoding: pathBytes, as: UTF8.self)
         self.path = display
+        self.pathBytes = pathBytes
         var cString = pathBytes.map { CChar(bitPattern: $0) }
         cString.append(0)
         // O_NONBLOCK: a FIFO swapped in after the walk would otherwise block open() forever.

@@ -33,7 +33,7 @@ enum VideoFrameExtractor {
     ///
     /// Falls back to the first frame when the video is shorter than `seconds`.
     /// - Throws: `ThumbnailError.needsFFmpeg`, `.decodeFailed` with ffmpeg's last words.
-    static func frame(path: String, seconds: Double, request: ThumbnailRequest) throws -> (image: PixelBuffer, seconds: Double) {
+    static func frame(pathBytes path: [UInt8], seconds: Double, request: ThumbnailRequest) throws -> (image: PixelBuffer, seconds: Double) {
         guard let ffmpeg = ffmpegPath else { throw ThumbnailError.needsFFmpeg }
         do {
             return (try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request), seconds)
@@ -45,7 +45,7 @@ enum VideoFrameExtractor {
         }
     }
 
-    private static func run(ffmpeg: String, path: String, seconds: Double, request: ThumbnailRequest) throws -> PixelBuffer {
+    private static func run(ffmpeg: String, path: [UInt8], seconds: Double, request: ThumbnailRequest) throws -> PixelBuffer {
         let bound = request.maxPixelSize * 2
         let comparison = request.mode == .fit ? "gte" : "lte"
         let scale = "scale=w='if(\(comparison)(iw,ih),min(iw,\(bound)),-1)':h='if(\(comparison)(iw,ih),-1,min(ih,\(bound)))'"
@@ -53,37 +53,19 @@ enum VideoFrameExtractor {
             .appendingPathComponent("mediaindex-frame-\(UUID().uuidString).ppm")
         defer { try? FileManager.default.removeItem(at: output) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-nostdin", "-hide_banner", "-loglevel", "error",
-                             "-ss", String(format: "%.3f", seconds), "-i", path,
-                             "-frames:v", "1", "-an", "-vf", scale,
-                             "-f", "image2", "-c:v", "ppm", "-pix_fmt", "rgb24", "-y", output.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw ThumbnailError.decodeFailed("ffmpeg could not be started: \(error.localizedDescription)")
+        // The path's own bytes, behind `file:` so a name is never read as another protocol.
+        let input = Array("file:".utf8) + path
+        let arguments: [[UInt8]] = [["-nostdin", "-hide_banner", "-loglevel", "error",
+                                      "-ss", String(format: "%.3f", seconds), "-i"].map { Array($0.utf8) }, [input],
+                                     ["-frames:v", "1", "-an", "-vf", scale,
+                                      "-f", "image2", "-c:v", "ppm", "-pix_fmt", "rgb24", "-y", output.path].map { Array($0.utf8) }]
+            .flatMap { $0 }
+        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments).run(timeoutSeconds: timeoutSeconds)
+        if outcome.timedOut {
+            throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped")
         }
-        // Read stderr on the side so a chatty ffmpeg never blocks on a full pipe.
-        let collected = ErrorCollector()
-        let reader = Thread { collected.set(errors.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                process.waitUntilExit()
-                throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped")
-            }
-            usleep(5_000)
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let data = try? Data(contentsOf: output), !data.isEmpty else {
-            usleep(20_000)
-            let lastLine = String(decoding: collected.get(), as: UTF8.self)
+        guard outcome.exitStatus == 0, let data = try? Data(contentsOf: output), !data.isEmpty else {
+            let lastLine = String(decoding: outcome.standardError, as: UTF8.self)
                 .split(separator: "\n").last.map(String.init) ?? "no frame was produced"
             throw ThumbnailError.decodeFailed("ffmpeg: \(lastLine)")
         }
@@ -115,13 +97,4 @@ enum VideoFrameExtractor {
         }
         return PixelBuffer(width: fields[0], height: fields[1], channels: 3, pixels: Array(bytes[i..<(i + count)]))
     }
-}
-
-/// Holds ffmpeg's error output, written by the reader thread and read after exit.
-/// `@unchecked Sendable`: every access goes through the lock.
-private final class ErrorCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
 }

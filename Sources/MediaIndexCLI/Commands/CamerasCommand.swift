@@ -1,0 +1,48 @@
+import MediaIndex
+
+/// `mediaindex cameras`: makes and models with their counts.
+struct CamerasCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "cameras",
+        abstract: "List camera makes and models with their asset counts.",
+        discussion: """
+            Makes and models as --make and --model match them: known makers by their usual names \
+            (NIKON CORPORATION is Nikon), a make repeated in the model dropped (Canon EOS 6D is EOS 6D).
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
+        .flag("json", help: "Print [{\"make\", \"count\", \"models\": [{\"model\", \"count\"}]}]."),
+    ]
+
+    var library: LibraryOptions
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    func run(in context: CommandContext) async throws {
+        let cameras = try await library.open(.readOnly, in: context).cameras()
+        if json {
+            context.standardOutput.writeLine(JSON.array(cameras.map { camera in
+                .object([("make", JSON(camera.make)), ("count", .int(camera.count)),
+                         ("models", .array(camera.models.map { .object([("model", JSON($0.model)), ("count", .int($0.count))]) }))])
+            }).prettyText)
+            return
+        }
+        guard !cameras.isEmpty else {
+            context.standardOutput.writeLine("No assets. Index a folder first: mediaindex index ~/Pictures")
+            return
+        }
+        let table = TableRenderer(columns: [TableColumn("MAKE"), TableColumn("MODEL"),
+                                            TableColumn("ASSETS", alignment: .right, isTruncatable: false)])
+        var rows: [[String]] = []
+        for camera in cameras {
+            rows.append([camera.make ?? "(no make)", "", String(camera.count)])
+            for model in camera.models { rows.append(["", model.model ?? "(no model)", String(model.count)]) }
+        }
+        context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
+    }
+}
