@@ -46,10 +46,16 @@ let package = Package(
         .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
         .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport"]),
 
+        // What the CLI and the HTTP API share: the JSON shapes and their encoder, suggestions.
+        .target(
+            name: "MediaIndexInterface",
+            dependencies: ["MediaIndex", "MediaMetadata"]
+        ),
+
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex", "MediaMetadata"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaIndexInterface"]
         ),
         .executableTarget(
             name: "mediaindex",
@@ -77,7 +83,7 @@ let package = Package(
         .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex assets`: assets matching a filter, in pages.
 struct AssetsCommand: ParsableCommand {

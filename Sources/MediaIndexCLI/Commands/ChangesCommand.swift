@@ -1,4 +1,5 @@
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex changes --since TOKEN`: the change feed.
 struct ChangesCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 /// `--cache DIR`, `--cache-limit`, shared by the thumbnail commands and `index`.
 struct CacheOptions: ParsableArguments {
@@ -278,13 +279,5 @@ struct ThumbnailsCommand: ParsableCommand {
                     """)
             }
         }
-    }
-}
-
-extension JSONShapes {
-    /// `{"made": …, "cached": …, "failed": …, "needsFFmpeg": …, "elapsedSeconds": …}`.
-    static func thumbnailSummary(_ s: ThumbnailBuildSummary) -> JSON {
-        .object([("made", .int(s.made)), ("cached", .int(s.cached)), ("failed", .int(s.failed)),
-                 ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
     }
 }

@@ -2,9 +2,11 @@ import Foundation
 import MediaIndex
 import MediaMetadata
 
-/// The JSON shapes the CLI prints. Names are stable: later versions add fields, never rename.
-enum JSONShapes {
-    static func asset(_ a: Asset) -> JSON {
+/// The JSON shapes the CLI prints and the HTTP API serves. Names are stable: later versions add
+/// fields, never rename.
+public enum JSONShapes {
+    /// An asset, as `show --json` prints it.
+    public static func asset(_ a: Asset) -> JSON {
         var location = JSON.null
         if let l = a.location {
             location = .object([("latitude", .double(l.latitude)), ("longitude", .double(l.longitude)),
@@ -51,7 +53,8 @@ enum JSONShapes {
         ])
     }
 
-    static func resource(_ r: AssetResource) -> JSON {
+    /// One resource of an asset: role, path, size, content type.
+    public static func resource(_ r: AssetResource) -> JSON {
         var members: [(String, JSON)] = [
             ("role", .string(r.role)),
             ("path", .string(r.path.displayString)),
@@ -63,7 +66,8 @@ enum JSONShapes {
         return .object(members)
     }
 
-    static func summary(_ s: IndexSummary) -> JSON {
+    /// An index run's summary, as `index --json` prints it.
+    public static func summary(_ s: IndexSummary) -> JSON {
         .object([
             ("scanned", .int(s.scanned)), ("added", .int(s.added)), ("updated", .int(s.updated)),
             ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),
@@ -73,15 +77,39 @@ enum JSONShapes {
         ])
     }
 
-    static func error(_ e: IndexedFileError) -> JSON {
+    /// A file that could not be read, as `errors --json` lists it.
+    public static func error(_ e: IndexedFileError) -> JSON {
         var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
                                          ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedAt)))]
         if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
         return .object(members)
     }
 
+    /// An album, as `albums --json` lists it.
+    public static func album(_ album: Album) -> JSON {
+        var members: [(String, JSON)] = [
+            ("id", .string(album.id)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
+            ("path", album.path.map { .string($0.displayString) } ?? .null),
+            ("parentId", album.parentID.map(JSON.string) ?? .null),
+            ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
+            ("keyAssetId", album.keyAssetID.map(JSON.string) ?? .null),
+            ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
+            ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
+        ]
+        if let path = album.path, !path.isValidUTF8 {
+            members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString())))
+        }
+        return .object(members)
+    }
+
+    /// `{"made": …, "cached": …, "failed": …, "needsFFmpeg": …, "elapsedSeconds": …}`.
+    public static func thumbnailSummary(_ s: ThumbnailBuildSummary) -> JSON {
+        .object([("made", .int(s.made)), ("cached", .int(s.cached)), ("failed", .int(s.failed)),
+                 ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
+    }
+
     /// Unix time as ISO 8601 UTC (`2026-11-29T14:27:54.093Z`).
-    static func isoUTC(_ time: Double) -> String {
+    public static func isoUTC(_ time: Double) -> String {
         CaptureDate(timestamp: (time * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
     }
 }
