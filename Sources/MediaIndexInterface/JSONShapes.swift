@@ -108,6 +108,28 @@ public enum JSONShapes {
                  ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
     }
 
+    /// A page of assets, as `assets --json` prints it: `{"assets": [...], "nextCursor": ...}`.
+    public static func assetPage(_ assets: [Asset], nextCursor: String?) -> JSON {
+        .object([("assets", .array(assets.map(asset))), ("nextCursor", nextCursor.map(JSON.string) ?? .null)])
+    }
+
+    /// Counts by media type, as `assets --count --json` prints them.
+    public static func counts(_ counts: AssetCounts) -> JSON {
+        .object([("images", .int(counts.images)), ("videos", .int(counts.videos)), ("total", .int(counts.total))])
+    }
+
+    /// The change feed after a token, as `changes --json` prints it.
+    public static func changes(_ result: AssetChanges) -> JSON {
+        .object([
+            ("changes", .array(result.changes.map { change in
+                .object([("token", .int(Int(change.token))), ("id", .string(change.identifier)),
+                         ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map(JSON.string))),
+                         ("date", .string(isoUTC(change.date)))])
+            })),
+            ("currentToken", .int(Int(result.currentToken))),
+        ])
+    }
+
     /// Unix time as ISO 8601 UTC (`2026-11-29T14:27:54.093Z`).
     public static func isoUTC(_ time: Double) -> String {
         CaptureDate(timestamp: (time * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601

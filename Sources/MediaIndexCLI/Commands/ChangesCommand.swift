@@ -48,14 +48,7 @@ struct ChangesCommand: ParsableCommand {
             throw error
         }
         if json {
-            context.standardOutput.writeLine(JSON.object([
-                ("changes", .array(result.changes.map { change in
-                    .object([("token", .int(Int(change.token))), ("id", .string(change.identifier)),
-                             ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map(JSON.string))),
-                             ("date", .string(JSONShapes.isoUTC(change.date)))])
-                })),
-                ("currentToken", .int(Int(result.currentToken))),
-            ]).prettyText)
+            context.standardOutput.writeLine(JSONShapes.changes(result).prettyText)
             return
         }
         if result.changes.isEmpty {
