@@ -52,10 +52,22 @@ let package = Package(
             dependencies: ["MediaIndex", "MediaMetadata"]
         ),
 
+        // The HTTP API and the web picker, on libmicrohttpd.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(
+            name: "MediaIndexServer",
+            dependencies: ["MediaIndex", "MediaIndexInterface", "CMicroHTTPD"],
+            plugins: ["EmbedWebPicker"]
+        ),
+        .executableTarget(name: "WebPickerEmbedder"),
+        .plugin(name: "EmbedWebPicker", capability: .buildTool(), dependencies: ["WebPickerEmbedder"]),
+        .testTarget(name: "MediaIndexServerTests",
+                    dependencies: ["MediaIndexServer", "MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
+
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex", "MediaMetadata", "MediaIndexInterface"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaIndexInterface", "MediaIndexServer"]
         ),
         .executableTarget(
             name: "mediaindex",

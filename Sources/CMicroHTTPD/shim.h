@@ -37,4 +37,7 @@ static inline const struct sockaddr *mediaindex_mhd_client_address(struct MHD_Co
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info ? info->client_addr : NULL;
 }
+/// MHD_SIZE_UNKNOWN and MHD_CONTENT_READER_END_OF_STREAM, which Swift cannot import (cast macros).
+static const uint64_t mediaindex_mhd_size_unknown = MHD_SIZE_UNKNOWN;
+static const ssize_t mediaindex_mhd_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
 #endif

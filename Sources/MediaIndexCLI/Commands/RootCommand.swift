@@ -15,7 +15,7 @@ public struct MediaIndexCommand: ParsableCommand {
         subcommands: [IndexCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
                       ShowCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
-                      ThumbnailCommand.self, ThumbnailsCommand.self]
+                      ThumbnailCommand.self, ThumbnailsCommand.self, ServeCommand.self]
     )
 
     public init(parsed: ParsedArguments) throws {}

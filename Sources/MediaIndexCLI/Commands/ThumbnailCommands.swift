@@ -30,26 +30,15 @@ struct CacheOptions: ParsableArguments {
 /// `--size`, `--mode`, `--format` of the thumbnail commands.
 enum ThumbnailArguments {
     static func size(_ text: String) throws -> Int {
-        guard let size = Int(text), size >= 16, size <= 4096 else {
-            throw ValidationError("--size takes a number of pixels from 16 to 4096, not '\(text)'")
-        }
-        return size
+        do { return try ThumbnailParameters.size(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     static func mode(_ text: String?) throws -> ThumbnailMode {
-        guard let text else { return .fit }
-        guard let mode = ThumbnailMode(rawValue: text.lowercased()) else {
-            throw ValidationError("--mode takes fit or fill, not '\(text)'")
-        }
-        return mode
+        do { return try ThumbnailParameters.mode(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     static func format(_ text: String?) throws -> ThumbnailFormat {
-        switch text?.lowercased() {
-        case nil, "jpeg", "jpg": return .jpeg()
-        case "webp": return .webp()
-        default: throw ValidationError("--format takes jpeg or webp, not '\(text ?? "")'")
-        }
+        do { return try ThumbnailParameters.format(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     /// Opens the library for thumbnail work: it must exist; state is recorded when the
