@@ -15,6 +15,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Linux headers Glibc's module leaves out (statfs), for the watcher; no library to link.
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CExif",
             pkgConfig: "libexif",
@@ -30,7 +32,8 @@ let package = Package(
         // The library product: database, indexer, identity, queries.
         .target(
             name: "MediaIndex",
-            dependencies: ["MediaMetadata", "MediaThumbnails", "CSQLite"],
+            dependencies: ["MediaMetadata", "MediaThumbnails", "CSQLite",
+                           "CLinux"],
             plugins: ["EmbedMigrations"]
         ),
 

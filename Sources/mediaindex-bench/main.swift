@@ -16,6 +16,10 @@ struct Options {
     var corpus: String?
     var mediaindex: String?
     var keep = false
+    var watchFiles = 1_000
+    var watchInterval = 0.05
+    var watchBurst = 10_000
+    var onlyWatch = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -33,8 +37,12 @@ struct Options {
             case "--corpus": corpus = try value()
             case "--mediaindex": mediaindex = try value()
             case "--keep": keep = true
+            case "--watch-files": watchFiles = max(0, Int(try value()) ?? watchFiles)
+            case "--watch-interval": watchInterval = max(0, Double(try value()) ?? watchInterval)
+            case "--watch-burst": watchBurst = max(0, Int(try value()) ?? watchBurst)
+            case "--only-watch": onlyWatch = true
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -73,6 +81,12 @@ func run() throws {
     let work = NSTemporaryDirectory() + "mediaindex-bench-\(getpid())"
     defer {
         if options.keep { print("Kept \(work)") } else { try? FileManager.default.removeItem(atPath: work) }
+    }
+    let watchRows = { try WatchBenchmark.run(mediaindex: mediaindex, media: media, work: work, files: options.watchFiles,
+                                             interval: options.watchInterval, burst: options.watchBurst) }
+    if options.onlyWatch {
+        printTable(try watchRows())
+        return
     }
     let tree = work + "/tree"
     print("Building a tree of \(options.files) files from \(media)…")
@@ -133,6 +147,7 @@ func run() throws {
     rows += try ThumbnailBenchmark.run(mediaindex: mediaindex, media: media, work: work, runs: options.runs,
                                        filesPerKind: options.thumbnailFiles)
     rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.queryAssets)
+    rows += try watchRows()
 
     printTable(rows)
     let document: [String: Any] = [

@@ -38,6 +38,7 @@ struct MediaIndexCommandTreeTests {
 
             SUBCOMMANDS:
               index                   Index the given folders, or every registered root.
+              watch                   Keep the roots indexed as their files change.
               roots                   List the registered roots, or forget one with 'roots
                                       remove ROOT'.
               stats                   Show counts over the library.

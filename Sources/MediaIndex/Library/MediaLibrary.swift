@@ -10,6 +10,8 @@ public final class MediaLibrary: Sendable {
     public let location: LibraryLocation
     let writer: DatabaseWriter?
     let reader: DatabaseReader
+    /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
+    let observation = LibraryObservation()
 
     /// How a library is opened.
     public enum AccessMode: Sendable {

@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import MediaIndex
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `mediaindex watch [ROOT...]`: keeps the roots indexed as files change, until stopped.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "watch",
+        abstract: "Keep the roots indexed as their files change.",
+        discussion: """
+            Watches every folder of every registered root (or of the given ones, registered first) \
+            with inotify and indexes what changed: a file once it is closed and its folder quiet for \
+            --quiet-period seconds, a long copy in runs --max-delay seconds apart. A root where \
+            inotify is not enough (the fs.inotify.max_user_watches limit, a queue overflow, NFS, CIFS \
+            or FUSE) is re-indexed every --poll-interval seconds instead, as the log says once. \
+            Each run holds the index lock: a cron 'index' meanwhile waits (--wait) or exits 75. \
+            One line per run goes to stderr. SIGINT or SIGTERM lets the run in progress commit, \
+            then exits 0; a second signal exits at once (nothing committed is lost).
+            Exit codes: 0 stopped by a signal, 1 failed, 64 bad command line, 75 the library is \
+            already being watched (by 'watch' or 'serve').
+            """
+    )
+
+    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
+        .positional("roots", arity: .zeroOrMore, help: "Folders to register and watch (default: every registered root)."),
+        .option("quiet-period", valueName: "seconds", default: "1",
+                help: "Seconds a folder must be quiet, and a written file closed, before indexing."),
+        .option("max-delay", valueName: "seconds", default: "1.5",
+                help: "Seconds a change waits at most while its folder stays busy."),
+        .option("poll-interval", valueName: "seconds", default: "60",
+                help: "Seconds between re-indexes of a root inotify cannot watch."),
+        .option("batch-size", valueName: "n", default: "1024", help: "Files committed per transaction."),
+        .flag("thumbnails", help: "Make thumbnails of the new and changed assets after each run."),
+        .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
+    ]
+
+    static let alreadyWatchedExitCode: Int32 = 75
+
+    var library: LibraryOptions
+    var cacheOptions: CacheOptions
+    var roots: [RawArgument]
+    var quietPeriod: Double
+    var maximumDelay: Double
+    var pollInterval: Double
+    var batchSize: Int
+    var thumbnailSizes: [Int]?
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        cacheOptions = try CacheOptions(parsed: parsed)
+        roots = parsed.rawPositionals("roots")
+        quietPeriod = try parsed.option("quiet-period", as: Double.self) ?? 1
+        maximumDelay = try parsed.option("max-delay", as: Double.self) ?? 1.5
+        pollInterval = try parsed.option("poll-interval", as: Double.self) ?? 60
+        batchSize = try parsed.option("batch-size", as: Int.self) ?? 1024
+        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
+        if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
+        thumbnailSizes = parsed.flag("thumbnails") ? (sizes.isEmpty ? [256] : sizes) : nil
+    }
+
+    func validate() throws {
+        guard quietPeriod >= 0.05 && quietPeriod <= 3600 else {
+            throw ValidationError("--quiet-period must be between 0.05 and 3600 seconds")
+        }
+        guard maximumDelay >= quietPeriod && maximumDelay <= 3600 else {
+            throw ValidationError("--max-delay must be at least --quiet-period and at most 3600 seconds")
+        }
+        guard pollInterval >= 1 && pollInterval <= 86_400 else {
+            throw ValidationError("--poll-interval must be between 1 and 86400 seconds")
+        }
+        guard batchSize >= 1 && batchSize <= 100_000 else {
+            throw ValidationError("--batch-size must be between 1 and 100000")
+        }
+    }
+
+    /// The watcher's configuration for these options.
+    func watcherConfiguration(cache: ThumbnailCache) -> LibraryWatcher.Configuration {
+        var configuration = LibraryWatcher.Configuration()
+        configuration.roots = roots.map { PathBytes($0.bytes) }
+        configuration.quietPeriod = quietPeriod
+        configuration.maximumDelay = maximumDelay
+        configuration.pollInterval = pollInterval
+        configuration.batchSize = batchSize
+        configuration.excludedFolders = [PathBytes(cache.directory)]
+        return configuration
+    }
+
+    func run(in context: CommandContext) async throws {
+        let mediaLibrary = try MediaLibrary(location: library.location(in: context))
+        let cache = cacheOptions.cache(in: context)
+        let watcher = LibraryWatcher(library: mediaLibrary, configuration: watcherConfiguration(cache: cache))
+        let events = watcher.events()
+        let signals = StopSignals { name in
+            context.standardError.writeLine("watch: \(name): stopping once the run in progress has committed")
+            watcher.stop()
+        }
+        defer { withExtendedLifetime(signals) {} }
+        do {
+            try watcher.start()
+        } catch let error as WatcherError {
+            if case .alreadyWatching = error {
+                context.standardError.writeLine("Error: \(error.description)")
+                throw ExitCode(Self.alreadyWatchedExitCode)
+            }
+            throw ValidationError(error.description)
+        }
+        var token = try mediaLibrary.currentChangeToken()
+        for await event in events {
+            context.standardError.writeLine(event.logLine)
+            guard case .run(let run) = event, run.summary != nil else { continue }
+            do {
+                if let built = try ThumbnailArguments.afterIndex(mediaLibrary, since: token, sizes: thumbnailSizes,
+                                                                 cache: cache, progressLine: nil) {
+                    context.standardError.writeLine("watch: thumbnails: " + ThumbnailArguments.summaryText(built))
+                }
+            } catch {
+                context.standardError.writeLine("watch: thumbnails failed: \(error)")
+            }
+            token = run.changeToken
+        }
+        context.standardError.writeLine("watch: stopped")
+    }
+}
+
+/// SIGINT and SIGTERM handled as requests to stop: the first calls `stop` on its own
+/// thread; a second one exits at once.
+final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(stop: @escaping @Sendable (String) -> Void) {
+        let queue = DispatchQueue(label: "mediaindex.stop-signals")
+        let count = SignalCount()
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                if count.increment() > 1 { _exit(0) }
+                Thread { stop(name) }.start()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}
+
+/// Signals received so far; touched only on the signal sources' serial queue.
+private final class SignalCount: @unchecked Sendable {
+    // @unchecked: only the one serial queue of `StopSignals` calls `increment`.
+    private var value = 0
+    func increment() -> Int { value += 1; return value }
+}
