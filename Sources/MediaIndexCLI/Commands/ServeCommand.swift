@@ -64,98 +64,89 @@ struct ServeCommand: ParsableCommand {
         context.standardError.writeLine(created ? "serve: created the token file \(tokenPath) (mode 0600)"
                                                 : "serve: token from \(tokenPath)")
 
-        let watching = LibraryWatching(library: mediaLibrary, enabled: !noWatch, log: context.standardError)
-        do {
-            try watching.start()
-        } catch let error as LibraryWatching.AlreadyWatched {
-            context.standardError.writeLine("Error: \(error.description)")
-            throw ExitCode(Self.watchedElsewhereExitCode)
+        let cache = cacheOptions.cache(in: context)
+        var watcher: LibraryWatcher?
+        if !noWatch {
+            var configuration = LibraryWatcher.Configuration()
+            configuration.excludedFolders = [PathBytes(cache.directory)]
+            let started = LibraryWatcher(library: mediaLibrary, configuration: configuration)
+            let events = started.events()
+            do {
+                try started.start()
+            } catch let error as WatcherError {
+                if case .alreadyWatching = error {
+                    context.standardError.writeLine("Error: \(error.description); 'serve --no-watch' serves it read-only")
+                    throw ExitCode(Self.watchedElsewhereExitCode)
+                }
+                throw ValidationError(error.description)
+            }
+            watcher = started
+            Task.detached { await Self.log(events, library: mediaLibrary, cache: cache, to: context.standardError) }
         }
-        defer { watching.stop() }
+        defer { watcher?.stop() }
 
         let policy = AccessPolicy(address: listen, token: token, allowedOrigin: allowedOrigin)
         let server = try MediaIndexServer(configuration: MediaIndexAPI.Configuration(
-            library: mediaLibrary, cache: cacheOptions.cache(in: context), policy: policy, isReadOnly: noWatch,
-            watcherState: { watching.rootStates() }))
+            library: mediaLibrary, cache: cache, policy: policy, isReadOnly: noWatch,
+            watcherState: { [watcher] in watcher.map(Self.rootStates) ?? [] }))
         defer { server.stop() }
-        let where_ = listen.isLoopback ? "loopback only" : "every request needs the token"
-        context.standardOutput.writeLine("Serving \(location.directory) at http://\(server.address)/ (\(where_)\(noWatch ? ", read-only" : ""))")
+        let scope = listen.isLoopback ? "loopback only" : "every request needs the token"
+        context.standardOutput.writeLine("Serving \(location.directory) at http://\(server.address)/ (\(scope)\(noWatch ? ", read-only" : ""))")
         if !listen.isLoopback {
             context.standardOutput.writeLine("Open http://\(server.address)/?token=TOKEN with the token in \(tokenPath)")
         }
         context.standardOutput.flush()
-        await Self.waitForTerminationSignal()
-        context.standardError.writeLine("serve: stopping")
+        let stopRequests = StopRequests()
+        let signals = StopSignals { name in
+            context.standardError.writeLine("serve: \(name): stopping once the run in progress has committed")
+            stopRequests.stop()
+        }
+        await stopRequests.wait()
+        withExtendedLifetime(signals) {}
     }
 
-    /// Returns when SIGINT or SIGTERM arrives.
-    static func waitForTerminationSignal() async {
-        let sources = TerminationSignals()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            sources.listen { continuation.resume() }
+    /// Writes the watcher's events to the log, one line each, and collects the thumbnails of
+    /// deleted and changed assets after each run, as `watch` does.
+    static func log(_ events: AsyncStream<WatcherEvent>, library: MediaLibrary, cache: ThumbnailCache,
+                    to log: TextOutput) async {
+        var token = (try? library.currentChangeToken()) ?? 0
+        for await event in events {
+            log.writeLine(event.logLine)
+            log.flush()
+            guard case .run(let run) = event, run.summary != nil else { continue }
+            _ = try? ThumbnailArguments.afterIndex(library, since: token, sizes: nil, cache: cache, progressLine: nil)
+            token = run.changeToken
         }
-        sources.cancel()
+    }
+
+    /// The watcher's roots as `/v1/status` reports them.
+    static func rootStates(_ watcher: LibraryWatcher) -> [RootWatchState] {
+        watcher.status.roots.map { RootWatchState(path: $0.path, watcher: $0.mode.rawValue, reason: $0.reason) }
     }
 }
 
-/// Dispatch sources for SIGINT and SIGTERM that call back once.
-private final class TerminationSignals: @unchecked Sendable {
-    // @unchecked: `sources` and `fired` are only touched under `lock`.
+/// Lets `run` wait until a signal asks it to stop.
+private final class StopRequests: @unchecked Sendable {
+    // @unchecked: `continuation` and `stopped` are only touched under `lock`.
     private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
-    private var fired = false
-    private let queue = DispatchQueue(label: "mediaindex-serve-signals")
+    private var continuation: CheckedContinuation<Void, Never>?
+    private var stopped = false
 
-    func listen(_ action: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        lock.lock()
-        defer { lock.unlock() }
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [self] in
-                lock.lock()
-                let first = !fired
-                fired = true
-                lock.unlock()
-                if first { action() }
-            }
-            source.resume()
-            sources.append(source)
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if stopped { lock.unlock(); continuation.resume(); return }
+            self.continuation = continuation
+            lock.unlock()
         }
     }
 
-    func cancel() {
+    func stop() {
         lock.lock()
-        sources.forEach { $0.cancel() }
-        sources = []
+        stopped = true
+        let waiting = continuation
+        continuation = nil
         lock.unlock()
+        waiting?.resume()
     }
-}
-
-/// The watcher `serve` runs, as the server sees it: the roots' states for `/v1/status`.
-final class LibraryWatching: Sendable {
-    /// Another `watch` or `serve` watches the library.
-    struct AlreadyWatched: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    let library: MediaLibrary
-    let enabled: Bool
-    let log: TextOutput
-
-    init(library: MediaLibrary, enabled: Bool, log: TextOutput) {
-        self.library = library
-        self.enabled = enabled
-        self.log = log
-    }
-
-    /// Starts watching every root.
-    ///
-    /// - Throws: `AlreadyWatched` when another process watches the library.
-    func start() throws {}
-
-    func stop() {}
-
-    func rootStates() -> [RootWatchState] { [] }
 }

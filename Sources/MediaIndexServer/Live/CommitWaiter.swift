@@ -60,52 +60,43 @@ public final class CommitWaiter: @unchecked Sendable {
     }
 }
 
-/// Watches the library for commits and publishes them to a `CommitWaiter`, whichever
-/// process made them (the watcher, a cron `index`, the CLI's favourites).
-///
-/// It reads the newest change token a few times a second: an indexed lookup of one row,
-/// not a scan.
+/// Publishes the library's commits to a `CommitWaiter`, whichever process made them
+/// (the watcher, a cron `index`, the CLI), from `library.changes()`: inotify on the
+/// library folder confirmed by `PRAGMA data_version`, so nothing is polled.
 public final class CommitMonitor: @unchecked Sendable {
-    // @unchecked: `thread` is started once in start() and `running` is only touched under `lock`.
+    // @unchecked: `task` is only touched under `lock`.
     private let library: MediaLibrary
     private let waiter: CommitWaiter
-    private let interval: Double
     private let lock = NSLock()
-    private var running = false
-    private let finished = DispatchSemaphore(value: 0)
+    private var task: Task<Void, Never>?
 
-    /// A monitor that checks `library` every `interval` seconds.
-    public init(library: MediaLibrary, waiter: CommitWaiter, interval: Double = 0.2) {
+    /// A monitor of `library` for `waiter`.
+    public init(library: MediaLibrary, waiter: CommitWaiter) {
         self.library = library
         self.waiter = waiter
-        self.interval = interval
     }
 
-    /// Starts checking, on a thread of its own.
+    /// Starts following the library's change batches.
     public func start() {
         lock.lock()
-        guard !running else { lock.unlock(); return }
-        running = true
-        lock.unlock()
-        let thread = Thread { [self] in
-            while !waiter.isStopped {
-                if let token = try? library.currentChangeToken() { waiter.publish(token) }
-                // Only this thread publishes, so this sleeps `interval` unless the server stops.
-                _ = waiter.wait(whileTokenIs: waiter.currentToken, seconds: interval)
+        defer { lock.unlock() }
+        guard task == nil else { return }
+        let library = self.library, waiter = self.waiter
+        let batches = library.changes(after: waiter.currentToken)
+        task = Task.detached {
+            for await batch in batches {
+                waiter.publish(batch.token)
             }
-            finished.signal()
         }
-        thread.name = "mediaindex-commits"
-        thread.start()
     }
 
-    /// Stops the waiter and the thread.
+    /// Stops the waiter (waking every long poll and stream) and the following.
     public func stop() {
         lock.lock()
-        let wasRunning = running
-        running = false
+        let running = task
+        task = nil
         lock.unlock()
         waiter.stop()
-        if wasRunning { finished.wait() }
+        running?.cancel()
     }
 }

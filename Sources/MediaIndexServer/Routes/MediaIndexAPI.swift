@@ -38,8 +38,6 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         public var isReadOnly: Bool
         /// The watcher's state per root, read for each `/v1/status`.
         public var watcherState: @Sendable () -> [RootWatchState]
-        /// How often the newest change token is read to wake long polls and event streams.
-        public var commitPollInterval: Double = 0.2
         /// Seconds between keep-alive comments on an idle event stream.
         public var eventKeepAliveSeconds: Double = 15
 
@@ -77,8 +75,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     public init(configuration: Configuration) throws {
         currentConfiguration = configuration
         waiter = CommitWaiter(currentToken: try configuration.library.currentChangeToken())
-        monitor = CommitMonitor(library: configuration.library, waiter: waiter,
-                                interval: configuration.commitPollInterval)
+        monitor = CommitMonitor(library: configuration.library, waiter: waiter)
         monitor.start()
     }
 
