@@ -64,11 +64,13 @@ public final class CommitWaiter: @unchecked Sendable {
 /// (the watcher, a cron `index`, the CLI), from `library.changes()`: inotify on the
 /// library folder confirmed by `PRAGMA data_version`, so nothing is polled.
 public final class CommitMonitor: @unchecked Sendable {
-    // @unchecked: `task` is only touched under `lock`.
+    // @unchecked: `thread` is only touched under `lock`; the handle is thread-safe.
     private let library: MediaLibrary
     private let waiter: CommitWaiter
     private let lock = NSLock()
-    private var task: Task<Void, Never>?
+    private var thread: Thread?
+    private let cancellation = CancellationHandle()
+    private let finished = DispatchSemaphore(value: 0)
 
     /// A monitor of `library` for `waiter`.
     public init(library: MediaLibrary, waiter: CommitWaiter) {
@@ -76,27 +78,34 @@ public final class CommitMonitor: @unchecked Sendable {
         self.waiter = waiter
     }
 
-    /// Starts following the library's change batches.
+    /// Starts following the library's change batches, on a thread of its own (not Swift's
+    /// shared pool, which request threads must never wait for).
     public func start() {
         lock.lock()
         defer { lock.unlock() }
-        guard task == nil else { return }
-        let library = self.library, waiter = self.waiter
+        guard thread == nil else { return }
+        let library = self.library, waiter = self.waiter, cancellation = self.cancellation, finished = self.finished
         let batches = library.changes(after: waiter.currentToken)
-        task = Task.detached {
-            for await batch in batches {
-                waiter.publish(batch.token)
+        let started = Thread {
+            _ = try? CallingThreadExecutor.run(cancellable: cancellation) {
+                for await batch in batches { waiter.publish(batch.token) }
             }
+            finished.signal()
         }
+        started.name = "mediaindex-commits"
+        thread = started
+        started.start()
     }
 
     /// Stops the waiter (waking every long poll and stream) and the following.
     public func stop() {
         lock.lock()
-        let running = task
-        task = nil
+        let running = thread
+        thread = nil
         lock.unlock()
         waiter.stop()
-        running?.cancel()
+        guard running != nil else { return }
+        cancellation.cancel()
+        finished.wait()
     }
 }

@@ -224,22 +224,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         return response
     }
 
-    /// Runs one of the library's async calls from a connection's thread (never a
-    /// thread of Swift's pool, so blocking it starves nothing).
+    /// Runs one of the library's async calls on a connection's thread.
     func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let box = ResultBox<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
+        try CallingThreadExecutor.run(body)
     }
-}
-
-/// A result handed from a task to the thread waiting for it.
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    // @unchecked: written once by the task before it signals, read once after the wait.
-    var result: Result<T, any Error>?
 }
