@@ -133,12 +133,49 @@ async function refreshNewest() {
   } catch (_) { /* the next event tries again */ }
 }
 
+// Deletions, edits and moves: read again as many assets as are loaded, keeping the selection.
+async function reloadLoaded() {
+  const generation = state.generation;
+  const wanted = Math.max(PAGE, state.assets.length);
+  const assets = [];
+  let cursor = null;
+  try {
+    while (assets.length < wanted) {
+      const q = query();
+      q.set("limit", String(Math.min(1000, wanted - assets.length)));
+      if (cursor) q.set("after", cursor);
+      const page = await api(`/v1/assets?${q}`);
+      assets.push(...page.assets);
+      cursor = page.nextCursor;
+      if (!cursor) break;
+    }
+  } catch (_) { return; }
+  if (generation !== state.generation) return;
+  state.assets = assets;
+  state.known = new Map(assets.map(a => [a.id, a]));
+  state.nextCursor = cursor;
+  state.exhausted = !cursor;
+  for (const el of rendered.values()) el.remove();
+  rendered.clear();
+  layout();
+}
+
 function listenForChanges() {
   let timer = null;
-  const refresh = () => { clearTimeout(timer); timer = setTimeout(refreshNewest, 150); };
+  let reload = false;
+  const refresh = counts => {
+    // Only insertions: put the new ones on top. Anything else: read the loaded range again.
+    if (counts && Object.keys(counts).some(kind => kind !== "inserted")) reload = true;
+    clearTimeout(timer);
+    timer = setTimeout(() => { const whole = reload; reload = false; (whole ? reloadLoaded : refreshNewest)(); }, 150);
+  };
   if (window.EventSource) {
     const events = new EventSource("/v1/events");
-    events.addEventListener("changes", refresh);
+    events.addEventListener("changes", event => {
+      let counts = null;
+      try { counts = JSON.parse(event.data).counts; } catch (_) { /* treat as a reload */ }
+      refresh(counts || { unknown: 1 });
+    });
     return;
   }
   (async function poll() {
@@ -146,7 +183,7 @@ function listenForChanges() {
     for (;;) {
       try {
         const result = await api(`/v1/changes?since=${token}&wait=55`);
-        if (result.changes.length) refresh();
+        if (result.changes.length) refresh(Object.fromEntries(result.changes.map(c => [c.kind, 1])));
         token = result.currentToken;
       } catch (_) {
         await new Promise(r => setTimeout(r, 5000));
