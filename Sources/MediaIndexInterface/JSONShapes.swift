@@ -13,10 +13,10 @@ public enum JSONShapes {
                                 ("altitude", JSON(l.altitude))])
         }
         return .object([
-            ("id", .string(a.id)),
+            ("id", .string(a.id.description)),
             ("mediaType", .string(a.mediaType.rawValue)),
-            ("mediaSubtypes", .array(a.mediaSubtypes.map(JSON.string))),
-            ("creationDate", JSON(a.creationDate)),
+            ("mediaSubtypes", .array(a.mediaSubtypes.names.map(JSON.string))),
+            ("creationDate", JSON(a.creationDateText)),
             ("pixelWidth", JSON(a.pixelWidth)),
             ("pixelHeight", JSON(a.pixelHeight)),
             ("orientation", JSON(a.orientation)),
@@ -48,7 +48,7 @@ public enum JSONShapes {
             } ?? .null),
             ("favorite", .bool(a.favorite)),
             ("hidden", .bool(a.hidden)),
-            ("albums", .array(a.albums.map(JSON.string))),
+            ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
             ("rating", JSON(a.rating)),
         ])
     }
@@ -74,13 +74,18 @@ public enum JSONShapes {
             ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
             ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
             ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)),
+            ("timings", .object([
+                ("walk", .double(s.timings.walk)), ("diff", .double(s.timings.diff)), ("read", .double(s.timings.read)),
+                ("write", .double(s.timings.write)), ("pair", .double(s.timings.pair)),
+                ("finish", .double(s.timings.finish)),
+            ])),
         ])
     }
 
     /// A file that could not be read, as `errors --json` lists it.
     public static func error(_ e: IndexedFileError) -> JSON {
         var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
-                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedAt)))]
+                                         ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedDate)))]
         if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
         return .object(members)
     }
@@ -88,11 +93,11 @@ public enum JSONShapes {
     /// An album, as `albums --json` lists it.
     public static func album(_ album: Album) -> JSON {
         var members: [(String, JSON)] = [
-            ("id", .string(album.id)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
+            ("id", .string(album.id.description)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
             ("path", album.path.map { .string($0.displayString) } ?? .null),
-            ("parentId", album.parentID.map(JSON.string) ?? .null),
+            ("parentId", album.parentID.map { .string($0.description) } ?? .null),
             ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
-            ("keyAssetId", album.keyAssetID.map(JSON.string) ?? .null),
+            ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
             ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
             ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
         ]
@@ -122,16 +127,16 @@ public enum JSONShapes {
     public static func changes(_ result: AssetChanges) -> JSON {
         .object([
             ("changes", .array(result.changes.map { change in
-                .object([("token", .int(Int(change.token))), ("id", .string(change.identifier)),
-                         ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map(JSON.string))),
+                .object([("token", .int(Int(change.token.rawValue))), ("id", .string(change.id.description)),
+                         ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map { .string($0.rawValue) })),
                          ("date", .string(isoUTC(change.date)))])
             })),
-            ("currentToken", .int(Int(result.currentToken))),
+            ("currentToken", .int(Int(result.currentToken.rawValue))),
         ])
     }
 
-    /// Unix time as ISO 8601 UTC (`2026-11-29T14:27:54.093Z`).
-    public static func isoUTC(_ time: Double) -> String {
-        CaptureDate(timestamp: (time * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
+    /// A moment as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
+    public static func isoUTC(_ date: Date) -> String {
+        CaptureDate(timestamp: (date.timeIntervalSince1970 * 1000).rounded() / 1000, utcOffsetSeconds: 0).iso8601
     }
 }

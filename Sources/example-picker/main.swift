@@ -7,7 +7,8 @@ let folder = CommandLine.arguments.dropFirst().first
     ?? LibraryLocation.resolve(explicit: nil).directory
 
 do {
-    let library = try await MediaLibrary.open(at: folder)
+    // Thumbnails go to the cache configured here, once ($MEDIAINDEX_CACHE or ~/.cache/mediaindex by default).
+    let library = try await MediaLibrary.open(at: URL(fileURLWithPath: folder))
 
     // The first page of photos that are not screenshots, newest first.
     var options = FetchOptions()
@@ -16,7 +17,8 @@ do {
     let page = try await library.fetchAssets(options)
     for asset in page.assets {
         let file = await asset.url()?.path ?? "?"
-        print(asset.id, asset.mediaType.rawValue, asset.creationDate ?? "undated", file)
+        let taken = asset.creationDate.map { "\($0)" } ?? "undated"
+        print(asset.id, asset.mediaType.rawValue, taken, asset.creationTimeZone?.identifier ?? "local time", file)
     }
 
     // The next page starts after the cursor; it stays right while an index run writes.
@@ -33,22 +35,30 @@ do {
         print(album.title, album.count)
     }
 
-    // The bytes of the newest asset, for sharing.
-    if let newest = page.assets.first {
-        let data = try await newest.data()
-        print("\(newest.id): \(data.count) bytes")
+    // One asset again by its identifier, whole: favorite, hidden, albums, resources.
+    if let first = page.assets.first, let again = try await library.asset(id: first.id) {
+        print(again.id, again.favorite ? "♥" : "", again.albums.map(\.description), again.resources.count)
+        let data = try await again.data()
+        print("\(again.id): \(data.count) bytes")
     }
 
-    // Grid cells: each asset's thumbnail file, made on first use and cached after
-    // (in $MEDIAINDEX_CACHE or ~/.cache/mediaindex). Some assets have none: say why.
+    // Grid cells: each asset's thumbnail file, made on first use and cached after.
+    // Some assets have none: say why.
     for asset in page.assets.prefix(4) {
         do {
-            let thumbnail = try await library.thumbnailURL(for: asset, size: 256, mode: .fill)
-            print("thumbnail \(asset.id): \(thumbnail.path)")
+            let thumbnail = try await library.thumbnail(for: asset, size: 256, mode: .fill, format: .webp)
+            print("thumbnail \(asset.id): \(thumbnail.url.path)")
         } catch let error as ThumbnailUnavailable {
             print(error)
         }
     }
+
+    // What changed since a token saved last time (here: everything still in the history).
+    let changes = try await library.changes(since: .initial)
+    for change in changes.changes.suffix(5) {
+        print(change.token, change.kind, change.id, change.fields.map(\.rawValue))
+    }
+    print("next time ask since \(changes.currentToken)")
 } catch {
     print("example-picker: \(error)")
     exit(1)

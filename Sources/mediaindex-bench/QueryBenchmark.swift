@@ -17,7 +17,7 @@ enum QueryBenchmark {
         var middle = FetchOptions()
         middle.capturedBefore = Date(timeIntervalSince1970: 1_400_000_000 + 157_500_000)
         middle.limit = 100
-        let deepCursor = try library.fetchAssetsNow(middle).nextCursor
+        let deepCursor = try library.blocking.fetchAssets(middle).nextCursor
         var filtered = FetchOptions()
         filtered.filter = try MediaFilter(parsing: "images & !screenshots")
 
@@ -50,13 +50,13 @@ enum QueryBenchmark {
         }
         var firstPageOptions = FetchOptions()
         firstPageOptions.limit = 100
-        let firstPage = try time { _ = try library.fetchAssetsNow(firstPageOptions) }
+        let firstPage = try time { _ = try library.blocking.fetchAssets(firstPageOptions) }
         var deepOptions = FetchOptions()
         deepOptions.limit = 100
         deepOptions.after = deepCursor
-        let deepPage = try time { _ = try library.fetchAssetsNow(deepOptions) }
-        let count = try time { _ = try library.countAssetsNow(filtered) }
-        let albums = try time { _ = try library.fetchAlbumsNow() }
+        let deepPage = try time { _ = try library.blocking.fetchAssets(deepOptions) }
+        let count = try time { _ = try library.blocking.countAssets(filtered) }
+        let albums = try time { _ = try library.blocking.fetchAlbums() }
 
         func row(_ name: String, _ figure: Figure, target: Double) -> Row {
             let p50 = figure.percentile(0.5), p99 = figure.percentile(0.99)

@@ -156,3 +156,25 @@ struct MediaIndexCommandCorpusTests {
         #expect(missing.err.contains("no asset matches"))
     }
 }
+
+@Suite("mediaindex index --json")
+struct IndexJSONTimingsTests {
+    @Test("reports the seconds of each phase of the run under timings")
+    func timings() async throws {
+        let library = temporaryLibrary()
+        let root = temporaryLibrary() + "-tree"
+        defer {
+            try? FileManager.default.removeItem(atPath: library)
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: root + "/notes.txt"))
+        let indexed = await mediaindex(["index", "--json", root], library: library)
+        #expect(indexed.code == 0, "\(indexed.err)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(indexed.out.utf8)) as? [String: Any])
+        let timings = try #require(summary["timings"] as? [String: Double], "\(indexed.out)")
+        #expect(Set(timings.keys) == ["walk", "diff", "read", "write", "pair", "finish"])
+        #expect(timings.values.allSatisfy { $0 >= 0 })
+        #expect(summary["scanned"] as? Int == 1 && summary["skipped"] as? Int == 1)
+    }
+}

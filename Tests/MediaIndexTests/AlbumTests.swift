@@ -48,30 +48,30 @@ struct AlbumTests {
     func maintainedCountsMatchCounting() async throws {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(Corpus.root!.path)])
+        try library.blocking.index(roots: [PathBytes(Corpus.root!.path)])
         func check(_ stage: String) throws {
-            for album in try library.fetchAlbumsNow() where album.kind != .user {
+            for album in try library.blocking.fetchAlbums() where album.kind != .user {
                 var options = FetchOptions()
                 options.album = try album.kind == .smart
-                    ? .smart(#require(SmartAlbum.allCases.first { AlbumScope.smart($0).albumID == album.id }))
+                    ? .smart(#require(SmartAlbum.allCases.first { AlbumScope.smart($0).id == album.id }))
                     : .folder(#require(album.path))
                 // Counted the slow way: every asset the album shows, fetched.
-                let shown = try library.fetchAssetsNow(options).assets
+                let shown = try library.blocking.fetchAssets(options).assets
                 let images = shown.filter { $0.mediaType == .image }.count
                 #expect((album.imageCount, album.videoCount) == (images, shown.count - images), "\(stage): \(album.id)")
-                let counted = try library.countAssetsNow(options)
+                let counted = try library.blocking.countAssets(options)
                 #expect((counted.images, counted.videos) == (images, shown.count - images), "\(stage): \(album.id)")
             }
             for expression in ["images & !screenshots", "livePhotos | videos", "not(raw)", "bursts", "all(images, panoramas)"] {
                 var options = FetchOptions()
                 options.filter = try MediaFilter(parsing: expression)
-                let shown = try library.fetchAssetsNow(options).assets
-                let counted = try library.countAssetsNow(options)
+                let shown = try library.blocking.fetchAssets(options).assets
+                let counted = try library.blocking.countAssets(options)
                 #expect(counted.images + counted.videos == shown.count, "\(stage): \(expression)")
             }
         }
         try check("indexed")
-        let some = try library.fetchAssetsNow(FetchOptions()).assets.prefix(5).map(\.id)
+        let some = try library.blocking.fetchAssets(FetchOptions()).assets.prefix(5).map(\.id)
         try await library.setHidden(true, for: Array(some.prefix(2)))
         try check("two hidden")
         try library.writer!.transaction { db in
@@ -107,20 +107,20 @@ struct AlbumTests {
         var options = FetchOptions()
         options.album = try await lib.library.albumScope(named: "Best")
         #expect(try lib.ids(options) == ["c", "a", "b"])
-        try await lib.library.moveAssets(["b"], inAlbum: "Best", to: 0)
+        try await lib.library.moveAssets(["b"], inAlbum: try await lib.library.userAlbumID(named: "Best"), to: 0)
         #expect(try lib.ids(options) == ["b", "c", "a"])
         options.sort = .newestFirst
         #expect(try lib.ids(options) == ["c", "b", "a"])
         try await lib.library.renameAlbum(album.id, to: "Better")
-        try await lib.library.setKeyAsset("a", ofAlbum: "Better")
+        try await lib.library.setKeyAsset("a", ofAlbum: try await lib.library.userAlbumID(named: "Better"))
         var listed = try #require(try await lib.library.fetchAlbums().first { $0.id == album.id })
         #expect(listed.title == "Better" && listed.keyAssetID == "a" && listed.imageCount == 2 && listed.videoCount == 1)
-        #expect(try await lib.library.asset(id: "a")?.albums == [String(album.id.dropFirst(5))])
-        try await lib.library.removeAssets(["a"], fromAlbum: "Better")
+        #expect(try await lib.library.asset(id: "a")?.albums == [album.id])
+        try await lib.library.removeAssets(["a"], fromAlbum: try await lib.library.userAlbumID(named: "Better"))
         listed = try #require(try await lib.library.fetchAlbums().first { $0.id == album.id })
         #expect(listed.count == 2 && listed.keyAssetID == "c")
-        await #expect(throws: LibraryError.self) { try await lib.library.addAssets(["nope"], toAlbum: "Better") }
-        try await lib.library.deleteAlbum("Better")
+        await #expect(throws: LibraryError.self) { try await lib.library.addAssets(["nope"], toAlbum: try await lib.library.userAlbumID(named: "Better")) }
+        try await lib.library.deleteAlbum(try await lib.library.userAlbumID(named: "Better"))
         #expect(try await lib.library.fetchAlbums().allSatisfy { $0.id != album.id })
     }
 
@@ -134,7 +134,7 @@ struct AlbumTests {
                                         toPath: root + "/a/canon.jpg")
         let location = LibraryLocation(directory: folder.file("lib"))
         var library = try MediaLibrary(location: location)
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         let asset = try #require(try library.assets().first)
         let album = try await library.createAlbum(title: "Keep")
         try await library.addAssets([asset.id], toAlbum: album.id)
@@ -143,9 +143,9 @@ struct AlbumTests {
         // Move: a new folder and name; the indexer keeps the identifier.
         try FileManager.default.createDirectory(atPath: root + "/b", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: root + "/a/canon.jpg", toPath: root + "/b/moved.jpg")
-        try library.index()
+        try library.blocking.index()
         var options = FetchOptions()
-        options.album = .user(String(album.id.dropFirst(5)))
+        options.album = .user(album.id)
         var page = try await library.fetchAssets(options)
         #expect(page.assets.map(\.id) == [asset.id])
         #expect(page.assets.first?.resources.first?.path.displayString.hasSuffix("/b/moved.jpg") == true)
@@ -156,7 +156,7 @@ struct AlbumTests {
         library = try MediaLibrary(location: LibraryLocation(directory: folder.file("elsewhere")))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.databasePath + suffix) }
         library = try MediaLibrary(location: location)
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         page = try await library.fetchAssets(options)
         #expect(page.assets.map(\.id) == [asset.id])
         #expect(page.assets.first?.favorite == true)

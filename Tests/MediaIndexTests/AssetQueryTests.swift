@@ -59,7 +59,7 @@ struct SyntheticLibrary {
     }
 
     func ids(_ options: FetchOptions) throws -> [String] {
-        try library.fetchAssetsNow(options).assets.map(\.id)
+        try library.blocking.fetchAssets(options).assets.map(\.id.rawValue)
     }
 }
 
@@ -158,8 +158,8 @@ struct AssetQueryTests {
         options.limit = 2
         var paged: [String] = []
         for _ in 0..<20 {
-            let page = try lib.library.fetchAssetsNow(options)
-            paged += page.assets.map(\.id)
+            let page = try lib.library.blocking.fetchAssets(options)
+            paged += page.assets.map(\.id.rawValue)
             guard let next = page.nextCursor else { break }
             options.after = next
         }
@@ -171,16 +171,16 @@ struct AssetQueryTests {
         let lib = try fixture()
         var options = FetchOptions()
         options.limit = 2
-        let cursor = try #require(try lib.library.fetchAssetsNow(options).nextCursor)
+        let cursor = try #require(try lib.library.blocking.fetchAssets(options).nextCursor)
         for bad in ["", "!!!", "AAAA", Base64URL.encode(Array("1|captureDate|d|rzz|1".utf8)),
                     Base64URL.encode(Array("2|captureDate|d|r0|1".utf8)), String(cursor.dropLast(3)),
                     String(repeating: "A", count: 5000)] {
             options.after = bad
-            #expect(throws: AssetQueryError.self) { try lib.library.fetchAssetsNow(options) }
+            #expect(throws: AssetQueryError.self) { try lib.library.blocking.fetchAssets(options) }
         }
         options.after = cursor
         options.sort = AssetSort(.fileName)
-        #expect(throws: AssetQueryError.self) { try lib.library.fetchAssetsNow(options) }
+        #expect(throws: AssetQueryError.self) { try lib.library.blocking.fetchAssets(options) }
     }
 
     @Test("paging stays exact while another connection inserts and deletes between pages")
@@ -196,8 +196,8 @@ struct AssetQueryTests {
         var seen: [String] = []
         var page = 0
         while true {
-            let result = try lib.library.fetchAssetsNow(options)
-            seen += result.assets.map(\.id)
+            let result = try lib.library.blocking.fetchAssets(options)
+            seen += result.assets.map(\.id.rawValue)
             page += 1
             // Between pages: new assets at every position in the order, and some deleted ones.
             try lib.insert((0..<10).map { j in
@@ -215,15 +215,15 @@ struct AssetQueryTests {
     @Test("counts by media type without fetching, honouring filters and hidden assets")
     func counts() async throws {
         let lib = try fixture()
-        #expect(try lib.library.countAssetsNow(FetchOptions()) == AssetCounts(images: 7, videos: 2))
+        #expect(try lib.library.blocking.countAssets(FetchOptions()) == AssetCounts(images: 7, videos: 2))
         var options = FetchOptions()
         options.filter = .not(.screenshots)
-        #expect(try lib.library.countAssetsNow(options) == AssetCounts(images: 6, videos: 2))
+        #expect(try lib.library.blocking.countAssets(options) == AssetCounts(images: 6, videos: 2))
         try await lib.library.setHidden(true, for: ["movie"])
-        #expect(try lib.library.countAssetsNow(FetchOptions()) == AssetCounts(images: 7, videos: 1))
+        #expect(try lib.library.blocking.countAssets(FetchOptions()) == AssetCounts(images: 7, videos: 1))
         options = FetchOptions()
         options.includeHidden = true
-        #expect(try lib.library.countAssetsNow(options) == AssetCounts(images: 7, videos: 2))
+        #expect(try lib.library.blocking.countAssets(options) == AssetCounts(images: 7, videos: 2))
         let hidden = try #require(try await lib.library.asset(id: "movie"))
         #expect(hidden.hidden)
     }

@@ -24,7 +24,7 @@ struct CorruptionIndexTests {
             }
         }
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
         #expect(summary.scanned == written.count)
         let rows = try library.read { db in try db.rows("SELECT path, status, asset_id, error FROM files") }
         #expect(rows.count == written.count)

@@ -77,12 +77,12 @@ struct MigrationTests {
             try old.execute(Self.versionOneLibrary)
         }
         let library = try MediaLibrary(location: location)
-        let asset = try #require(try library.asset(identifier: "0123456789abc"))
+        let asset = try #require(try library.blocking.asset(id: "0123456789abc"))
         #expect(asset.make == "Google")
-        #expect(asset.creationDate == "2023-11-01T15:11:17+01:00")
+        #expect(asset.creationDateText == "2023-11-01T15:11:17+01:00")
         #expect(asset.resources.map(\.path.displayString) == ["/photos/a.jpg"])
-        #expect(try library.errors().map(\.message) == ["the file is empty"])
-        #expect(try library.roots().map(\.path.displayString) == ["/photos"])
+        #expect(try library.blocking.errors().map(\.message) == ["the file is empty"])
+        #expect(try library.blocking.roots().map(\.path.displayString) == ["/photos"])
         let versions = try library.read { db in try db.rows("SELECT version FROM schema_migrations").count }
         #expect(versions == EmbeddedMigrations.all.count)
     }

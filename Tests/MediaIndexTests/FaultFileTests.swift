@@ -28,7 +28,7 @@ struct FaultFileTests {
         let finished = FinishedFlag()
         let outcome = Mutex<Result<IndexSummary, any Error>?>(nil)
         Thread {
-            let result = Result { try library.index(roots: [photos], options: options) }
+            let result = Result { try library.blocking.index(roots: [photos], options: options) }
             outcome.withLock { $0 = result }
             finished.set()
         }.start()
@@ -73,7 +73,7 @@ struct FaultFileTests {
         chmod(root + "/locked", 0)
         defer { chmod(root + "/locked", 0o755) }
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
         if FaultSupport.isRoot {
             // Root reads mode 000 anyway: the run completes with everything read, and the
             // real check runs the built binary as `nobody`, for whom mode 000 is a wall.
@@ -98,7 +98,7 @@ struct FaultFileTests {
             let stats = try #require(try asNobody(["stats", "--json"]))
             print("unreadable files, indexed as nobody: \(errors.stdout.count) bytes of errors; stats: \(stats.stdout.prefix(200))")
         } else {
-            let errors = try library.errors().map(\.path.displayString)
+            let errors = try library.blocking.errors().map(\.path.displayString)
             #expect(errors.contains(unreadable))
             #expect(errors.contains(root + "/locked"))
             #expect(summary.added == 19)
@@ -115,13 +115,13 @@ struct FaultFileTests {
         try #require(lstat(fifo, &info) == 0)
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome = Indexer.read(FileWalker.Entry(path: PathBytes(fifo), stat: FileStat(info)))
+        let outcome = FileReader.read(FileWalker.Entry(path: PathBytes(fifo), stat: FileStat(info)))
         #expect(clock.now - start < .seconds(1))
         guard case .failed(let message) = outcome else { Issue.record("expected an error, got \(outcome)"); return }
         #expect(message.contains("not a regular file"))
         // And an index of the folder skips it.
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        let summary = try library.index(roots: [PathBytes(folder.path)])
+        let summary = try library.blocking.index(roots: [PathBytes(folder.path)])
         #expect(summary.scanned == 0)
     }
 
@@ -138,7 +138,7 @@ struct FaultFileTests {
         symlink(outside + "/d0/f0.jpg", root + "/outside-file.jpg")
         symlink(root + "/missing.jpg", root + "/dangling.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
         #expect(summary.scanned == 5)
         let paths = try rows(library, "SELECT path FROM files").map { String(decoding: $0.blob("path") ?? [], as: UTF8.self) }
         #expect(paths.allSatisfy { $0.hasPrefix(root + "/d0/f") }, "\(paths)")
@@ -165,7 +165,7 @@ struct FaultFileTests {
                 handle.seekToEndOfFile(); handle.write(Data(repeating: 7, count: 4096)); handle.closeFile()
             }
         }
-        let first = try library.index(roots: [PathBytes(root)], options: options) { progress in
+        let first = try library.blocking.index(roots: [PathBytes(root)], options: options) { progress in
             if progress.phase == .reading { changed.run() }
         }
         #expect(first.scanned == 200)
@@ -174,7 +174,7 @@ struct FaultFileTests {
         if let handle = FileHandle(forWritingAtPath: grower) {
             handle.seekToEndOfFile(); handle.write(Data(repeating: 9, count: 1000)); handle.closeFile()
         }
-        let second = try library.index()
+        let second = try library.blocking.index()
         #expect(second.removed >= 1)
         let recorded = try rows(library, "SELECT path, size, status FROM files")
         #expect(recorded.count == 199)
@@ -184,7 +184,7 @@ struct FaultFileTests {
             #expect(row.int("size") == actual, "\(path): recorded \(row.int("size") ?? -1), on disk \(actual ?? -1)")
             #expect(row.string("status") == "media", "\(path)")
         }
-        let third = try library.index()
+        let third = try library.blocking.index()
         #expect(third.opened == 0)
     }
 
@@ -204,12 +204,12 @@ struct FaultFileTests {
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         let clock = ContinuousClock()
         let start = clock.now
-        let first = try library.index(roots: [PathBytes(root)])
+        let first = try library.blocking.index(roots: [PathBytes(root)])
         let firstTime = clock.now - start
         #expect(first.scanned == count)
         #expect(first.added == count, "failed \(first.failed), skipped \(first.skipped)")
         let again = clock.now
-        let second = try library.index()
+        let second = try library.blocking.index()
         #expect(second.opened == 0 && second.unchanged == count)
         print("large folder: \(count) files indexed in \(firstTime), re-indexed in \(clock.now - again)")
     }
@@ -229,12 +229,12 @@ struct FaultFileTests {
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         let clock = ContinuousClock()
         let start = clock.now
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
         let elapsed = clock.now - start
         #expect(summary.scanned == 2)
         #expect(summary.added + summary.failed == 2)
         #expect(elapsed < .seconds(2), "indexing two 10 GB sparse files took \(elapsed)")
-        print("sparse 10 GB .mov: indexed in \(elapsed); errors: \(try library.errors().map(\.message))")
+        print("sparse 10 GB .mov: indexed in \(elapsed); errors: \(try library.blocking.errors().map(\.message))")
     }
 
     @Test("a full disk (max_page_count) fails with a clear error, corrupts nothing, and the next run works")
@@ -249,13 +249,13 @@ struct FaultFileTests {
         options.batchSize = 16
         options.maxPageCount = pages + 8
         #expect {
-            try library.index(roots: [PathBytes(root)], options: options)
+            try library.blocking.index(roots: [PathBytes(root)], options: options)
         } throws: { error in
             "\(error)".contains("full")
         }
         #expect(try FaultSupport.integrityCheck(location) == "ok")
         let committed = try FaultSupport.committed(location)
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.added + committed.count == 400, "added \(summary.added) after \(committed.count) committed")
         #expect(try FaultSupport.committed(location).count == 400)
         #expect(try FaultSupport.integrityCheck(location) == "ok")
@@ -293,20 +293,20 @@ struct FaultFileTests {
         }
         let location = LibraryLocation(directory: folder.file("library"))
         let library = try MediaLibrary(location: location)
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
         #expect(summary.added == names.count + 1)
         var identifiers = Set<String>()
         for path in paths {
-            let asset = try library.asset(path: path)
+            let asset = try library.blocking.asset(path: path)
             #expect(asset != nil, "\(path.displayString) not resolvable")
             guard let asset else { continue }
-            identifiers.insert(asset.id)
-            #expect(try library.asset(identifier: asset.id)?.resources.first?.path == path)
+            identifiers.insert(asset.id.rawValue)
+            #expect(try library.blocking.asset(id: asset.id)?.resources.first?.path == path)
             if FaultSupport.binary != nil {
                 let shown = try FaultSupport.run([Array("show".utf8), Array("--library".utf8), Array(location.directory.utf8),
                                                   path.bytes], in: folder)
                 #expect(shown.status == 0, "show \(path.displayString): \(shown.stderr)")
-                #expect(shown.stdout.contains(asset.id))
+                #expect(shown.stdout.contains(asset.id.rawValue))
             }
         }
         #expect(identifiers.count == names.count, "the twins and the odd names are distinct assets")

@@ -49,7 +49,7 @@ struct ScratchLibrary {
     func open() throws -> MediaLibrary { try MediaLibrary(location: location) }
 
     func identifier(_ name: String, in library: MediaLibrary) throws -> String? {
-        try library.asset(path: PathBytes(root + "/" + name))?.id
+        try library.blocking.asset(path: PathBytes(root + "/" + name))?.id.rawValue
     }
 }
 
@@ -65,10 +65,10 @@ struct IdentityTests {
         try scratch.add(jpegA, as: "a.jpg")
         try scratch.add(jpegB, as: "b.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
-        let before = try library.assets().map(\.id).sorted()
-        try library.index()
-        #expect(try library.assets().map(\.id).sorted() == before)
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let before = try library.assets().map(\.id.rawValue).sorted()
+        try library.blocking.index()
+        #expect(try library.assets().map(\.id.rawValue).sorted() == before)
     }
 
     @Test("moving a file to another root of the same library keeps its identifier")
@@ -77,10 +77,10 @@ struct IdentityTests {
         try scratch.add(jpegA, as: "one/a.jpg")
         try scratch.add(jpegB, as: "two/b.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root + "/one"), PathBytes(scratch.root + "/two")])
+        try library.blocking.index(roots: [PathBytes(scratch.root + "/one"), PathBytes(scratch.root + "/two")])
         let id = try #require(try scratch.identifier("one/a.jpg", in: library))
         try scratch.move("one/a.jpg", to: "two/deeper/a-renamed.jpg")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.moved == 1 && summary.removed == 0 && summary.added == 0)
         #expect(try scratch.identifier("two/deeper/a-renamed.jpg", in: library) == id)
     }
@@ -91,21 +91,21 @@ struct IdentityTests {
         try scratch.addSynthetic("live-apple/IMG_7001.HEIC", as: "2024/IMG_7001.HEIC")
         try scratch.addSynthetic("live-apple/IMG_7001.MOV", as: "2024/IMG_7001.MOV")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         let live = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
-        #expect(live.mediaSubtypes.contains("livePhoto"))
+        #expect(live.mediaSubtypes.contains(.livePhoto))
 
         try scratch.move("2024/IMG_7001.HEIC", to: "export/IMG_7001.HEIC")
         try scratch.move("2024/IMG_7001.MOV", to: "export/IMG_7001.MOV")
-        try library.index()
+        try library.blocking.index()
         #expect(try library.assets().map(\.id) == [live.id])
 
         try scratch.move("export/IMG_7001.MOV", to: "movies/IMG_7001.MOV")
-        try library.index()
+        try library.blocking.index()
         let after = try library.assets()
         #expect(after.map(\.id) == [live.id])
-        #expect(after.first?.mediaSubtypes.contains("livePhoto") == true)
+        #expect(after.first?.mediaSubtypes.contains(.livePhoto) == true)
         #expect(Set(after.first?.resources.map(\.role) ?? []) == ["photo", "pairedVideo"])
     }
 
@@ -115,13 +115,13 @@ struct IdentityTests {
         try scratch.add(jpegA, as: "x.jpg")
         try scratch.add(jpegB, as: "y.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         let idX = try #require(try scratch.identifier("x.jpg", in: library))
         let idY = try #require(try scratch.identifier("y.jpg", in: library))
         try scratch.move("x.jpg", to: "tmp.jpg")
         try scratch.move("y.jpg", to: "x.jpg")
         try scratch.move("tmp.jpg", to: "y.jpg")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.moved == 2 && summary.added == 0 && summary.removed == 0)
         #expect(try scratch.identifier("x.jpg", in: library) == idY)
         #expect(try scratch.identifier("y.jpg", in: library) == idX)
@@ -133,11 +133,11 @@ struct IdentityTests {
         let scratch = try ScratchLibrary()
         try scratch.add(jpegA, as: "a.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         let id = try #require(try scratch.identifier("a.jpg", in: library))
         try scratch.move("a.jpg", to: "kept.jpg")
         try scratch.add(jpegB, as: "a.jpg")
-        try library.index()
+        try library.blocking.index()
         #expect(try scratch.identifier("kept.jpg", in: library) == id)
         let newID = try #require(try scratch.identifier("a.jpg", in: library))
         #expect(newID != id)
@@ -148,12 +148,12 @@ struct IdentityTests {
         let scratch = try ScratchLibrary()
         try scratch.add(jpegA, as: "a.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
-        let before = try #require(try library.asset(path: PathBytes(scratch.root + "/a.jpg")))
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let before = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/a.jpg")))
         Thread.sleep(forTimeInterval: 0.01)
         try scratch.edit("a.jpg")
-        try library.index()
-        let after = try #require(try library.asset(path: PathBytes(scratch.root + "/a.jpg")))
+        try library.blocking.index()
+        let after = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/a.jpg")))
         #expect(after.id == before.id)
         #expect(after.revision == before.revision + 1)
         #expect(after.modificationDate > before.modificationDate)
@@ -165,18 +165,18 @@ struct IdentityTests {
         let scratch = try ScratchLibrary()
         try scratch.add(jpegA, as: "a.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         // Edited content no longer hashes to the identifier: only the tombstone knows it.
         try scratch.edit("a.jpg")
-        try library.index()
+        try library.blocking.index()
         let id = try #require(try scratch.identifier("a.jpg", in: library))
         let edited = try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/a.jpg"))
         try scratch.remove("a.jpg")
-        #expect(try library.index().removed == 1)
+        #expect(try library.blocking.index().removed == 1)
         #expect(try library.assets().isEmpty)
 
         try edited.write(to: URL(fileURLWithPath: scratch.root + "/back-again.jpg"))
-        try library.index()
+        try library.blocking.index()
         #expect(try scratch.identifier("back-again.jpg", in: library) == id)
     }
 
@@ -185,17 +185,17 @@ struct IdentityTests {
         let scratch = try ScratchLibrary()
         try scratch.add(jpegA, as: "a.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         try scratch.edit("a.jpg")
-        try library.index()
+        try library.blocking.index()
         let id = try #require(try scratch.identifier("a.jpg", in: library))
         let edited = try Data(contentsOf: URL(fileURLWithPath: scratch.root + "/a.jpg"))
         try scratch.remove("a.jpg")
         var options = MediaLibrary.IndexOptions()
         options.tombstoneRetention = -1  // everything is older than the window
-        try library.index(options: options)
+        try library.blocking.index(options: options)
         try edited.write(to: URL(fileURLWithPath: scratch.root + "/a.jpg"))
-        try library.index()
+        try library.blocking.index()
         #expect(try scratch.identifier("a.jpg", in: library) != id)
     }
 
@@ -206,12 +206,12 @@ struct IdentityTests {
         try scratch.add(jpegA, as: "copies/a.jpg")
         try scratch.add(jpegB, as: "b.jpg")
         var library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         let before = try ["a.jpg", "copies/a.jpg", "b.jpg"].map { try scratch.identifier($0, in: library) }
         #expect(Set(before).count == 3)
         try FileManager.default.removeItem(atPath: scratch.location.directory)
         library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
         let after = try ["a.jpg", "copies/a.jpg", "b.jpg"].map { try scratch.identifier($0, in: library) }
         #expect(after == before)
     }
@@ -222,8 +222,8 @@ struct IdentityTests {
         var lists: [String] = []
         for name in ["first", "second"] {
             let library = try MediaLibrary(location: LibraryLocation(directory: folder.file(name)))
-            try library.index(roots: [PathBytes(Corpus.root!.path)])
-            lists.append(try library.assets().map(\.id).sorted().joined(separator: "\n"))
+            try library.blocking.index(roots: [PathBytes(Corpus.root!.path)])
+            lists.append(try library.assets().map(\.id.rawValue).sorted().joined(separator: "\n"))
         }
         #expect(!lists[0].isEmpty)
         #expect(lists[0] == lists[1])
@@ -238,38 +238,38 @@ struct ChangeFeedTests {
         try scratch.add(jpegA, as: "a.jpg")
         try scratch.add(jpegB, as: "b.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
-        let start = try library.changes(since: 0)
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let start = try library.blocking.changes(since: .initial)
         #expect(start.changes.map(\.kind) == [.inserted, .inserted])
         let idA = try #require(try scratch.identifier("a.jpg", in: library))
         let idB = try #require(try scratch.identifier("b.jpg", in: library))
 
         // Nothing changed: nothing reported, the token stays.
-        try library.index()
-        #expect(try library.changes(since: start.currentToken).changes.isEmpty)
+        try library.blocking.index()
+        #expect(try library.blocking.changes(since: start.currentToken).changes.isEmpty)
 
         // Touching a file without changing it reports nothing either.
         let later = Date().addingTimeInterval(5)
         try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: scratch.root + "/b.jpg")
-        try library.index()
-        #expect(try library.changes(since: start.currentToken).changes.isEmpty)
+        try library.blocking.index()
+        #expect(try library.blocking.changes(since: start.currentToken).changes.isEmpty)
 
         try scratch.edit("a.jpg")
         try scratch.move("b.jpg", to: "moved/b.jpg")
         try scratch.add(jpegC, as: "c.jpg")
-        try library.index()
-        let step = try library.changes(since: start.currentToken)
+        try library.blocking.index()
+        let step = try library.blocking.changes(since: start.currentToken)
         let idC = try #require(try scratch.identifier("c.jpg", in: library))
-        let summary = step.changes.map { "\($0.kind.rawValue) \($0.identifier)" }.sorted()
+        let summary = step.changes.map { "\($0.kind.rawValue) \($0.id)" }.sorted()
         #expect(summary == ["inserted \(idC)", "moved \(idB)", "updated \(idA)"].sorted())
         let update = try #require(step.changes.first { $0.kind == .updated })
         #expect(update.fields.contains("revision"))
         #expect(step.currentToken > start.currentToken)
 
         try scratch.remove("c.jpg")
-        try library.index()
-        let last = try library.changes(since: step.currentToken)
-        #expect(last.changes.map { "\($0.kind.rawValue) \($0.identifier)" } == ["deleted \(idC)"])
+        try library.blocking.index()
+        let last = try library.blocking.changes(since: step.currentToken)
+        #expect(last.changes.map { "\($0.kind.rawValue) \($0.id)" } == ["deleted \(idC)"])
     }
 
     @Test("a token newer than the history (a rebuilt library) or trimmed away has expired")
@@ -277,15 +277,15 @@ struct ChangeFeedTests {
         let scratch = try ScratchLibrary()
         try scratch.add(jpegA, as: "a.jpg")
         let library = try scratch.open()
-        try library.index(roots: [PathBytes(scratch.root)])
-        let current = try library.currentChangeToken()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let current = try library.blocking.currentChangeToken()
         #expect(throws: LibraryError.changeTokenExpired(token: current + 100, oldest: 1)) {
-            try library.changes(since: current + 100)
+            try library.blocking.changes(since: current + 100)
         }
         try library.writer!.write { db in
             try db.execute("DELETE FROM changes")
             try db.execute("UPDATE library_meta SET value = '50' WHERE key = 'change_history_start'")
         }
-        #expect(throws: LibraryError.self) { try library.changes(since: 0) }
+        #expect(throws: LibraryError.self) { try library.blocking.changes(since: .initial) }
     }
 }

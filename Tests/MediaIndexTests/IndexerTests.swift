@@ -31,7 +31,7 @@ struct IndexerTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
         let media = PathBytes(Corpus.media!.path)
-        let first = try library.index(roots: [media])
+        let first = try library.blocking.index(roots: [media])
 
         #expect(first.scanned == Corpus.manifest.count)
         #expect(first.added + first.failed + first.skipped == first.scanned)
@@ -40,16 +40,16 @@ struct IndexerTests {
         // Every file is exactly one of: a resource of an asset, an error, or skipped.
         // An attached XMP sidecar is a resource too, but counted as skipped (not media).
         let resourcePaths = try library.assets().flatMap(\.resources).filter { $0.role != "sidecar" }.map(\.path)
-        let errorPaths = try library.errors().map(\.path)
+        let errorPaths = try library.blocking.errors().map(\.path)
         #expect(Set(resourcePaths).count == resourcePaths.count)
         #expect(Set(resourcePaths).isDisjoint(with: errorPaths))
         #expect(resourcePaths.count + errorPaths.count + first.skipped == Corpus.manifest.count)
-        for error in try library.errors() {
+        for error in try library.blocking.errors() {
             #expect(!error.message.isEmpty)
         }
         print("corpus index: \(first.added) assets, \(first.failed) errors, \(first.skipped) skipped of \(first.scanned)")
 
-        let second = try library.index()
+        let second = try library.blocking.index()
         #expect(second.opened == 0)
         #expect(second.unchanged == first.scanned)
         #expect(second.added == 0 && second.removed == 0 && second.updated == 0)
@@ -59,8 +59,8 @@ struct IndexerTests {
     func corruptedFilesAreRecorded() throws {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(Corpus.media!.path)])
-        let errors = Dictionary(uniqueKeysWithValues: try library.errors().map { ($0.path.displayString, $0.message) })
+        try library.blocking.index(roots: [PathBytes(Corpus.media!.path)])
+        let errors = Dictionary(uniqueKeysWithValues: try library.blocking.errors().map { ($0.path.displayString, $0.message) })
         var assetPaths = Set<String>()
         try library.forEachAsset { asset in asset.resources.forEach { assetPaths.insert($0.path.displayString) } }
         for entry in Corpus.manifest {
@@ -76,7 +76,7 @@ struct IndexerTests {
     func editInPlace() throws {
         let tree = try MediaTree([(pixelJPEG, "a.jpg")])
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let before = try #require(try library.assets().first)
 
         let handle = try #require(FileHandle(forWritingAtPath: tree.root + "/a.jpg"))
@@ -84,7 +84,7 @@ struct IndexerTests {
         try handle.write(contentsOf: Data(repeating: 0, count: 100))
         try handle.close()
 
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.updated == 1 && summary.opened == 1 && summary.added == 0)
         let after = try #require(try library.assets().first)
         #expect(after.id == before.id)
@@ -96,16 +96,16 @@ struct IndexerTests {
     func renameKeepsIdentifier() throws {
         let tree = try MediaTree([(pixelJPEG, "a.jpg"), (canonJPEG, "b.jpg")])
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
-        let before = try #require(try library.asset(path: PathBytes(tree.root + "/a.jpg")))
+        try library.blocking.index(roots: [PathBytes(tree.root)])
+        let before = try #require(try library.blocking.asset(path: PathBytes(tree.root + "/a.jpg")))
 
         try FileManager.default.createDirectory(atPath: tree.root + "/2023/11", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: tree.root + "/a.jpg", toPath: tree.root + "/2023/11/renamed.jpg")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.moved == 1 && summary.added == 0 && summary.removed == 0)
-        let after = try #require(try library.asset(path: PathBytes(tree.root + "/2023/11/renamed.jpg")))
+        let after = try #require(try library.blocking.asset(path: PathBytes(tree.root + "/2023/11/renamed.jpg")))
         #expect(after.id == before.id)
-        #expect(try library.asset(path: PathBytes(tree.root + "/a.jpg")) == nil)
+        #expect(try library.blocking.asset(path: PathBytes(tree.root + "/a.jpg")) == nil)
         #expect(try library.assets().count == 2)
     }
 
@@ -120,10 +120,10 @@ struct IndexerTests {
             }
         }
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         try FileManager.default.createDirectory(atPath: tree.root + "/moved", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: tree.root + "/a.jpg", toPath: tree.root + "/moved/renamed.jpg")
-        try library.index()
+        try library.blocking.index()
 
         // The columns the indexer wrote at insert (or the triggers after a move) against
         // the file rows they describe, computed by SQLite from the stored path.
@@ -154,19 +154,19 @@ struct IndexerTests {
     func deleteAndRebuild() throws {
         let tree = try MediaTree([(pixelJPEG, "a.jpg"), (canonJPEG, "b.jpg"), (pixelJPEG, "copy-of-a.jpg")])
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let identifiers = Set(try library.assets().map(\.id))
         #expect(identifiers.count == 3, "two identical copies are two assets")
 
         try FileManager.default.removeItem(atPath: tree.root + "/b.jpg")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.removed == 1)
         #expect(try library.assets().count == 2)
 
         try FileManager.default.copyItem(atPath: Corpus.media!.path + "/" + canonJPEG, toPath: tree.root + "/b.jpg")
         try FileManager.default.removeItem(atPath: tree.library.directory)
         let rebuilt = try MediaLibrary(location: tree.library)
-        try rebuilt.index(roots: [PathBytes(tree.root)])
+        try rebuilt.blocking.index(roots: [PathBytes(tree.root)])
         #expect(Set(try rebuilt.assets().map(\.id)) == identifiers)
     }
 
@@ -186,9 +186,9 @@ struct IndexerTests {
         try FileManager.default.createSymbolicLink(atPath: tree.root + "/loop", withDestinationPath: tree.root)
 
         let library = try MediaLibrary(location: tree.library)
-        let summary = try library.index(roots: [PathBytes(tree.root)])
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(summary.scanned == 2)
-        let asset = try #require(try library.asset(path: latin1))
+        let asset = try #require(try library.blocking.asset(path: latin1))
         #expect(asset.resources.first?.path == latin1)
         #expect(asset.resources.first?.path.isValidUTF8 == false)
     }
@@ -198,7 +198,7 @@ struct IndexerTests {
         let tree = try MediaTree([(canonJPEG, "b.jpg")])
         let library = try MediaLibrary(location: tree.library)
         let held = try IndexLock(path: tree.library.lockPath, wait: false)
-        let error = #expect(throws: LibraryError.self) { try library.index(roots: [PathBytes(tree.root)]) }
+        let error = #expect(throws: LibraryError.self) { try library.blocking.index(roots: [PathBytes(tree.root)]) }
         #expect(error?.description.contains("another index run is in progress") == true)
         withExtendedLifetime(held) {}
     }
@@ -209,24 +209,24 @@ struct IndexerTests {
     func unreadableFolder() throws {
         let tree = try MediaTree([(canonJPEG, "locked/b.jpg"), (pixelJPEG, "a.jpg")])
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         chmod(tree.root + "/locked", 0)
         defer { chmod(tree.root + "/locked", 0o755) }
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.unreadableFolders == 1 && summary.removed == 0)
         #expect(try library.assets().count == 2)
-        #expect(try library.errors().contains { $0.message.hasPrefix("cannot list folder") })
+        #expect(try library.blocking.errors().contains { $0.message.hasPrefix("cannot list folder") })
     }
 
     @Test("forgetting a root removes its files and assets")
     func removeRoot() throws {
         let tree = try MediaTree([(canonJPEG, "b.jpg")])
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(try library.assets().count == 1)
-        try library.removeRoot(PathBytes(tree.root))
+        try library.blocking.removeRoot(PathBytes(tree.root))
         #expect(try library.assets().isEmpty)
-        #expect(try library.roots().isEmpty)
-        #expect(throws: LibraryError.self) { try library.removeRoot(PathBytes(tree.root)) }
+        #expect(try library.blocking.roots().isEmpty)
+        #expect(throws: LibraryError.self) { try library.blocking.removeRoot(PathBytes(tree.root)) }
     }
 }

@@ -12,7 +12,7 @@ struct PairingCorpusTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
         let synthetic = try #require(Corpus.synthetic).path
-        try library.index(roots: [PathBytes(synthetic)])
+        try library.blocking.index(roots: [PathBytes(synthetic)])
         let byPath = try pairingAssetsByPath(library)
         let expected = try pairingCorpusJSON("synthetic/EXPECTED.json")
         func asset(_ relative: String) throws -> Asset { try #require(byPath[synthetic + "/" + relative], "\(relative)") }
@@ -24,7 +24,7 @@ struct PairingCorpusTests {
             let still = try asset(try #require(pair["still"])), movie = try asset(try #require(pair["movie"]))
             #expect(still.id == movie.id, "\(pair)")
             #expect(still.pairingRule == pair["by"])
-            #expect(still.mediaType == .image && still.mediaSubtypes.contains("livePhoto"))
+            #expect(still.mediaType == .image && still.mediaSubtypes.contains(.livePhoto))
             #expect(still.resources.map(\.role) == ["photo", "pairedVideo"])
         }
         // And the non-pairs stay two assets, neither a live photo
@@ -34,14 +34,14 @@ struct PairingCorpusTests {
             let (stillPath, moviePath, reason) = (entry[0], entry[1], entry[2])
             let still = try asset(stillPath), movie = try asset(moviePath)
             #expect(still.id != movie.id, "\(reason)")
-            #expect(!still.mediaSubtypes.contains("livePhoto") && still.pairingRule == nil)
+            #expect(!still.mediaSubtypes.contains(.livePhoto) && still.pairingRule == nil)
             #expect(movie.mediaType == .video && movie.resources.map(\.role) == ["video"])
         }
         // And the motion photo is one asset whose embedded video was read in place
         for motion in try #require(expected["motionPhotos"] as? [[String: Any]]) {
             let still = try asset(try #require(motion["file"] as? String))
             let duration = try #require(motion["embeddedVideoDurationSeconds"] as? Double)
-            #expect(still.mediaSubtypes.contains("livePhoto") && still.mediaSubtypes.contains("motionPhoto"))
+            #expect(still.mediaSubtypes.contains(.livePhoto) && still.mediaSubtypes.contains(.motionPhoto))
             #expect(still.pairingRule == "motionPhoto")
             #expect(still.resources.count == 1)
             let video = try #require(still.embeddedVideo)
@@ -59,7 +59,7 @@ struct PairingCorpusTests {
         }
         // And every listed file has exactly the listed subtypes
         for (relative, names) in try #require(expected["subtypes"] as? [String: [String]]) {
-            #expect(try asset(relative).mediaSubtypes == names, "\(relative)")
+            #expect(try asset(relative).mediaSubtypes.names == names, "\(relative)")
         }
     }
 
@@ -69,7 +69,7 @@ struct PairingCorpusTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
         let root = try #require(Corpus.root).path
-        let summary = try library.index(roots: [PathBytes(root)])
+        let summary = try library.blocking.index(roots: [PathBytes(root)])
 
         // The pairs we must find: live-pairs.json's (paths under media/) and the synthetic ones.
         let livePairs = try pairingCorpusJSON("live-pairs.json")
@@ -91,7 +91,7 @@ struct PairingCorpusTests {
             for movie in asset.resources where movie.role == "pairedVideo" {
                 foundPairs.insert([primary?.path.displayString ?? "", movie.path.displayString])
             }
-            if asset.mediaSubtypes.contains("motionPhoto"), let primary { motionPhotos.insert(primary.path.displayString) }
+            if asset.mediaSubtypes.contains(.motionPhoto), let primary { motionPhotos.insert(primary.path.displayString) }
         }
 
         // Then they are exactly the expected pairs: all found, none false
@@ -112,7 +112,7 @@ struct PairingCorpusTests {
         let byPath = try pairingAssetsByPath(library)
         for orphan in try #require(livePairs["images_with_content_id_but_no_video"] as? [[String: Any]]) {
             let path = root + "/media/" + (orphan["path"] as? String ?? "")
-            if let asset = byPath[path] { #expect(!asset.mediaSubtypes.contains("livePhoto"), "\(path)") }
+            if let asset = byPath[path] { #expect(!asset.mediaSubtypes.contains(.livePhoto), "\(path)") }
         }
     }
 
@@ -144,7 +144,7 @@ struct PairingChangeTests {
         try tree.copy(Self.still, to: "a/IMG_7001.HEIC")
         try tree.copy(Self.movie, to: "a/IMG_7001.MOV")
         let library = try MediaLibrary(location: tree.library)
-        let summary = try library.index(roots: [PathBytes(tree.root)])
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(summary.paired == 1)
         #expect(try library.assets().count == 1)
         return (tree, library)
@@ -155,18 +155,18 @@ struct PairingChangeTests {
         let tree = PairingTree()
         try tree.copy(Self.still, to: "a/IMG_7001.HEIC")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let before = try #require(try library.assets().first)
-        #expect(!before.mediaSubtypes.contains("livePhoto"))
+        #expect(!before.mediaSubtypes.contains(.livePhoto))
 
         try tree.copy(Self.movie, to: "b/IMG_7001.MOV")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.paired == 1)
         let assets = try library.assets()
         #expect(assets.count == 1)
         #expect(assets.first?.id == before.id)
-        #expect(assets.first?.mediaSubtypes.contains("livePhoto") == true)
+        #expect(assets.first?.mediaSubtypes.contains(.livePhoto) == true)
         #expect(assets.first?.resources.map(\.role) == ["photo", "pairedVideo"])
     }
 
@@ -174,7 +174,7 @@ struct PairingChangeTests {
     func stillDeleted() throws {
         let (tree, library) = try livePhotoTree()
         try tree.remove("a/IMG_7001.HEIC")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.unpaired == 1)
         let assets = try library.assets()
@@ -183,7 +183,7 @@ struct PairingChangeTests {
         #expect(video.mediaType == .video)
         #expect(video.mediaSubtypes.isEmpty && video.pairingRule == nil)
         #expect(video.resources.map(\.role) == ["video"])
-        #expect(AssetIdentifierFactory.isWellFormed(video.id))
+        #expect(AssetIdentifierFactory.isWellFormed(video.id.rawValue))
         let files = try library.read { db in try db.scalarInt("SELECT count(*) FROM files WHERE asset_id IS NULL AND status = 'media'") }
         #expect(files == 0)
     }
@@ -193,12 +193,12 @@ struct PairingChangeTests {
         let (tree, library) = try livePhotoTree()
         let paired = try #require(try library.assets().first)
         try tree.remove("a/IMG_7001.MOV")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.unpaired == 1)
         let photo = try #require(try library.assets().first)
         #expect(photo.id == paired.id)
-        #expect(!photo.mediaSubtypes.contains("livePhoto") && photo.pairingRule == nil)
+        #expect(!photo.mediaSubtypes.contains(.livePhoto) && photo.pairingRule == nil)
         #expect(photo.resources.map(\.role) == ["photo"])
     }
 
@@ -206,19 +206,19 @@ struct PairingChangeTests {
     func movieReplaced() throws {
         let (tree, library) = try livePhotoTree()
         try tree.copy(Self.otherMovie, to: "a/IMG_7001.MOV")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.unpaired == 1 && summary.paired == 0)
         let assets = try library.assets()
         #expect(assets.count == 2)
-        #expect(assets.allSatisfy { !$0.mediaSubtypes.contains("livePhoto") && $0.resources.count == 1 })
+        #expect(assets.allSatisfy { !$0.mediaSubtypes.contains(.livePhoto) && $0.resources.count == 1 })
     }
 
     @Test("moving the movie to another folder keeps a content-identifier pair")
     func movieMoved() throws {
         let (tree, library) = try livePhotoTree()
         try tree.move("a/IMG_7001.MOV", to: "elsewhere/IMG_7001.MOV")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.moved == 1 && summary.unpaired == 0)
         let assets = try library.assets()
@@ -233,11 +233,11 @@ struct PairingChangeTests {
         try tree.copy(Self.stemStill, to: "a/IMG_7004.JPG")
         try tree.copy(Self.stemMovie, to: "a/IMG_7004.MOV")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(try library.assets().first?.pairingRule == "sameStemShortMovie")
 
         try tree.move("a/IMG_7004.MOV", to: "b/IMG_7004.MOV")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
 
         #expect(summary.unpaired == 1)
         #expect(try library.assets().count == 2)
@@ -248,18 +248,18 @@ struct PairingChangeTests {
         let tree = PairingTree()
         try tree.copy("synthetic/raw-jpeg/IMG_7008.DNG", to: "r/IMG_7008.DNG")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
-        #expect(try library.assets().first?.mediaSubtypes == ["raw"])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
+        #expect(try library.assets().first?.mediaSubtypes == [.raw])
 
         try tree.copy("synthetic/raw-jpeg/IMG_7008.JPG", to: "r/IMG_7008.jpg")
-        #expect(try library.index().paired == 1)
+        #expect(try library.blocking.index().paired == 1)
         let pair = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
-        #expect(pair.pairingRule == "rawPlusJpeg" && pair.mediaSubtypes == ["raw"])
+        #expect(pair.pairingRule == "rawPlusJpeg" && pair.mediaSubtypes == [.raw])
         #expect(pair.resources.map(\.role) == ["photo", "alternatePhoto"])
 
         try tree.remove("r/IMG_7008.DNG")
-        #expect(try library.index().unpaired == 1)
+        #expect(try library.blocking.index().unpaired == 1)
         let jpeg = try #require(try library.assets().first)
         #expect(jpeg.id == pair.id && jpeg.mediaSubtypes.isEmpty && jpeg.pairingRule == nil)
     }

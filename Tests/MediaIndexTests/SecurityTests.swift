@@ -29,10 +29,10 @@ struct SecurityTests {
         let before = try snapshot(media)
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        try library.index(roots: [PathBytes(media.path)])
+        try library.blocking.index(roots: [PathBytes(media.path)])
         var thumbnails = ThumbnailBuildOptions()
         thumbnails.sizes = [64]
-        let built = try library.buildThumbnails(thumbnails, cache: ThumbnailCache(directory: folder.file("cache")))
+        let built = try MediaLibrary(location: library.location, cache: ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))).blocking.buildThumbnails(thumbnails)
         #expect(built.made > 0)
         let after = try snapshot(media)
         #expect(before.count == Corpus.allMediaPaths.count)
@@ -48,7 +48,7 @@ struct SecurityTests {
         let library = try MediaLibrary(location: location)
         let root = folder.file("photos")
         try FaultSupport.makeTree(at: root, count: 3)
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         func mode(_ path: String) -> mode_t? {
             var info = stat()
             return lstat(path, &info) == 0 ? info.st_mode & 0o777 : nil

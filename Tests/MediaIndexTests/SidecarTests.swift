@@ -69,7 +69,7 @@ struct SidecarTests {
         try tree.copy("media/" + jpeg, to: "p/photoshop.jpg")
         try tree.copy("media/" + xmp, to: "p/photoshop.xmp")
         let library = try MediaLibrary(location: tree.library)
-        let summary = try library.index(roots: [PathBytes(tree.root)])
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
 
         #expect(summary.added == 1 && summary.skipped == 1 && summary.failed == 0)
         let assets = try library.assets()
@@ -91,18 +91,18 @@ struct SidecarTests {
         #expect(asset.rating == sidecar["XMP-xmp:Rating"]?.number.map { Int($0) })
         // exiftool: XMP-exif:DateTimeOriginal 2020:01:01 17:28:23 (the file adds .899614 subseconds).
         let sidecarDate = try #require(sidecar["XMP-exif:DateTimeOriginal"]?.string)
-        #expect(asset.creationDate == isoDate(exiftool: sidecarDate))
+        #expect(asset.creationDateText == isoDate(exiftool: sidecarDate))
 
         // Deleting the sidecar: the file's values come back.
         try tree.remove("p/photoshop.xmp")
-        try library.index()
+        try library.blocking.index()
         let bare = try #require(try library.assets().first)
         #expect(bare.id == asset.id)
         #expect(bare.resources.map(\.role) == ["photo"])
         #expect(bare.rating == nil)
         #expect(abs((bare.location?.latitude ?? 0) - fileLatitude) < 1e-9)
         let subseconds = try #require(file["Composite:SubSecDateTimeOriginal"]?.string)
-        #expect(bare.creationDate?.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
+        #expect(bare.creationDateText?.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
     }
 
     @Test("the real iPhone sidecar beside its HEIC attaches; where both agree the asset keeps those values")
@@ -111,14 +111,14 @@ struct SidecarTests {
         try tree.copy("media/photoprism/assets/examples/iphone_7.heic", to: "i/iphone_7.heic")
         try tree.copy("media/photoprism/assets/examples/iphone_7.xmp", to: "i/iphone_7.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let asset = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
         #expect(asset.resources.map(\.role) == ["photo", "sidecar"])
         let sidecar = try #require(Corpus.exiftool["photoprism/assets/examples/iphone_7.xmp"])
         #expect(abs((asset.location?.latitude ?? 0) - (sidecar["XMP-exif:GPSLatitude"]?.number ?? 0)) < 1e-9)
         #expect(abs((asset.location?.longitude ?? 0) - (sidecar["XMP-exif:GPSLongitude"]?.number ?? 0)) < 1e-9)
-        #expect(asset.creationDate == isoDate(exiftool: sidecar["XMP-exif:DateTimeOriginal"]?.string ?? ""))
+        #expect(asset.creationDateText == isoDate(exiftool: sidecar["XMP-exif:DateTimeOriginal"]?.string ?? ""))
     }
 
     @Test("NAME.EXT.xmp attaches case-insensitively, and wins over NAME.xmp where both say something")
@@ -128,7 +128,7 @@ struct SidecarTests {
         try tree.write(sidecarXMP(rating: 5), to: "x/img_1.jpg.XMP")
         try tree.write(sidecarXMP(latitude: "10.5", longitude: "20.25", rating: 1), to: "x/IMG_1.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
 
         let asset = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
@@ -146,7 +146,7 @@ struct SidecarTests {
         try tree.copy(PairingChangeTests.otherMovie, to: "s/IMG_7001.MOV")
         try tree.write(sidecarXMP(rating: 2), to: "s/IMG_7001.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         var byPath = try pairingAssetsByPath(library)
         #expect(try library.assets().count == 2)
         let still = try #require(byPath[tree.path("s/IMG_7001.HEIC")])
@@ -156,7 +156,7 @@ struct SidecarTests {
 
         // The sidecar says it is the movie's.
         try tree.write(sidecarXMP(rating: 4, forExtension: "mov"), to: "s/IMG_7001.xmp")
-        try library.index()
+        try library.blocking.index()
         byPath = try pairingAssetsByPath(library)
         #expect(byPath[tree.path("s/IMG_7001.MOV")]?.rating == 4)
         #expect(byPath[tree.path("s/IMG_7001.MOV")]?.resources.map(\.role) == ["video", "sidecar"])
@@ -174,7 +174,7 @@ struct SidecarTests {
         try tree.copy("synthetic/raw-jpeg/IMG_7008.JPG", to: "r/IMG_7008.jpg")
         try tree.write(sidecarXMP(rating: 1), to: "r/IMG_7008.DNG.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
 
         let assets = try library.assets()
         #expect(assets.count == 2)
@@ -188,7 +188,7 @@ struct SidecarTests {
 
         // The RAW's JPEG deleted: the pair dissolves, the RAW's own asset takes its sidecar.
         try tree.remove("r/IMG_7008.jpg")
-        try library.index()
+        try library.blocking.index()
         let alone = try #require(try pairingAssetsByPath(library)[tree.path("r/IMG_7008.DNG")])
         #expect(alone.resources.map(\.role) == ["photo", "sidecar"])
         #expect(alone.rating == 1)
@@ -201,24 +201,24 @@ struct SidecarTests {
         let tree = PairingTree()
         try tree.write(sidecarXMP(latitude: "48,51.504N", longitude: "2,17.4E", rating: 3), to: "w/photo.xmp")
         let library = try MediaLibrary(location: tree.library)
-        let first = try library.index(roots: [PathBytes(tree.root)])
+        let first = try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(first.added == 0 && first.failed == 0 && first.skipped == 1)
         #expect(try library.assets().isEmpty)
-        #expect(try library.errors().isEmpty)
+        #expect(try library.blocking.errors().isEmpty)
         let row = try #require(try fileRow(library, tree.path("w/photo.xmp")))
         #expect(row.status == "ignored" && row.role == "sidecar" && row.assetID == nil)
-        #expect(try library.index().unchanged == 1)
+        #expect(try library.blocking.index().unchanged == 1)
 
-        let token = try library.currentChangeToken()
+        let token = try library.blocking.currentChangeToken()
         try tree.copy("media/" + canonJPEG, to: "w/photo.jpg")
-        try library.index()
+        try library.blocking.index()
         let asset = try #require(try library.assets().first)
         #expect(asset.resources.map(\.role) == ["photo", "sidecar"])
         #expect(asset.rating == 3)
         #expect(abs((asset.location?.latitude ?? 0) - (48 + 51.504 / 60)) < 1e-9)
         #expect(abs((asset.location?.longitude ?? 0) - (2 + 17.4 / 60)) < 1e-9)
         // A new asset is reported once, as inserted, already with the sidecar's values.
-        let changes = try library.changes(since: token).changes
+        let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.inserted])
     }
 
@@ -227,59 +227,59 @@ struct SidecarTests {
         let tree = PairingTree()
         try tree.copy("media/" + canonJPEG, to: "c/IMG_2.jpg")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let plain = try #require(try library.assets().first)
         #expect(plain.rating == nil)
 
         // Added.
-        var token = try library.currentChangeToken()
+        var token = try library.blocking.currentChangeToken()
         try tree.write(sidecarXMP(dateTimeOriginal: "2001-02-03T04:05:06", latitude: "-33.5", longitude: "151.25",
                                   rating: 4), to: "c/IMG_2.jpg.xmp")
-        try library.index()
+        try library.blocking.index()
         let rated = try #require(try library.assets().first)
         #expect(rated.id == plain.id && rated.revision == plain.revision)
-        #expect(rated.rating == 4 && rated.creationDate == "2001-02-03T04:05:06")
+        #expect(rated.rating == 4 && rated.creationDateText == "2001-02-03T04:05:06")
         #expect(rated.location?.latitude == -33.5 && rated.location?.longitude == 151.25)
         #expect(rated.resources.map(\.role) == ["photo", "sidecar"])
-        var changes = try library.changes(since: token).changes
+        var changes = try library.blocking.changes(since: token).changes
         #expect(changes.count == 1)
-        #expect(changes.first?.kind == .updated && changes.first?.identifier == plain.id)
+        #expect(changes.first?.kind == .updated && changes.first?.id == plain.id)
         #expect(Set(changes.first?.fields ?? []) == ["creationDate", "location", "rating"])
 
         // The media file touched, then edited in place: its sidecar's values stay, nothing else is reported.
-        token = try library.currentChangeToken()
+        token = try library.blocking.currentChangeToken()
         let jpegPath = tree.path("c/IMG_2.jpg")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 5)], ofItemAtPath: jpegPath)
-        #expect(try library.index().opened == 1)
-        #expect(try library.changes(since: token).changes.isEmpty)
+        #expect(try library.blocking.index().opened == 1)
+        #expect(try library.blocking.changes(since: token).changes.isEmpty)
         var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: jpegPath)))
         bytes += [0, 0, 0, 0]  // after the JPEG's end: same picture, new content
         try Data(bytes).write(to: URL(fileURLWithPath: jpegPath))
-        try library.index()
+        try library.blocking.index()
         let edited = try #require(try library.assets().first)
         #expect(edited.id == plain.id && edited.revision == plain.revision + 1)
-        #expect(edited.rating == 4 && edited.creationDate == "2001-02-03T04:05:06" && edited.location == rated.location)
-        changes = try library.changes(since: token).changes
+        #expect(edited.rating == 4 && edited.creationDateText == "2001-02-03T04:05:06" && edited.location == rated.location)
+        changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated] && changes.first?.fields == ["revision"])
 
         // Edited: only the rating changes.
-        token = try library.currentChangeToken()
+        token = try library.blocking.currentChangeToken()
         try tree.write(sidecarXMP(dateTimeOriginal: "2001-02-03T04:05:06", latitude: "-33.5", longitude: "151.25",
                                   rating: 1), to: "c/IMG_2.jpg.xmp")
-        try library.index()
+        try library.blocking.index()
         #expect(try library.assets().first?.rating == 1)
-        changes = try library.changes(since: token).changes
+        changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated] && changes.first?.fields == ["rating"])
 
         // Deleted: the file's own values again.
-        token = try library.currentChangeToken()
+        token = try library.blocking.currentChangeToken()
         try tree.remove("c/IMG_2.jpg.xmp")
-        try library.index()
+        try library.blocking.index()
         let back = try #require(try library.assets().first)
         #expect(back.id == plain.id)
-        #expect(back.rating == nil && back.creationDate == plain.creationDate && back.location == plain.location)
+        #expect(back.rating == nil && back.creationDateText == plain.creationDateText && back.location == plain.location)
         #expect(back.resources.map(\.role) == ["photo"])
-        changes = try library.changes(since: token).changes
+        changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
     }
 
@@ -289,21 +289,21 @@ struct SidecarTests {
         try tree.copy("media/" + canonJPEG, to: "d/a.jpg")
         try tree.write(sidecarXMP(rating: 2), to: "d/a.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let asset = try #require(try library.assets().first)
-        let token = try library.currentChangeToken()
+        let token = try library.blocking.currentChangeToken()
 
         try tree.remove("d/a.jpg")
-        let summary = try library.index()
+        let summary = try library.blocking.index()
         #expect(summary.removed == 1)
         #expect(try library.assets().isEmpty)
-        #expect(try library.changes(since: token).changes.map(\.kind) == [.deleted])
+        #expect(try library.blocking.changes(since: token).changes.map(\.kind) == [.deleted])
         let row = try #require(try fileRow(library, tree.path("d/a.xmp")))
         #expect(row.role == "sidecar" && row.assetID == nil)
 
         // The same content back: the same identifier (from its tombstone), the sidecar attached again.
         try tree.copy("media/" + canonJPEG, to: "d/a.jpg")
-        try library.index()
+        try library.blocking.index()
         let again = try #require(try library.assets().first)
         #expect(again.id == asset.id && again.rating == 2)
     }
@@ -313,15 +313,15 @@ struct SidecarTests {
         let tree = PairingTree()
         try tree.copy("media/" + canonJPEG, to: "k/a.jpg")
         let plainLibrary = try MediaLibrary(location: LibraryLocation(directory: tree.folder.file("plain")))
-        try plainLibrary.index(roots: [PathBytes(tree.root)])
+        try plainLibrary.blocking.index(roots: [PathBytes(tree.root)])
         let plainID = try #require(try plainLibrary.assets().first?.id)
 
         try tree.write(sidecarXMP(rating: 5), to: "k/a.xmp")
         try tree.write(sidecarXMP(rating: 1), to: "k/a.jpg.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(try library.assets().map(\.id) == [plainID])
-        try plainLibrary.index()
+        try plainLibrary.blocking.index()
         #expect(try plainLibrary.assets().map(\.id) == [plainID])
         #expect(try plainLibrary.assets().first?.rating == 1)
     }
@@ -332,12 +332,12 @@ struct SidecarTests {
         try tree.copy("media/" + canonJPEG, to: "m/a.jpg")
         try tree.write(sidecarXMP(rating: 3), to: "m/a.xmp")
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         let before = try #require(try library.assets().first)
         #expect(before.rating == 3)
 
         try tree.move("m/a.jpg", to: "n/a.jpg")
-        try library.index()
+        try library.blocking.index()
         let after = try #require(try library.assets().first)
         #expect(after.id == before.id)
         #expect(after.rating == nil && after.resources.map(\.role) == ["photo"])
@@ -357,10 +357,10 @@ struct SidecarTests {
         huge += Array(repeating: 0x20, count: 5 << 20)
         try tree.write(huge, to: "h/b.xmp")
         let library = try MediaLibrary(location: tree.library)
-        let summary = try library.index(roots: [PathBytes(tree.root)])
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
 
         #expect(summary.added == 2 && summary.failed == 0)
-        #expect(try library.errors().isEmpty)
+        #expect(try library.blocking.errors().isEmpty)
         let byPath = try pairingAssetsByPath(library)
         #expect(byPath[tree.path("h/a.jpg")]?.resources.map(\.role) == ["photo", "sidecar"])
         #expect(byPath[tree.path("h/a.jpg")]?.rating == nil)
@@ -374,13 +374,13 @@ struct SidecarTests {
         try tree.write(sidecarXMP(rating: 4), to: "u/a.xmp")
         if getuid() == 0 { return try unreadableSidecarAsNobody(tree) }
         let library = try MediaLibrary(location: tree.library)
-        try library.index(roots: [PathBytes(tree.root)])
+        try library.blocking.index(roots: [PathBytes(tree.root)])
         #expect(try library.assets().first?.rating == 4)
 
         try Self.makeUnreadable(tree.path("u/a.xmp"))
         defer { chmod(tree.path("u/a.xmp"), 0o644) }
-        try library.index()
-        let errors = try library.errors()
+        try library.blocking.index()
+        let errors = try library.blocking.errors()
         #expect(errors.map(\.path.displayString) == [tree.path("u/a.xmp")])
         let asset = try #require(try library.assets().first)
         #expect(asset.rating == nil && asset.resources.map(\.role) == ["photo"])
@@ -430,7 +430,7 @@ struct SidecarTests {
             var size: UInt64 { 100 }
             func read(at offset: UInt64, count: Int) throws -> [UInt8] { throw MetadataError.io("the disk went away") }
         }
-        guard case .failed(let message) = SidecarFile.read(FailingSource()) else {
+        guard case .failed(let message) = FileReader.readSidecar(FailingSource()) else {
             Issue.record("a failing read gave no failure")
             return
         }
@@ -445,10 +445,10 @@ struct SidecarCorpusTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
         let media = try #require(Corpus.media).path
-        try library.index(roots: [PathBytes(media)])
+        try library.blocking.index(roots: [PathBytes(media)])
         var assetByPath: [String: Asset] = [:]
         try library.forEachAsset { asset in for r in asset.resources { assetByPath[r.path.displayString] = asset } }
-        let errors = Set(try library.errors().map(\.path.displayString))
+        let errors = Set(try library.blocking.errors().map(\.path.displayString))
 
         let sidecars = Corpus.manifest.compactMap { $0["path"]?.string }.filter { $0.lowercased().hasSuffix(".xmp") }
         #expect(sidecars.count >= 10)

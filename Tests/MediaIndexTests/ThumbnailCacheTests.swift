@@ -57,15 +57,15 @@ enum ThumbnailTestFiles {
 struct ThumbnailCacheTests {
     @Test("the cache folder comes from --cache, then $MEDIAINDEX_CACHE, then $XDG_CACHE_HOME, then ~/.cache")
     func location() {
-        #expect(ThumbnailCache.resolve(explicit: "/x", environment: ["MEDIAINDEX_CACHE": "/y"]).directory == "/x")
-        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["MEDIAINDEX_CACHE": "/y"]).directory == "/y")
-        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["XDG_CACHE_HOME": "/xdg"]).directory == "/xdg/mediaindex")
-        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["HOME": "/home/u"]).directory == "/home/u/.cache/mediaindex")
+        #expect(ThumbnailCache.resolve(explicit: "/x", environment: ["MEDIAINDEX_CACHE": "/y"]).directory.path == "/x")
+        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["MEDIAINDEX_CACHE": "/y"]).directory.path == "/y")
+        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["XDG_CACHE_HOME": "/xdg"]).directory.path == "/xdg/mediaindex")
+        #expect(ThumbnailCache.resolve(explicit: nil, environment: ["HOME": "/home/u"]).directory.path == "/home/u/.cache/mediaindex")
     }
 
     @Test("files are named by a hash of the key, fanned out into two folder levels, never by the file name")
     func layout() {
-        let cache = ThumbnailCache(directory: "/c")
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: "/c"))
         let key = ThumbnailKey(identifier: "AAAA", revision: 1, sourceBytes: 10, request: ThumbnailRequest(maxPixelSize: 256))
         let path = cache.path(for: key, library: LibraryLocation(directory: "/lib"))
         let parts = path.split(separator: "/").map(String.init)
@@ -81,7 +81,7 @@ struct ThumbnailCacheTests {
         other.request.mode = .fill
         #expect(other.hash != key.hash)
         other = key
-        other.request.format = .webp()
+        other.request.format = .webp
         #expect(other.hash != key.hash)
         other = key
         other.request.maxPixelSize = 128
@@ -91,7 +91,7 @@ struct ThumbnailCacheTests {
     @Test("a file cut short, empty, or not a thumbnail is not taken as cached")
     func validation() throws {
         let folder = TemporaryFolder()
-        let cache = ThumbnailCache(directory: folder.path)
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.path))
         let whole: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 20) + [0xFF, 0xD9]
         try cache.store(whole, at: folder.file("a/b/whole.jpg"))
         #expect(cache.validFileSize(at: folder.file("a/b/whole.jpg")) == Int64(whole.count))
@@ -114,7 +114,7 @@ struct ThumbnailCacheTests {
     @Test("a trim over the limit removes the least recently used files down to 80 % of it")
     func leastRecentlyUsedTrim() throws {
         let folder = TemporaryFolder()
-        var cache = ThumbnailCache(directory: folder.path)
+        var cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.path))
         let library = LibraryLocation(directory: folder.file("lib"))
         let body: [UInt8] = [0xFF, 0xD8] + Array(repeating: 1, count: 996) + [0xFF, 0xD9]  // 1000 bytes
         var paths: [String] = []
@@ -149,7 +149,7 @@ struct LibraryThumbnailTests {
     private func library(_ files: [String], in folder: TemporaryFolder) throws -> (MediaLibrary, [String]) {
         let copies = try ThumbnailTestFiles.copy(files, into: folder.file("photos"))
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        try library.index(roots: [PathBytes(folder.file("photos"))])
+        try library.blocking.index(roots: [PathBytes(folder.file("photos"))])
         return (library, copies)
     }
 
@@ -159,17 +159,17 @@ struct LibraryThumbnailTests {
         let media = try #require(Corpus.media)
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        try library.index(roots: [PathBytes(media.path)])
-        let cache = ThumbnailCache(directory: folder.file("cache"))
+        try library.blocking.index(roots: [PathBytes(media.path)])
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
         var options = ThumbnailBuildOptions()
         options.sizes = [128]
-        let summary = try library.buildThumbnails(options, cache: cache)
+        let summary = try library.with(cache).blocking.buildThumbnails(options)
         let assets = try library.assets()
         #expect(summary.total == assets.count)
 
         var ready = 0, exact = 0, reasons: [String: Int] = [:]
         for asset in assets {
-            let records = try library.thumbnailRecords(identifier: asset.id)
+            let records = try library.blocking.thumbnailRecords(for: asset.id)
             try #require(records.count == 1, "\(asset.id) has \(records.count) records")
             let record = records[0]
             guard record.state == .ready else {
@@ -178,7 +178,7 @@ struct LibraryThumbnailTests {
                 continue
             }
             ready += 1
-            let key = ThumbnailKey(identifier: asset.id, revision: asset.revision,
+            let key = ThumbnailKey(identifier: asset.id.rawValue, revision: asset.revision,
                                    sourceBytes: asset.primaryResource?.bytes ?? 0, request: ThumbnailRequest(maxPixelSize: 128))
             let path = cache.path(for: key, library: library.location)
             let bytes = try #require(FileManager.default.contents(atPath: path), "\(asset.id): no file at \(path)")
@@ -204,7 +204,7 @@ struct LibraryThumbnailTests {
         #expect(ready >= 420)
 
         // A second build finds everything cached or already failed, and makes nothing.
-        let again = try library.buildThumbnails(options, cache: cache)
+        let again = try library.with(cache).blocking.buildThumbnails(options)
         #expect(again.made == 0 && again.cached == ready && again.failed + again.needsFFmpeg == assets.count - ready)
     }
 
@@ -214,13 +214,13 @@ struct LibraryThumbnailTests {
         let folder = TemporaryFolder()
         let (library, _) = try library([ThumbnailTestFiles.jpegA], in: folder)
         let asset = try #require(try library.assets().first)
-        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
         let location = library.location
         let results = Mutex<[(String, Data?)]>([])
         // Separate library objects, as separate processes would have.
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             guard let own = try? MediaLibrary(location: location),
-                  let made = try? own.thumbnailNow(for: asset, request: ThumbnailRequest(maxPixelSize: 200), cache: cache,
+                  let made = try? own.with(cache).blocking.thumbnail(for: asset, size: 200,
                                                    retryFailures: true) else {
                 results.withLock { $0.append(("", nil)) }
                 return
@@ -246,17 +246,17 @@ struct LibraryThumbnailTests {
         let folder = TemporaryFolder()
         let (library, _) = try library([ThumbnailTestFiles.jpegA], in: folder)
         let asset = try #require(try library.assets().first)
-        let cache = ThumbnailCache(directory: folder.file("cache"))
-        let url = try await library.thumbnailURL(for: asset, size: 128, cache: cache)
-        #expect(try library.thumbnailNow(for: asset, request: ThumbnailRequest(maxPixelSize: 128), cache: cache).made == false)
-        try FileManager.default.removeItem(atPath: cache.directory)
-        let again = try library.thumbnailNow(for: asset, request: ThumbnailRequest(maxPixelSize: 128), cache: cache)
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
+        let url = try await library.with(cache).thumbnail(for: asset, size: 128).url
+        #expect(try library.with(cache).blocking.thumbnail(for: asset, size: 128).made == false)
+        try FileManager.default.removeItem(atPath: cache.directory.path)
+        let again = try library.with(cache).blocking.thumbnail(for: asset, size: 128)
         #expect(again.made && again.path == url.path)
-        #expect(try await asset.thumbnailURL(size: 128, in: library, cache: cache) == url)
-        let data = try await asset.thumbnailData(size: 128, in: library, cache: cache)
+        #expect(try await library.with(cache).thumbnail(for: asset, size: 128).url == url)
+        let data = try await library.with(cache).thumbnail(for: asset, size: 128).data()
         #expect(ThumbnailTestFiles.jpegSize([UInt8](data)).map { max($0.width, $0.height) } == 128)
         var info = stat()
-        #expect(stat(cache.directory, &info) == 0 && info.st_mode & 0o777 == 0o700)
+        #expect(stat(cache.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
     }
 
     @Test("gc removes an edited asset's old revision and a deleted asset's thumbnail",
@@ -264,15 +264,15 @@ struct LibraryThumbnailTests {
     func garbageCollection() throws {
         let folder = TemporaryFolder()
         let (library, copies) = try library([ThumbnailTestFiles.jpegA, ThumbnailTestFiles.jpegB], in: folder)
-        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
         var options = ThumbnailBuildOptions()
         options.sizes = [64]
-        #expect(try library.buildThumbnails(options, cache: cache).made == 2)
+        #expect(try library.with(cache).blocking.buildThumbnails(options).made == 2)
         let before = try library.assets()
-        let edited = try #require(try library.asset(path: PathBytes(copies[0])))
-        let removed = try #require(try library.asset(path: PathBytes(copies[1])))
+        let edited = try #require(try library.blocking.asset(path: PathBytes(copies[0])))
+        let removed = try #require(try library.blocking.asset(path: PathBytes(copies[1])))
         let oldPaths = try before.map { asset in
-            try library.thumbnailNow(for: asset, request: ThumbnailRequest(maxPixelSize: 64), cache: cache).path
+            try library.with(cache).blocking.thumbnail(for: asset, size: 64).path
         }
 
         // Edit the first in place (other content at the same path), delete the second.
@@ -280,23 +280,23 @@ struct LibraryThumbnailTests {
         try FileManager.default.removeItem(atPath: copies[0])
         try FileManager.default.copyItem(atPath: media.path + "/" + ThumbnailTestFiles.video, toPath: copies[0])
         try FileManager.default.removeItem(atPath: copies[1])
-        try library.index()
-        let after = try #require(try library.asset(identifier: edited.id))
+        try library.blocking.index()
+        let after = try #require(try library.blocking.asset(id: edited.id))
         #expect(after.revision > edited.revision)
-        #expect(try library.asset(identifier: removed.id) == nil)
+        #expect(try library.blocking.asset(id: removed.id) == nil)
 
-        let result = try library.collectThumbnailGarbage(cache: cache)
+        let result = try library.with(cache).blocking.collectThumbnailGarbage()
         #expect(result.recordsRemoved == 2 && result.filesRemoved == 2)
         for path in oldPaths { #expect(!FileManager.default.fileExists(atPath: path)) }
-        #expect(try library.thumbnailRecords(identifier: edited.id).isEmpty)
-        #expect(try library.thumbnailRecords(identifier: removed.id).isEmpty)
+        #expect(try library.blocking.thumbnailRecords(for: edited.id).isEmpty)
+        #expect(try library.blocking.thumbnailRecords(for: removed.id).isEmpty)
 
         // A stray file (no row) goes with removeStrays once it is old enough.
         let stray = cache.folder(for: library.location) + "/00/11/0011223344556677.jpg"
         try cache.store([0xFF, 0xD8, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xD9], at: stray)
-        #expect(try library.collectThumbnailGarbage(cache: cache, removeStrays: true).filesRemoved == 0)  // too fresh
+        #expect(try library.with(cache).blocking.collectThumbnailGarbage(removeStrays: true).filesRemoved == 0)  // too fresh
         ThumbnailTestFiles.age(stray, secondsAgo: 3600)
-        #expect(try library.collectThumbnailGarbage(cache: cache, removeStrays: true).filesRemoved == 1)
+        #expect(try library.with(cache).blocking.collectThumbnailGarbage(removeStrays: true).filesRemoved == 1)
     }
 
     @Test("without ffmpeg a video records needsFFmpeg with a readable reason, and is made once ffmpeg is there",
@@ -304,29 +304,29 @@ struct LibraryThumbnailTests {
     func withoutFFmpeg() throws {
         let folder = TemporaryFolder()
         let (library, _) = try library([ThumbnailTestFiles.video, ThumbnailTestFiles.jpegA], in: folder)
-        let cache = ThumbnailCache(directory: folder.file("cache"))
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
         let video = try #require(try library.assets().first { $0.mediaType == .video })
         let request = ThumbnailRequest(maxPixelSize: 96)
         MediaLibrary.videoFramesDisabledForTesting.withLock { _ = $0.insert(library.location.directory) }
         var options = ThumbnailBuildOptions()
         options.sizes = [96]
-        let summary = try library.buildThumbnails(options, cache: cache)
+        let summary = try library.with(cache).blocking.buildThumbnails(options)
         #expect(summary.made == 1 && summary.needsFFmpeg == 1)  // the photo is made regardless
-        #expect(throws: ThumbnailUnavailable.self) { try library.thumbnailNow(for: video, request: request, cache: cache) }
+        #expect(throws: ThumbnailUnavailable.self) { try library.with(cache).blocking.thumbnail(for: video, size: request.maxPixelSize) }
         do {
-            _ = try library.thumbnailNow(for: video, request: request, cache: cache)
+            _ = try library.with(cache).blocking.thumbnail(for: video, size: request.maxPixelSize)
         } catch let error as ThumbnailUnavailable {
             #expect(error.state == .needsFFmpeg)
             #expect(error.description.contains("ffmpeg") && error.description.contains("apt-get install ffmpeg"))
         }
-        let record = try #require(try library.thumbnailRecords(identifier: video.id).first)
+        let record = try #require(try library.blocking.thumbnailRecords(for: video.id).first)
         #expect(record.state == .needsFFmpeg && record.message == ThumbnailError.needsFFmpeg.description)
         MediaLibrary.videoFramesDisabledForTesting.withLock { _ = $0.remove(library.location.directory) }
 
         guard ThumbnailGenerator.canMakeVideoThumbnails else { return }
-        let retried = try library.buildThumbnails(options, cache: cache)
+        let retried = try library.with(cache).blocking.buildThumbnails(options)
         #expect(retried.made == 1 && retried.cached == 1)
-        #expect(try library.thumbnailRecords(identifier: video.id).first?.state == .ready)
+        #expect(try library.blocking.thumbnailRecords(for: video.id).first?.state == .ready)
     }
 
     @Test("a failure is not retried by a build until the asset changes",
@@ -344,13 +344,13 @@ struct LibraryThumbnailTests {
         let media = try #require(Corpus.media)
         try FileManager.default.copyItem(atPath: media.path + "/" + ThumbnailTestFiles.jpegA, toPath: photos + "/whole.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
-        try library.index(roots: [PathBytes(photos)])
-        let cache = ThumbnailCache(directory: folder.file("cache"))
-        let first = try library.buildThumbnails(ThumbnailBuildOptions(), cache: cache)
+        try library.blocking.index(roots: [PathBytes(photos)])
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
+        let first = try library.with(cache).blocking.buildThumbnails(ThumbnailBuildOptions())
         #expect(first.made == 1 && first.failed == 1)
-        let second = try library.buildThumbnails(ThumbnailBuildOptions(), cache: cache)
+        let second = try library.with(cache).blocking.buildThumbnails(ThumbnailBuildOptions())
         #expect(second.made == 0 && second.cached == first.made && second.failed == first.failed)
-        let failures = try library.thumbnailFailures()
+        let failures = try library.blocking.thumbnailFailures()
         #expect(failures.count == 1)
         #expect(failures.first?.state == .failed && failures.first?.message?.contains("BMP") == true)
     }

@@ -22,7 +22,7 @@ struct TouchedSinceTests {
         try library.requireWriter().write { db in
             _ = try addRun(1_000, status: "completed", db: db)
             let current = try addRun(2_000, status: "running", db: db)
-            #expect(try runStartedAt(current, db: db) == 1_998)
+            #expect(try IndexRunLog(db: db).touchedSince(current) == 1_998)
         }
     }
 
@@ -34,7 +34,7 @@ struct TouchedSinceTests {
             _ = try addRun(1_500, status: "interrupted", db: db)
             _ = try addRun(1_700, status: "interrupted", db: db)
             let current = try addRun(2_000, status: "running", db: db)
-            #expect(try runStartedAt(current, db: db) == 1_498)
+            #expect(try IndexRunLog(db: db).touchedSince(current) == 1_498)
         }
     }
 
@@ -44,7 +44,7 @@ struct TouchedSinceTests {
         try library.requireWriter().write { db in
             _ = try addRun(1_200, status: "interrupted", db: db)
             let current = try addRun(2_000, status: "running", db: db)
-            #expect(try runStartedAt(current, db: db) == 1_198)
+            #expect(try IndexRunLog(db: db).touchedSince(current) == 1_198)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 
 /// The smart albums: PhotoKit's list, as far as our data supports it.
 public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
+    /// The smart albums, by PhotoKit's names (`title` is what Photos shows).
     case recents, favorites, videos, selfies, livePhotos, portrait, panoramas, timelapses, slomos, bursts,
          screenshots, screenRecordings, animated, raw, recentlyAdded, hidden
 
@@ -56,30 +57,40 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
 
 /// The scope of a fetch: one album.
 public enum AlbumScope: Sendable, Hashable {
+    /// A smart album.
     case smart(SmartAlbum)
     /// A folder album: the assets whose primary file lies directly in this folder.
     case folder(PathBytes)
-    /// A user album, by its identifier.
-    case user(String)
+    /// A user album, by its identifier (`album.id` of a user album, `user.…`). A fetch
+    /// with the identifier of another kind of album throws `AssetQueryError.notAUserAlbum`.
+    case user(Album.ID)
+
+    /// The scope an album identifier names.
+    public init(_ id: Album.ID) {
+        // An `Album.ID` is only ever made from text that parses.
+        self = AlbumScope(parsing: id.rawValue) ?? .user(id)
+    }
 
     /// The album's identifier: `smart.recents`, `folder.<base64url of the path>`, `user.<id>`.
-    public var albumID: String {
+    public var id: Album.ID { Album.ID(scope: self) }
+
+    var idText: String {
         switch self {
         case .smart(let album): return "smart." + album.rawValue
         case .folder(let path): return "folder." + Base64URL.encode(path.bytes)
-        case .user(let identifier): return "user." + identifier
+        case .user(let id): return id.rawValue
         }
     }
 
-    /// The scope an album identifier names, or nil when it is not one.
-    public init?(albumID: String) {
-        if albumID.hasPrefix("smart."), let album = SmartAlbum(rawValue: String(albumID.dropFirst(6))) {
+    /// The scope an album identifier's text names, or nil when it is not one.
+    init?(parsing text: String) {
+        if text.hasPrefix("smart."), let album = SmartAlbum(rawValue: String(text.dropFirst(6))) {
             self = .smart(album)
-        } else if albumID.hasPrefix("folder."), let bytes = Base64URL.decode(String(albumID.dropFirst(7))),
+        } else if text.hasPrefix("folder."), let bytes = Base64URL.decode(String(text.dropFirst(7))),
                   !bytes.isEmpty {
             self = .folder(PathBytes(bytes))
-        } else if albumID.hasPrefix("user."), albumID.count > 5 {
-            self = .user(String(albumID.dropFirst(5)))
+        } else if text.hasPrefix("user."), text.count > 5 {
+            self = .user(Album.ID(userAlbum: String(text.dropFirst(5))))
         } else {
             return nil
         }
@@ -89,27 +100,39 @@ public enum AlbumScope: Sendable, Hashable {
 /// An album as `fetchAlbums()` lists it (PHAssetCollection).
 public struct Album: Sendable, Equatable, Identifiable {
     /// What kind of album.
-    public enum Kind: String, Sendable { case smart, folder, user }
+    public enum Kind: String, Sendable {
+        /// One of PhotoKit's smart albums (`SmartAlbum`).
+        case smart
+        /// A folder on disk holding assets' primary files.
+        case folder
+        /// An album the user made.
+        case user
+    }
 
-    /// Stable identifier; see `AlbumScope.albumID`.
-    public var id: String
+    /// Stable identifier; see `AlbumScope.id`.
+    public var id: ID
+    /// What kind of album.
     public var kind: Kind
+    /// The title Photos would show: a smart album's name, a user album's title, a folder's name.
     public var title: String
     /// The folder of a folder album.
     public var path: PathBytes?
     /// The nearest enclosing folder album, for nesting as on disk.
-    public var parentID: String?
+    public var parentID: ID?
+    /// Images the album shows (hidden assets and non-representative burst frames left out).
     public var imageCount: Int
+    /// Videos the album shows.
     public var videoCount: Int
     /// The newest asset, or the one the user chose for a user album.
-    public var keyAssetID: String?
-    /// Capture dates (Unix time) of the oldest and newest dated assets.
-    public var startDate: Double?
-    public var endDate: Double?
+    public var keyAssetID: Asset.ID?
+    /// Capture date of the oldest dated asset.
+    public var startDate: Date?
+    /// Capture date of the newest dated asset.
+    public var endDate: Date?
 
+    /// Images and videos.
     public var count: Int { imageCount + videoCount }
 
     /// The scope to fetch this album's assets with.
-    public var scope: AlbumScope? { AlbumScope(albumID: id) }
+    public var scope: AlbumScope { AlbumScope(id) }
 }
-

@@ -1,6 +1,101 @@
 import Foundation
 
 extension MediaLibrary {
+    /// Every album: the smart albums, then user albums by title, then folder albums by
+    /// path. See `Blocking.fetchAlbums()`.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func fetchAlbums() async throws -> [Album] {
+        try await offExecutor { try $0.fetchAlbums() }
+    }
+
+    /// The scope an album argument names. See `Blocking.albumScope(named:)`.
+    ///
+    /// - Throws: as `Blocking.albumScope(named:)`.
+    public func albumScope(named key: String) async throws -> AlbumScope {
+        try await offExecutor { try $0.albumScope(named: key) }
+    }
+
+    /// The user album named by its id, its bare identifier or its exact title.
+    ///
+    /// - Throws: as `Blocking.userAlbumID(named:)`.
+    public func userAlbumID(named key: String) async throws -> Album.ID {
+        try await offExecutor { try $0.userAlbumID(named: key) }
+    }
+
+    /// Creates an empty user album.
+    ///
+    /// - Throws: as `Blocking.createAlbum(title:)`.
+    @discardableResult
+    public func createAlbum(title: String) async throws -> Album {
+        try await offExecutor { try $0.createAlbum(title: title) }
+    }
+
+    /// Renames a user album.
+    ///
+    /// - Throws: as `Blocking.renameAlbum(_:to:)`.
+    public func renameAlbum(_ album: Album.ID, to title: String) async throws {
+        try await offExecutor { try $0.renameAlbum(album, to: title) }
+    }
+
+    /// Deletes a user album; its assets stay in the library.
+    ///
+    /// - Throws: as `Blocking.deleteAlbum(_:)`.
+    public func deleteAlbum(_ album: Album.ID) async throws {
+        try await offExecutor { try $0.deleteAlbum(album) }
+    }
+
+    /// Adds assets at the end of a user album; ones already in it stay where they are.
+    ///
+    /// - Throws: as `Blocking.addAssets(_:toAlbum:)`.
+    public func addAssets(_ assets: [Asset.ID], toAlbum album: Album.ID) async throws {
+        try await offExecutor { try $0.addAssets(assets, toAlbum: album) }
+    }
+
+    /// Removes assets from a user album (never from the library).
+    ///
+    /// - Throws: as `Blocking.removeAssets(_:fromAlbum:)`.
+    public func removeAssets(_ assets: [Asset.ID], fromAlbum album: Album.ID) async throws {
+        try await offExecutor { try $0.removeAssets(assets, fromAlbum: album) }
+    }
+
+    /// Moves assets of a user album so the first of them lands at `index`.
+    ///
+    /// - Throws: as `Blocking.moveAssets(_:inAlbum:to:)`.
+    public func moveAssets(_ assets: [Asset.ID], inAlbum album: Album.ID, to index: Int) async throws {
+        try await offExecutor { try $0.moveAssets(assets, inAlbum: album, to: index) }
+    }
+
+    /// Sets (or clears, with nil) the asset a user album shows as its key.
+    ///
+    /// - Throws: as `Blocking.setKeyAsset(_:ofAlbum:)`.
+    public func setKeyAsset(_ asset: Asset.ID?, ofAlbum album: Album.ID) async throws {
+        try await offExecutor { try $0.setKeyAsset(asset, ofAlbum: album) }
+    }
+
+    /// Marks assets as favorites, or not.
+    ///
+    /// - Throws: as `Blocking.setFavorite(_:for:)`.
+    public func setFavorite(_ favorite: Bool, for assets: [Asset.ID]) async throws {
+        try await offExecutor { try $0.setFavorite(favorite, for: assets) }
+    }
+
+    /// Hides assets from default fetches, or shows them again.
+    ///
+    /// - Throws: as `Blocking.setHidden(_:for:)`.
+    public func setHidden(_ hidden: Bool, for assets: [Asset.ID]) async throws {
+        try await offExecutor { try $0.setHidden(hidden, for: assets) }
+    }
+
+    /// Sets an asset's title and caption (nil clears).
+    ///
+    /// - Throws: as `Blocking.setTitle(_:caption:for:)`.
+    public func setTitle(_ title: String?, caption: String?, for asset: Asset.ID) async throws {
+        try await offExecutor { try $0.setTitle(title, caption: caption, for: asset) }
+    }
+}
+
+extension MediaLibrary.Blocking {
     /// Every album: the smart albums (Recents, Favorites and Hidden always; the others
     /// when they hold something), then user albums by title, then folder albums by path.
     ///
@@ -8,32 +103,29 @@ extension MediaLibrary {
     /// shows: hidden assets and non-representative burst frames are left out (except
     /// in Hidden).
     ///
-    /// - Throws: `LibraryError` when the database fails.
-    public func fetchAlbums() async throws -> [Album] {
-        try fetchAlbumsNow()
-    }
-
-    /// Synchronous `fetchAlbums`.
-    public func fetchAlbumsNow() throws -> [Album] {
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func fetchAlbums() throws -> [Album] {
         let now = Date().timeIntervalSince1970
-        return try read { db in
+        return try library.read { db in
             let anyHidden = try db.scalarInt(
                 "SELECT EXISTS (SELECT 1 FROM userstate.asset_user_state WHERE hidden = 1)") == 1
             var albums: [Album] = []
             for smart in SmartAlbum.allCases {
                 var options = FetchOptions()
                 options.album = .smart(smart)
-                let album = try summary(of: try AssetQuery(options, now: now), id: AlbumScope.smart(smart).albumID,
-                                        kind: .smart, title: smart.title, db: db)
+                let album = try library.summary(of: try AssetQuery(options, now: now), id: AlbumScope.smart(smart).id,
+                                                kind: .smart, title: smart.title, db: db)
                 if album.count > 0 || smart.isListedWhenEmpty { albums.append(album) }
             }
-            albums += try userAlbums(anyHidden: anyHidden, db: db)
-            albums += try folderAlbums(anyHidden: anyHidden, db: db)
+            albums += try library.userAlbums(anyHidden: anyHidden, db: db)
+            albums += try library.folderAlbums(anyHidden: anyHidden, db: db)
             return albums
         }
     }
+}
 
-    private func summary(of query: AssetQuery, id: String, kind: Album.Kind, title: String,
+extension MediaLibrary {
+    fileprivate func summary(of query: AssetQuery, id: Album.ID, kind: Album.Kind, title: String,
                          db: DatabaseConnection) throws -> Album {
         // Counts from `asset_kinds` or a covering index; key and dates from the ends of
         // the capture order.
@@ -49,31 +141,33 @@ extension MediaLibrary {
             ? newest : try query.firstByCapture(ascending: false, datedOnly: true, db: db)
         let oldestDated = try query.firstByCapture(ascending: true, datedOnly: true, db: db)
         return Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
-                     imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest?.id,
-                     startDate: oldestDated?.capture, endDate: newestDated?.capture)
+                     imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest.map { Asset.ID(stored: $0.id) },
+                     startDate: oldestDated?.capture.map(Date.init(timeIntervalSince1970:)),
+                     endDate: newestDated?.capture.map(Date.init(timeIntervalSince1970:)))
     }
 
-    private func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
+    fileprivate func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
         var albums: [Album] = []
         for row in try db.rows("SELECT identifier, title, key_asset FROM userstate.albums ORDER BY title, identifier") {
             guard let identifier = row.string("identifier") else { continue }
             var options = FetchOptions()
-            options.album = .user(identifier)
-            var album = try summary(of: try AssetQuery(options), id: AlbumScope.user(identifier).albumID, kind: .user,
+            let id = Album.ID(userAlbum: identifier)
+            options.album = .user(id)
+            var album = try summary(of: try AssetQuery(options), id: id, kind: .user,
                                     title: row.string("title") ?? "", db: db)
             // The user's key asset, while it is still in the album and the library.
             if let chosen = row.string("key_asset"), try db.scalarInt("""
                 SELECT 1 FROM userstate.album_assets m JOIN assets a ON a.identifier = m.asset_identifier
                 WHERE m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?) AND m.asset_identifier = ?
                 """, [identifier, chosen]) == 1 {
-                album.keyAssetID = chosen
+                album.keyAssetID = Asset.ID(stored: chosen)
             }
             albums.append(album)
         }
         return albums
     }
 
-    private func folderAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
+    fileprivate func folderAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
         // Counts, key asset and oldest date come from `folder_stats`, kept by triggers:
         // one row per folder. Hidden assets (user state) are unknown to the triggers, so
         // the few folders that hold some are subtracted from and reread apart.
@@ -113,14 +207,15 @@ extension MediaLibrary {
             guard images + videos > 0 else { return }
             let path = PathBytes(pathBytes)
             albums.append(Album(
-                id: AlbumScope.folder(path).albumID, kind: .folder,
+                id: AlbumScope.folder(path).id, kind: .folder,
                 title: String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
-                imageCount: images, videoCount: videos, keyAssetID: key,
+                imageCount: images, videoCount: videos, keyAssetID: key.map(Asset.ID.init(stored:)),
                 // The newest asset is dated unless none is (undated ones sort oldest).
-                startDate: first, endDate: newest.flatMap { $0 > -1e300 ? $0 : nil }))
+                startDate: first.map(Date.init(timeIntervalSince1970:)),
+                endDate: newest.flatMap { $0 > -1e300 ? Date(timeIntervalSince1970: $0) : nil }))
         }
         // Nest: the parent is the nearest enclosing folder album.
-        var idsByPath: [PathBytes: String] = [:]
+        var idsByPath: [PathBytes: Album.ID] = [:]
         idsByPath.reserveCapacity(albums.count)
         for album in albums { if let path = album.path { idsByPath[path] = album.id } }
         for index in albums.indices {
@@ -152,155 +247,6 @@ extension MediaLibrary {
         return (newest?.string("identifier"), newest?.double("capture_sort"), first?.double("capture_sort"))
     }
 
-    // MARK: User albums
-
-    /// Creates an empty user album.
-    ///
-    /// - Throws: `AssetQueryError.invalidOption` for an empty title, `LibraryError`.
-    @discardableResult
-    public func createAlbum(title: String) async throws -> Album {
-        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty else { throw AssetQueryError.invalidOption("an album needs a title") }
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
-        let identifier = String((0..<13).map { _ in alphabet[Int(generator.next(upperBound: UInt32(32)))] })
-        let now = Date().timeIntervalSince1970
-        try writeUserState { db in
-            try db.execute("""
-                INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
-                """, [identifier, title, now, now])
-        }
-        return Album(id: AlbumScope.user(identifier).albumID, kind: .user, title: title, path: nil, parentID: nil,
-                     imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
-    }
-
-    /// Renames a user album (by id, identifier or exact title).
-    public func renameAlbum(_ album: String, to title: String) async throws {
-        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty else { throw AssetQueryError.invalidOption("an album needs a title") }
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
-                           [title, Date().timeIntervalSince1970, id])
-        }
-    }
-
-    /// Deletes a user album; its assets stay in the library.
-    public func deleteAlbum(_ album: String) async throws {
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ?", [id])
-            try db.execute("DELETE FROM userstate.albums WHERE id = ?", [id])
-        }
-    }
-
-    /// Adds assets (by identifier) at the end of a user album; ones already in it stay where they are.
-    ///
-    /// - Throws: `LibraryError.assetNotFound` for an identifier the library does not hold.
-    public func addAssets(_ assetIDs: [String], toAlbum album: String) async throws {
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
-            let now = Date().timeIntervalSince1970
-            for assetID in assetIDs {
-                guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
-                    throw LibraryError.assetNotFound(assetID)
-                }
-                try db.execute("""
-                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
-                    VALUES (?, ?, ?, ?)
-                    """, [id, assetID, next, now])
-                if db.changes > 0 { next += 1 }
-            }
-            try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
-        }
-    }
-
-    /// Removes assets from a user album (never from the library).
-    public func removeAssets(_ assetIDs: [String], fromAlbum album: String) async throws {
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            for assetID in assetIDs {
-                try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ? AND asset_identifier = ?", [id, assetID])
-            }
-            try db.execute("UPDATE userstate.albums SET key_asset = NULL WHERE id = ? AND key_asset NOT IN (SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ?)", [id, id])
-        }
-    }
-
-    /// Moves assets of a user album so the first of them lands at `index` (0-based) of
-    /// the album's order, keeping their relative order.
-    ///
-    /// - Throws: `LibraryError.assetNotFound` for an asset not in the album.
-    public func moveAssets(_ assetIDs: [String], inAlbum album: String, to index: Int) async throws {
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
-                                    [id]).compactMap { $0.string("asset_identifier") }
-            for assetID in assetIDs where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
-            let moving = order.filter { assetIDs.contains($0) }
-            order.removeAll { assetIDs.contains($0) }
-            order.insert(contentsOf: moving, at: max(0, min(index, order.count)))
-            // Positions are unique per album: park them out of the way, then renumber.
-            try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
-            for (position, assetID) in order.enumerated() {
-                try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
-                               [position, id, assetID])
-            }
-        }
-    }
-
-    /// Sets (or clears, with nil) the asset a user album shows as its key.
-    public func setKeyAsset(_ assetID: String?, ofAlbum album: String) async throws {
-        try writeUserState { db in
-            let id = try userAlbumRowID(album, db: db)
-            try db.execute("UPDATE userstate.albums SET key_asset = ? WHERE id = ?", [assetID, id])
-        }
-    }
-
-    // MARK: User state of assets
-
-    /// Marks assets as favorites, or not.
-    ///
-    /// - Throws: `LibraryError.assetNotFound` for an identifier the library does not hold.
-    public func setFavorite(_ favorite: Bool, for assetIDs: [String]) async throws {
-        try setUserFlag("favorite", favorite, for: assetIDs)
-    }
-
-    /// Hides assets from default queries, or shows them again.
-    public func setHidden(_ hidden: Bool, for assetIDs: [String]) async throws {
-        try setUserFlag("hidden", hidden, for: assetIDs)
-    }
-
-    /// Sets an asset's title and caption (nil clears).
-    public func setTitle(_ title: String?, caption: String?, for assetID: String) async throws {
-        try writeUserState { db in
-            guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
-                throw LibraryError.assetNotFound(assetID)
-            }
-            try db.execute("""
-                INSERT INTO userstate.asset_user_state (identifier, title, caption, modified_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (identifier) DO UPDATE SET title = excluded.title, caption = excluded.caption,
-                    modified_at = excluded.modified_at
-                """, [assetID, title, caption, Date().timeIntervalSince1970])
-        }
-    }
-
-    private func setUserFlag(_ column: String, _ value: Bool, for assetIDs: [String]) throws {
-        precondition(column == "favorite" || column == "hidden")
-        try writeUserState { db in
-            let now = Date().timeIntervalSince1970
-            for assetID in assetIDs {
-                guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [assetID]) == 1 else {
-                    throw LibraryError.assetNotFound(assetID)
-                }
-                try db.execute("""
-                    INSERT INTO userstate.asset_user_state (identifier, \(column), modified_at) VALUES (?, ?, ?)
-                    ON CONFLICT (identifier) DO UPDATE SET \(column) = excluded.\(column), modified_at = excluded.modified_at
-                    """, [assetID, value, now])
-            }
-        }
-    }
-
     /// Runs a user-state write in a deferred transaction, so it locks only
     /// user-state.sqlite and never waits for an index run's batch on library.sqlite.
     func writeUserState<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
@@ -312,38 +258,68 @@ extension MediaLibrary {
         }
     }
 
-    /// The row id of a user album named by album id (`user.x`), identifier or exact title.
-    func userAlbumRowID(_ key: String, db: DatabaseConnection) throws -> Int64 {
+    /// The row id of the user album `id` names.
+    func userAlbumRowID(_ id: Album.ID, db: DatabaseConnection) throws -> Int64 {
+        guard let identifier = id.userAlbumIdentifier else { throw AssetQueryError.notAUserAlbum(id) }
+        guard let rowID = try db.row("SELECT id FROM userstate.albums WHERE identifier = ?", [identifier])?.int64("id") else {
+            throw AssetQueryError.unknownAlbum(id.rawValue)
+        }
+        return rowID
+    }
+
+    /// The identifier of the user album named by album id (`user.x`), bare identifier or
+    /// exact title.
+    func userAlbumID(named key: String, db: DatabaseConnection) throws -> Album.ID {
         var identifier = key
-        if case .user(let inner)? = AlbumScope(albumID: key) { identifier = inner }
-        if let id = try db.row("SELECT id FROM userstate.albums WHERE identifier = ?", [identifier])?.int64("id") {
-            return id
+        if case .user(let id)? = AlbumScope(parsing: key), let inner = id.userAlbumIdentifier { identifier = inner }
+        if try db.scalarInt("SELECT 1 FROM userstate.albums WHERE identifier = ?", [identifier]) == 1 {
+            return Album.ID(userAlbum: identifier)
         }
-        let byTitle = try db.rows("SELECT id FROM userstate.albums WHERE title = ?", [key])
-        if byTitle.count == 1, let id = byTitle[0].int64("id") { return id }
-        if byTitle.count > 1 {
-            throw AssetQueryError.invalidOption("\(byTitle.count) albums are titled \(key); name the album by its id")
-        }
+        let byTitle = try db.rows("SELECT identifier FROM userstate.albums WHERE title = ?", [key])
+        if byTitle.count == 1, let found = byTitle[0].string("identifier") { return Album.ID(userAlbum: found) }
+        if byTitle.count > 1 { throw AssetQueryError.ambiguousAlbumTitle(title: key, count: byTitle.count) }
         throw AssetQueryError.unknownAlbum(key)
     }
 
+    /// Throws `assetNotFound` unless the library holds the asset.
+    fileprivate static func requireAsset(_ id: Asset.ID, db: DatabaseConnection) throws {
+        guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [id.rawValue]) == 1 else {
+            throw LibraryError.assetNotFound(id.rawValue)
+        }
+    }
+
+    fileprivate func setUserFlag(_ column: String, _ value: Bool, for assetIDs: [Asset.ID]) throws {
+        precondition(column == "favorite" || column == "hidden")
+        try writeUserState { db in
+            let now = Date().timeIntervalSince1970
+            for assetID in assetIDs {
+                try Self.requireAsset(assetID, db: db)
+                try db.execute("""
+                    INSERT INTO userstate.asset_user_state (identifier, \(column), modified_at) VALUES (?, ?, ?)
+                    ON CONFLICT (identifier) DO UPDATE SET \(column) = excluded.\(column), modified_at = excluded.modified_at
+                    """, [assetID.rawValue, value, now])
+            }
+        }
+    }
+}
+
+extension MediaLibrary.Blocking {
     /// The scope an album argument names: an album id, a smart album's name or title,
-    /// a user album's identifier or title, or a folder album's path.
+    /// a user album's identifier or title, or a folder album's path (absolute or
+    /// relative to the working folder).
     ///
-    /// - Throws: `AssetQueryError.unknownAlbum`.
-    public func albumScope(named key: String) async throws -> AlbumScope {
-        if let scope = AlbumScope(albumID: key) { return scope }
+    /// - Throws: `AssetQueryError.unknownAlbum` when nothing matches,
+    ///   `LibraryError.database` when the database fails.
+    public func albumScope(named key: String) throws -> AlbumScope {
+        if let scope = AlbumScope(parsing: key) { return scope }
         let simplified = key.lowercased().filter { $0.isLetter }
         if let smart = SmartAlbum.allCases.first(where: {
             $0.rawValue.lowercased() == simplified || $0.title.lowercased().filter(\.isLetter) == simplified
         }) {
             return .smart(smart)
         }
-        return try read { db in
-            if let rowID = try? userAlbumRowID(key, db: db),
-               let identifier = try db.row("SELECT identifier FROM userstate.albums WHERE id = ?", [rowID])?.string("identifier") {
-                return .user(identifier)
-            }
+        return try library.read { db in
+            if let id = try? library.userAlbumID(named: key, db: db) { return .user(id) }
             var path = key
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
             if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
@@ -351,6 +327,166 @@ extension MediaLibrary {
                 return .folder(PathBytes(path))
             }
             throw AssetQueryError.unknownAlbum(key)
+        }
+    }
+
+    /// The user album named by its id (`user.…`), its bare identifier or its exact title.
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum` when none matches,
+    ///   `.ambiguousAlbumTitle` when several have that title, `LibraryError.database`.
+    public func userAlbumID(named key: String) throws -> Album.ID {
+        try library.read { db in try library.userAlbumID(named: key, db: db) }
+    }
+
+    /// Creates an empty user album.
+    ///
+    /// - Throws: `AssetQueryError.emptyAlbumTitle` for an empty title,
+    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    @discardableResult
+    public func createAlbum(title: String) throws -> Album {
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw AssetQueryError.emptyAlbumTitle }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
+        let identifier = String((0..<13).map { _ in alphabet[Int(generator.next(upperBound: UInt32(32)))] })
+        let now = Date().timeIntervalSince1970
+        try library.writeUserState { db in
+            try db.execute("""
+                INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
+                """, [identifier, title, now, now])
+        }
+        return Album(id: Album.ID(userAlbum: identifier), kind: .user, title: title, path: nil, parentID: nil,
+                     imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
+    }
+
+    /// Renames a user album.
+    ///
+    /// - Throws: `AssetQueryError.emptyAlbumTitle`, `.unknownAlbum`, `.notAUserAlbum`,
+    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    public func renameAlbum(_ album: Album.ID, to title: String) throws {
+        let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw AssetQueryError.emptyAlbumTitle }
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
+                           [title, Date().timeIntervalSince1970, id])
+        }
+    }
+
+    /// Deletes a user album; its assets stay in the library.
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
+    public func deleteAlbum(_ album: Album.ID) throws {
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ?", [id])
+            try db.execute("DELETE FROM userstate.albums WHERE id = ?", [id])
+        }
+    }
+
+    /// Adds assets at the end of a user album; ones already in it stay where they are.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an asset the library does not hold
+    ///   (nothing is added then), `AssetQueryError.unknownAlbum`, `.notAUserAlbum`,
+    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    public func addAssets(_ assetIDs: [Asset.ID], toAlbum album: Album.ID) throws {
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
+            let now = Date().timeIntervalSince1970
+            for assetID in assetIDs {
+                try MediaLibrary.requireAsset(assetID, db: db)
+                try db.execute("""
+                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
+                    VALUES (?, ?, ?, ?)
+                    """, [id, assetID.rawValue, next, now])
+                if db.changes > 0 { next += 1 }
+            }
+            try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
+        }
+    }
+
+    /// Removes assets from a user album (never from the library); ones not in it are ignored.
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
+    public func removeAssets(_ assetIDs: [Asset.ID], fromAlbum album: Album.ID) throws {
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            for assetID in assetIDs {
+                try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ? AND asset_identifier = ?",
+                               [id, assetID.rawValue])
+            }
+            try db.execute("UPDATE userstate.albums SET key_asset = NULL WHERE id = ? AND key_asset NOT IN (SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ?)", [id, id])
+        }
+    }
+
+    /// Moves assets of a user album so the first of them lands at `index` (0-based) of
+    /// the album's order, keeping their relative order.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an asset not in the album,
+    ///   `AssetQueryError.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
+    public func moveAssets(_ assetIDs: [Asset.ID], inAlbum album: Album.ID, to index: Int) throws {
+        let moved = assetIDs.map(\.rawValue)
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
+                                    [id]).compactMap { $0.string("asset_identifier") }
+            for assetID in moved where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
+            let moving = order.filter { moved.contains($0) }
+            order.removeAll { moved.contains($0) }
+            order.insert(contentsOf: moving, at: max(0, min(index, order.count)))
+            // Positions are unique per album: park them out of the way, then renumber.
+            try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
+            for (position, assetID) in order.enumerated() {
+                try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
+                               [position, id, assetID])
+            }
+        }
+    }
+
+    /// Sets (or clears, with nil) the asset a user album shows as its key; listings use
+    /// it while it is in the album.
+    ///
+    /// - Throws: `AssetQueryError.unknownAlbum`, `.notAUserAlbum`, `LibraryError.readOnly`,
+    ///   `LibraryError.database`.
+    public func setKeyAsset(_ assetID: Asset.ID?, ofAlbum album: Album.ID) throws {
+        try library.writeUserState { db in
+            let id = try library.userAlbumRowID(album, db: db)
+            try db.execute("UPDATE userstate.albums SET key_asset = ? WHERE id = ?", [assetID?.rawValue, id])
+        }
+    }
+
+    /// Marks assets as favorites, or not.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an asset the library does not hold
+    ///   (nothing changes then), `LibraryError.readOnly`, `LibraryError.database`.
+    public func setFavorite(_ favorite: Bool, for assetIDs: [Asset.ID]) throws {
+        try library.setUserFlag("favorite", favorite, for: assetIDs)
+    }
+
+    /// Hides assets from default fetches, or shows them again.
+    ///
+    /// - Throws: `LibraryError.assetNotFound` for an asset the library does not hold
+    ///   (nothing changes then), `LibraryError.readOnly`, `LibraryError.database`.
+    public func setHidden(_ hidden: Bool, for assetIDs: [Asset.ID]) throws {
+        try library.setUserFlag("hidden", hidden, for: assetIDs)
+    }
+
+    /// Sets an asset's title and caption (nil clears).
+    ///
+    /// - Throws: `LibraryError.assetNotFound` when the library does not hold the asset,
+    ///   `LibraryError.readOnly`, `LibraryError.database`.
+    public func setTitle(_ title: String?, caption: String?, for assetID: Asset.ID) throws {
+        try library.writeUserState { db in
+            try MediaLibrary.requireAsset(assetID, db: db)
+            try db.execute("""
+                INSERT INTO userstate.asset_user_state (identifier, title, caption, modified_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (identifier) DO UPDATE SET title = excluded.title, caption = excluded.caption,
+                    modified_at = excluded.modified_at
+                """, [assetID.rawValue, title, caption, Date().timeIntervalSince1970])
         }
     }
 }

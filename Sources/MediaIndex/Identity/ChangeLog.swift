@@ -1,29 +1,5 @@
 import Foundation
 
-/// What happened to an asset, as the change feed reports it.
-public enum AssetChangeKind: String, Sendable, Codable, CaseIterable {
-    case inserted, updated, deleted, moved, paired, unpaired
-}
-
-/// One entry of the change feed.
-public struct AssetChange: Sendable, Equatable {
-    /// The change's token: every change gets a larger one than all before it.
-    public var token: Int64
-    public var identifier: String
-    public var kind: AssetChangeKind
-    /// The JSON names of the fields that changed, for `updated`.
-    public var fields: [String]
-    /// Unix time of the change.
-    public var date: Double
-}
-
-/// Changes since a token, and the token to ask with next time.
-public struct AssetChanges: Sendable, Equatable {
-    public var changes: [AssetChange]
-    /// The newest token; pass it as `since` next time.
-    public var currentToken: Int64
-}
-
 /// Writes and trims the change feed (`changes` table).
 enum ChangeLog {
     /// Changes kept at most, and for at most this long; older tokens expire.
@@ -52,33 +28,5 @@ enum ChangeLog {
             INSERT INTO library_meta (key, value) VALUES ('change_history_start', ?)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value
             """, [String(cut + 1)])
-    }
-}
-
-/// Reuses identifiers of deleted assets whose content comes back (`tombstones` table).
-enum Tombstones {
-    /// How long a deleted asset's identifier waits for its content to return.
-    static let defaultRetention: Double = 30 * 86_400
-
-    static func bury(identifier: String, fingerprint: String, now: Double, db: DatabaseConnection) throws {
-        try db.execute("""
-            INSERT INTO tombstones (identifier, fingerprint, deleted_at) VALUES (?, ?, ?)
-            ON CONFLICT (identifier) DO UPDATE SET fingerprint = excluded.fingerprint, deleted_at = excluded.deleted_at
-            """, [identifier, fingerprint, now])
-    }
-
-    /// Takes back the identifier of the most recently deleted asset with this content.
-    static func resurrect(fingerprint: String, db: DatabaseConnection) throws -> String? {
-        guard let identifier = try db.row(
-            "SELECT identifier FROM tombstones WHERE fingerprint = ? ORDER BY deleted_at DESC, identifier LIMIT 1",
-            [fingerprint])?.string("identifier") else { return nil }
-        try db.execute("DELETE FROM tombstones WHERE identifier = ?", [identifier])
-        // The identifier could have been given to other content meanwhile (a copy).
-        let taken = try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [identifier]) != nil
-        return taken ? nil : identifier
-    }
-
-    static func purge(olderThan cutoff: Double, db: DatabaseConnection) throws {
-        try db.execute("DELETE FROM tombstones WHERE deleted_at < ?", [cutoff])
     }
 }

@@ -11,7 +11,7 @@ struct IdentityPlanner {
     struct Donor: Equatable {
         var path: PathBytes
         var assetID: Int64
-        var role: String
+        var role: FileRole
         var fingerprint: String
         /// Whether the path is gone (else it now holds other content).
         var vanished: Bool
@@ -20,7 +20,7 @@ struct IdentityPlanner {
     /// What a path's file becomes.
     enum Decision: Equatable {
         /// The path keeps its own asset (content unchanged, or edited in place).
-        case keep(assetID: Int64, role: String, edited: Bool)
+        case keep(assetID: Int64, role: FileRole, edited: Bool)
         /// The content came from another path: it takes that asset.
         case take(Donor)
         /// New content: a new asset.
@@ -31,7 +31,7 @@ struct IdentityPlanner {
     struct ChangedFile {
         var path: PathBytes
         var assetID: Int64
-        var role: String
+        var role: FileRole
         var oldFingerprint: String
         /// nil when the file could not be fingerprinted (it will fail to read).
         var newFingerprint: String?

@@ -26,6 +26,30 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     /// Pairs this run split (a half deleted, replaced or moved away).
     public var unpaired = 0
     public var elapsedSeconds = 0.0
+    /// How long each phase took.
+    public var timings = IndexTimings()
+
+    public init() {}
+}
+
+/// How long each phase of an index run took, in seconds (see docs/architecture.md).
+///
+/// Reading and writing overlap (the next batch is read while one is committed), so
+/// `read` counts only the time the run waited for reads, and the phases add up to
+/// about `elapsedSeconds`.
+public struct IndexTimings: Sendable, Equatable, Codable {
+    /// Listing the roots' folders.
+    public var walk = 0.0
+    /// Comparing what the walk found with the recorded files.
+    public var diff = 0.0
+    /// Reading new and changed files (for the identity plan, and waiting for each batch).
+    public var read = 0.0
+    /// Committing the batches.
+    public var write = 0.0
+    /// Pairing live photos, RAW+JPEG and bursts, and attaching sidecars.
+    public var pair = 0.0
+    /// Removing vanished files and their assets, and closing the run.
+    public var finish = 0.0
 
     public init() {}
 }

@@ -1,66 +1,183 @@
+import Foundation
 import MediaMetadata
 
-/// What a picker shows as one item: a photo or a video, with its resources (files).
+/// What a picker shows as one item: a photo or a video, with its resources (files)
+/// and the user's marks, always whole (PHAsset).
 ///
-/// Field names match the JSON asset shape documented in the README.
+/// Property names match the JSON asset shape documented in the README.
 public struct Asset: Sendable, Equatable, Identifiable {
     /// Opaque, URL-safe, stable identifier.
-    public var id: String
+    public var id: ID
+    /// Image or video.
     public var mediaType: MediaType
-    /// Subtype names, such as `livePhoto` or `screenshot`.
-    public var mediaSubtypes: [String]
-    /// ISO 8601 as the file records it: with the offset when known, `Z` for UTC,
-    /// no suffix when only local time is known.
-    public var creationDate: String?
+    /// Live photo, screenshot, panorama…
+    public var mediaSubtypes: MediaSubtypes
+    /// The capture time as the file records it, ISO 8601: with the offset when known,
+    /// `Z` for UTC, no suffix when only the local time is known. The JSON's `creationDate`.
+    public var creationDateText: String?
     /// Size as displayed, after orientation.
     public var pixelWidth: Int?
+    /// Height as displayed, after orientation.
     public var pixelHeight: Int?
     /// EXIF orientation 1–8.
     public var orientation: Int?
+    /// A video's length, or a live photo's movie's.
     public var durationSeconds: Double?
+    /// A video's frames per second.
     public var frameRate: Double?
+    /// A video's codec (`hvc1`, `avc1`…).
     public var videoCodec: String?
+    /// Whether a video has a sound track.
     public var hasAudio: Bool?
+    /// Where it was taken.
     public var location: GeoLocation?
+    /// Camera maker.
     public var make: String?
+    /// Camera model.
     public var model: String?
+    /// The software that wrote the file.
     public var software: String?
+    /// Lens maker.
     public var lensMake: String?
+    /// Lens model.
     public var lensModel: String?
+    /// Focal length in millimetres.
     public var focalLength: Double?
+    /// Aperture (f-number).
     public var fNumber: Double?
+    /// Exposure time in seconds.
     public var exposureTime: Double?
+    /// ISO speed.
     public var iso: Int?
+    /// EXIF flash value.
     public var flash: Int?
+    /// Apple's content identifier, shared by a live photo's still and movie.
     public var contentIdentifier: String?
+    /// The burst this frame belongs to.
     public var burstIdentifier: String?
     /// Bumped each time the primary content changes, so caches know.
     public var revision: Int
-    /// Unix time the asset was first indexed.
-    public var addedDate: Double
-    /// Unix time the asset's content or metadata last changed in the index.
-    public var modificationDate: Double
+    /// When the asset was first indexed.
+    public var addedDate: Date
+    /// When the asset's content or metadata last changed in the index.
+    public var modificationDate: Date
+    /// Its files, the primary one first.
     public var resources: [AssetResource]
     /// Which rule made this a multi-resource asset: `contentIdentifier`,
     /// `sameStemShortMovie`, `motionPhoto` or `rawPlusJpeg`; nil for a single file.
-    public var pairingRule: String? = nil
+    public var pairingRule: String?
     /// The MP4 inside a motion photo's still; nil for every other asset.
-    public var embeddedVideo: EmbeddedVideo? = nil
+    public var embeddedVideo: EmbeddedVideo?
     /// Star rating, -1 (rejected) to 5, from an XMP sidecar (`xmp:Rating`); nil without one.
-    public var rating: Int? = nil
+    public var rating: Int?
     /// The user marked it a favorite (user state, kept by identifier).
     public var favorite: Bool = false
-    /// The user hid it; hidden assets are left out of queries unless asked for.
+    /// The user hid it; hidden assets are left out of fetches unless asked for.
     public var hidden: Bool = false
-    /// Identifiers of the user albums that hold it.
-    public var albums: [String] = []
+    /// The user albums that hold it, by title (their `Album.id`s).
+    public var albums: [Album.ID] = []
+
+    /// The asset as the library's rows give it: user state is filled in by the reader.
+    init(id: String, mediaType: MediaType, mediaSubtypes: [String], creationDate: String?,
+         pixelWidth: Int?, pixelHeight: Int?, orientation: Int?, durationSeconds: Double?, frameRate: Double?,
+         videoCodec: String?, hasAudio: Bool?, location: GeoLocation?, make: String?, model: String?,
+         software: String?, lensMake: String?, lensModel: String?, focalLength: Double?, fNumber: Double?,
+         exposureTime: Double?, iso: Int?, flash: Int?, contentIdentifier: String?, burstIdentifier: String?,
+         revision: Int, addedDate: Double, modificationDate: Double, resources: [AssetResource],
+         pairingRule: String? = nil, embeddedVideo: EmbeddedVideo? = nil, rating: Int? = nil) {
+        self.id = ID(stored: id)
+        self.mediaType = mediaType
+        self.mediaSubtypes = mediaSubtypes.reduce(into: MediaSubtypes()) { set, name in
+            if let subtype = MediaSubtypes(name: name) { set.insert(subtype) }
+        }
+        self.creationDateText = creationDate
+        self.pixelWidth = pixelWidth; self.pixelHeight = pixelHeight; self.orientation = orientation
+        self.durationSeconds = durationSeconds; self.frameRate = frameRate; self.videoCodec = videoCodec
+        self.hasAudio = hasAudio; self.location = location; self.make = make; self.model = model
+        self.software = software; self.lensMake = lensMake; self.lensModel = lensModel
+        self.focalLength = focalLength; self.fNumber = fNumber; self.exposureTime = exposureTime
+        self.iso = iso; self.flash = flash; self.contentIdentifier = contentIdentifier
+        self.burstIdentifier = burstIdentifier; self.revision = revision
+        self.addedDate = Date(timeIntervalSince1970: addedDate)
+        self.modificationDate = Date(timeIntervalSince1970: modificationDate)
+        self.resources = resources; self.pairingRule = pairingRule; self.embeddedVideo = embeddedVideo
+        self.rating = rating
+    }
+}
+
+extension Asset {
+    /// The moment of capture (PHAsset's `creationDate`). When the file records only the
+    /// local time (`creationTimeZone` is nil), that wall-clock time is read as UTC: the
+    /// same instant sorting and `FetchOptions.capturedFrom` use.
+    public var creationDate: Date? {
+        recordedCapture.map { Date(timeIntervalSince1970: $0.sortTimestamp) }
+    }
+
+    /// The capture's recorded offset from UTC as a fixed-offset time zone; nil when the
+    /// file records only the local time.
+    public var creationTimeZone: TimeZone? {
+        recordedCapture?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) }
+    }
+
+    /// The capture's local wall-clock time as the camera showed it (Gregorian calendar,
+    /// year to nanosecond), with `timeZone` set when the offset is known.
+    public var creationDateComponents: DateComponents? {
+        guard let capture = recordedCapture else { return nil }
+        return DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: creationTimeZone,
+                              year: capture.year, month: capture.month, day: capture.day, hour: capture.hour,
+                              minute: capture.minute, second: capture.second, nanosecond: capture.nanosecond)
+    }
+
+    /// The recorded capture date, parsed back from its ISO 8601 text.
+    var recordedCapture: CaptureDate? { creationDateText.flatMap(CaptureDate.init(recordedText:)) }
+}
+
+extension CaptureDate {
+    /// Parses the ISO 8601 text `iso8601` writes: `YYYY-MM-DDTHH:MM:SS`, an optional
+    /// fraction, then `Z`, `±HH:MM` or nothing.
+    init?(recordedText text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (0x30...0x39).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        var index = 19
+        var nanosecond = 0
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            var digits = 0
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                if digits < 9 { nanosecond = nanosecond * 10 + Int(bytes[index] - 0x30); digits += 1 }
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<9 { nanosecond *= 10 }
+        }
+        var offset: Int?
+        if index < bytes.count {
+            guard let parsed = CaptureDate.parseOffset(String(decoding: bytes[index...], as: UTF8.self)) else { return nil }
+            offset = parsed
+        }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                  nanosecond: nanosecond, utcOffsetSeconds: offset)
+    }
 }
 
 /// Where a motion photo's video sits inside its still file.
 public struct EmbeddedVideo: Sendable, Equatable {
     /// Byte offset from the start of the primary file.
     public var offset: Int64
+    /// Its length in bytes.
     public var length: Int64
+    /// Its duration, when its header says.
     public var durationSeconds: Double?
 }
 
@@ -68,45 +185,66 @@ public struct EmbeddedVideo: Sendable, Equatable {
 public struct AssetResource: Sendable, Equatable {
     /// `photo`, `video`, `pairedVideo`, `alternatePhoto` or `sidecar`.
     public var role: String
+    /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes
+    /// The file's size.
     public var bytes: Int64
+    /// Its MIME type (`image/jpeg`, `video/quicktime`…), when the format has one.
     public var contentType: String?
 }
 
 /// A file that could not be read, as `mediaindex errors` lists it.
 public struct IndexedFileError: Sendable, Equatable {
+    /// The file.
     public var path: PathBytes
+    /// Why it could not be read, one sentence.
     public var message: String
+    /// The file's size.
     public var bytes: Int64
-    /// Unix time of the run that recorded it.
-    public var recordedAt: Double
+    /// When the run that recorded it looked at the file.
+    public var recordedDate: Date
 }
 
 /// A registered root folder.
 public struct LibraryRoot: Sendable, Equatable {
+    /// The folder, absolute and symlink-resolved.
     public var path: PathBytes
-    public var addedAt: Double
-    public var lastIndexedAt: Double?
+    /// When it was registered.
+    public var addedDate: Date
+    /// When an index run last finished it; nil before the first.
+    public var lastIndexedDate: Date?
     /// Assets with a resource under this root.
     public var assetCount: Int
+    /// Files under it that could not be read.
     public var errorCount: Int
 }
 
 /// Counts for `mediaindex stats`.
 public struct LibraryStatistics: Sendable, Equatable {
+    /// Assets in all.
     public var assets: Int
+    /// Image assets.
     public var images: Int
+    /// Video assets.
     public var videos: Int
+    /// Files the index knows (media, sidecars, ignored and unreadable ones).
     public var files: Int
+    /// Files that could not be read.
     public var errors: Int
+    /// Files that are not images or videos.
     public var ignored: Int
+    /// Registered roots.
     public var roots: Int
+    /// Bytes of the media files.
     public var totalBytes: Int64
-    /// Assets by format raw value, most first.
+    /// Primary files by format raw value, most first.
     public var byFormat: [(format: String, count: Int)]
+    /// The database's schema version.
     public var schemaVersion: Int
+    /// The last completed index run.
     public var lastRun: IndexSummary?
 
+    /// Equal counts and formats.
     public static func == (a: LibraryStatistics, b: LibraryStatistics) -> Bool {
         a.assets == b.assets && a.files == b.files && a.errors == b.errors && a.ignored == b.ignored
             && a.byFormat.map(\.format) == b.byFormat.map(\.format) && a.byFormat.map(\.count) == b.byFormat.map(\.count)

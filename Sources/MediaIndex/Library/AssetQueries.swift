@@ -2,43 +2,41 @@ import MediaMetadata
 
 /// Reads assets and their resources from the database.
 enum AssetQueries {
-    static let assetColumns = """
-        a.id AS row_id, a.identifier, a.media_type, a.subtypes, a.creation_date, a.pixel_width, a.pixel_height,
-        a.orientation, a.duration, a.frame_rate, a.video_codec, a.has_audio, a.latitude, a.longitude, a.altitude,
-        a.make, a.model, a.software, a.lens_make, a.lens_model, a.focal_length, a.f_number, a.exposure_time,
-        a.iso, a.flash, a.content_identifier, a.burst_identifier, a.revision, a.added_at, a.modified_at,
-        a.pairing_rule, a.embedded_video_offset, a.embedded_video_length, a.embedded_video_duration, a.rating
-        """
+    /// The select list `asset(from:resources:)` reads, for the alias `a` of `assets`
+    /// (`AssetRecord.assetColumns`, and the row id as `row_id`).
+    static let assetColumns = (["a.id AS row_id"] + AssetRecord.assetColumns.map { "a." + $0.name })
+        .joined(separator: ", ")
 
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
+        typealias C = AssetRecord.Column
         var location: GeoLocation?
-        if let lat = row.double("latitude"), let lon = row.double("longitude") {
-            location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double("altitude"))
+        if let lat = row.double(C.latitude.name), let lon = row.double(C.longitude.name) {
+            location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double(C.altitude.name))
         }
         return Asset(
-            id: row.string("identifier") ?? "",
-            mediaType: MediaType(rawValue: row.string("media_type") ?? "") ?? .image,
-            mediaSubtypes: MediaSubtypes(rawValue: row.int("subtypes") ?? 0).names,
-            creationDate: row.string("creation_date"),
-            pixelWidth: row.int("pixel_width"), pixelHeight: row.int("pixel_height"),
-            orientation: row.int("orientation"),
-            durationSeconds: row.double("duration"), frameRate: row.double("frame_rate"),
-            videoCodec: row.string("video_codec"), hasAudio: row.bool("has_audio"),
+            id: row.string(C.identifier.name) ?? "",
+            mediaType: MediaType(rawValue: row.string(C.mediaType.name) ?? "") ?? .image,
+            mediaSubtypes: MediaSubtypes(rawValue: row.int(C.subtypes.name) ?? 0).names,
+            creationDate: row.string(C.creationDate.name),
+            pixelWidth: row.int(C.pixelWidth.name), pixelHeight: row.int(C.pixelHeight.name),
+            orientation: row.int(C.orientation.name),
+            durationSeconds: row.double(C.duration.name), frameRate: row.double(C.frameRate.name),
+            videoCodec: row.string(C.videoCodec.name), hasAudio: row.bool(C.hasAudio.name),
             location: location,
-            make: row.string("make"), model: row.string("model"), software: row.string("software"),
-            lensMake: row.string("lens_make"), lensModel: row.string("lens_model"),
-            focalLength: row.double("focal_length"), fNumber: row.double("f_number"),
-            exposureTime: row.double("exposure_time"), iso: row.int("iso"), flash: row.int("flash"),
-            contentIdentifier: row.string("content_identifier"), burstIdentifier: row.string("burst_identifier"),
-            revision: row.int("revision") ?? 1,
-            addedDate: row.double("added_at") ?? 0, modificationDate: row.double("modified_at") ?? 0,
+            make: row.string(C.make.name), model: row.string(C.model.name), software: row.string(C.software.name),
+            lensMake: row.string(C.lensMake.name), lensModel: row.string(C.lensModel.name),
+            focalLength: row.double(C.focalLength.name), fNumber: row.double(C.fNumber.name),
+            exposureTime: row.double(C.exposureTime.name), iso: row.int(C.iso.name), flash: row.int(C.flash.name),
+            contentIdentifier: row.string(C.contentIdentifier.name), burstIdentifier: row.string(C.burstIdentifier.name),
+            revision: row.int(C.revision.name) ?? 1,
+            addedDate: row.double(C.addedAt.name) ?? 0, modificationDate: row.double(C.modifiedAt.name) ?? 0,
             resources: resources,
-            pairingRule: row.string("pairing_rule"),
-            embeddedVideo: row.int64("embedded_video_offset").map {
-                EmbeddedVideo(offset: $0, length: row.int64("embedded_video_length") ?? 0,
-                              durationSeconds: row.double("embedded_video_duration"))
+            pairingRule: row.string(C.pairingRule.name),
+            embeddedVideo: row.int64(C.embeddedVideoOffset.name).map {
+                EmbeddedVideo(offset: $0, length: row.int64(C.embeddedVideoLength.name) ?? 0,
+                              durationSeconds: row.double(C.embeddedVideoDuration.name))
             },
-            rating: row.int("rating"))
+            rating: row.int(C.rating.name))
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.
@@ -53,7 +51,7 @@ enum AssetQueries {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let rows = try db.rows("""
                 SELECT asset_id, role, path, size, format FROM files
-                WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role = 'photo' OR role = 'video' DESC, path
+                WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role IN \(FileRole.sqlList(FileRole.primaries)) DESC, path
                 """, chunk)
             for row in rows {
                 guard let assetID = row.int64("asset_id") else { continue }
@@ -61,7 +59,7 @@ enum AssetQueries {
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? (row.string("role") == ResourceRole.sidecar ? "application/rdf+xml" : nil)))
+                        ?? (row.string("role") == FileRole.sidecar.rawValue ? "application/rdf+xml" : nil)))
             }
         }
         return result

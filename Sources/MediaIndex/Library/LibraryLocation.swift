@@ -6,6 +6,7 @@ public struct LibraryLocation: Sendable, Equatable {
     /// The library folder.
     public let directory: String
 
+    /// The library in `directory` (made absolute against the working folder).
     public init(directory: String) {
         self.directory = Self.absolute(directory)
     }

@@ -2,61 +2,82 @@ import Foundation
 
 extension MediaLibrary {
     /// Every change to an asset after `token`, oldest first, and the current token.
+    /// See `Blocking.changes(since:)`.
     ///
-    /// Pass 0 for the whole retained history. Like PhotoKit's persistent change
-    /// tokens, a token older than the retained history cannot be answered.
-    /// - Throws: `LibraryError.changeTokenExpired` when history after `token` has been
-    ///   trimmed, or `token` is newer than any change (the library was rebuilt): do a
-    ///   full sync, then continue from `currentChangeToken()`.
-    public func changes(since token: Int64) throws -> AssetChanges {
-        try read { db in
-            let current = try Self.answerableToken(token, db: db)
-            let rows = try db.rows(
-                "SELECT token, identifier, kind, fields, changed_at FROM changes WHERE token > ? ORDER BY token",
-                [token])
-            let changes = rows.map { row -> AssetChange in
-                var fields: [String] = []
-                if let json = row.string("fields"), let data = json.data(using: .utf8),
-                   let list = try? JSONDecoder().decode([String].self, from: data) {
-                    fields = list
-                }
-                return AssetChange(token: row.int64("token") ?? 0, identifier: row.string("identifier") ?? "",
-                                   kind: AssetChangeKind(rawValue: row.string("kind") ?? "") ?? .updated,
-                                   fields: fields, date: row.double("changed_at") ?? 0)
-            }
-            return AssetChanges(changes: changes, currentToken: current)
-        }
+    /// - Throws: as `Blocking.changes(since:)`.
+    public func changes(since token: ChangeToken) async throws -> AssetChanges {
+        try await offExecutor { try $0.changes(since: token) }
+    }
+
+    /// The token of the newest change (`.initial` when nothing has changed yet).
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func currentChangeToken() async throws -> ChangeToken {
+        try await offExecutor { try $0.currentChangeToken() }
     }
 
     /// Whether any change of one of `kinds` came after `token`, without loading the
     /// changes (an index run of 100,000 new files makes 100,000 of them).
     ///
     /// - Throws: `LibraryError.changeTokenExpired` as `changes(since:)` does.
-    public func hasChanges(since token: Int64, of kinds: Set<AssetChangeKind>) throws -> Bool {
+    func hasChanges(since token: ChangeToken, of kinds: Set<AssetChange.Kind>) throws -> Bool {
         try read { db in
             _ = try Self.answerableToken(token, db: db)
             let names = kinds.map(\.rawValue).sorted()
             guard !names.isEmpty else { return false }
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             return try db.scalarInt("SELECT 1 FROM changes WHERE token > ? AND kind IN (\(placeholders)) LIMIT 1",
-                                    [token] + names) != nil
+                                    [token.rawValue] + names) != nil
         }
     }
 
     /// The current token, once `token` is known to be answerable: a token from before the
     /// trimmed history, or beyond the newest change (from a library since rebuilt), is not.
-    private static func answerableToken(_ token: Int64, db: DatabaseConnection) throws -> Int64 {
+    static func answerableToken(_ token: ChangeToken, db: DatabaseConnection) throws -> ChangeToken {
         let start = Int64(try db.row("SELECT value FROM library_meta WHERE key = 'change_history_start'")?
             .string("value").flatMap { Int64($0) } ?? 1)
         let current = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? Int(start - 1))
-        if token < start - 1 || token > current {
-            throw LibraryError.changeTokenExpired(token: token, oldest: start)
+        if token.rawValue < start - 1 || token.rawValue > current {
+            throw LibraryError.changeTokenExpired(token: token, oldest: ChangeToken(rawValue: start))
         }
-        return current
+        return ChangeToken(rawValue: current)
+    }
+}
+
+extension MediaLibrary.Blocking {
+    /// Every change to an asset after `token`, oldest first, and the current token.
+    ///
+    /// Pass `.initial` for the whole retained history. Like PhotoKit's persistent change
+    /// tokens, a token older than the retained history cannot be answered.
+    /// - Throws: `LibraryError.changeTokenExpired` when history after `token` has been
+    ///   trimmed, or `token` is newer than any change (the library was rebuilt): do a
+    ///   full sync, then continue from `currentChangeToken()`. `LibraryError.database`
+    ///   when the database fails.
+    public func changes(since token: ChangeToken) throws -> AssetChanges {
+        try library.read { db in
+            let current = try MediaLibrary.answerableToken(token, db: db)
+            let rows = try db.rows(
+                "SELECT token, identifier, kind, fields, changed_at FROM changes WHERE token > ? ORDER BY token",
+                [token.rawValue])
+            let changes = rows.map { row -> AssetChange in
+                var fields: [Asset.Field] = []
+                if let json = row.string("fields"), let data = json.data(using: .utf8),
+                   let list = try? JSONDecoder().decode([String].self, from: data) {
+                    fields = list.map(Asset.Field.init(rawValue:))
+                }
+                return AssetChange(token: ChangeToken(rawValue: row.int64("token") ?? 0),
+                                   id: Asset.ID(stored: row.string("identifier") ?? ""),
+                                   kind: AssetChange.Kind(rawValue: row.string("kind") ?? "") ?? .updated,
+                                   fields: fields, date: Date(timeIntervalSince1970: row.double("changed_at") ?? 0))
+            }
+            return AssetChanges(changes: changes, currentToken: current)
+        }
     }
 
-    /// The token of the newest change (0 when nothing has changed yet).
-    public func currentChangeToken() throws -> Int64 {
-        try read { db in Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0) }
+    /// The token of the newest change (`.initial` when nothing has changed yet).
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func currentChangeToken() throws -> ChangeToken {
+        try library.read { db in ChangeToken(rawValue: Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0)) }
     }
 }

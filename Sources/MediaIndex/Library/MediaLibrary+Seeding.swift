@@ -32,12 +32,8 @@ extension MediaLibrary {
         let root = PathBytes("/synthetic-library")
         var generator = SyntheticRandom(seed: UInt64(first) &+ 0x5EED)
         var made = 0
-        try writer.write { db in
-            try db.execute("INSERT OR IGNORE INTO roots (path, added_at) VALUES (?, ?)",
-                           [root.bytes, Date().timeIntervalSince1970])
-        }
         let rootID = try writer.write { db in
-            try db.row("SELECT id FROM roots WHERE path = ?", [root.bytes])?.int64("id") ?? 0
+            try RootStore(db: db).insertIfMissing(root, now: Date().timeIntervalSince1970)
         }
         while made < count {
             let batch = min(batchSize, count - made)
@@ -64,16 +60,16 @@ extension MediaLibrary {
                     var hasher = XXHash64(seed: UInt64(n))
                     hasher.update(Array(name.utf8))
                     let fingerprint = ContentFingerprint(size: UInt64(n), hash: hasher.finalize())
-                    let columns = AssetColumns(metadata, fileName: name)
-                    let assetID = try columns.insert(identifier: AssetIdentifierFactory.identifier(for: fingerprint),
-                                                     fingerprint: fingerprint.description, now: now, db: db)
-                    try db.execute("""
-                        INSERT INTO files (root_id, path, size, mtime_ns, inode, status, format, fingerprint,
-                                           asset_id, role, metadata, indexed_at)
-                        VALUES (?, ?, ?, ?, ?, 'media', ?, ?, ?, ?, NULL, ?)
-                        """, [rootID, Array((folder + "/" + name).utf8), 2_000_000 + n % 1000, n, n,
-                              metadata.format.rawValue, fingerprint.description, assetID,
-                              isVideo ? "video" : "photo", now])
+                    let assetID = try AssetStore(db: db).insert(
+                        AssetRecord.MetadataValues(metadata, fileName: name),
+                        identifier: AssetIdentifierFactory.identifier(for: fingerprint),
+                        fingerprint: fingerprint.description, now: now)
+                    let stat = FileStat(size: Int64(2_000_000 + n % 1000), modificationNanoseconds: Int64(n),
+                                        inode: UInt64(n), device: 0)
+                    try FileStore(db: db).upsert(FileStore.Write(
+                        rootID: rootID, entry: FileWalker.Entry(path: PathBytes(folder + "/" + name), stat: stat),
+                        status: .media, format: metadata.format, fingerprint: fingerprint.description,
+                        assetID: assetID, role: FileRole(primaryFor: metadata.format)), now: now)
                 }
             }
             made += batch

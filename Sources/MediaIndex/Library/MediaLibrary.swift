@@ -1,13 +1,21 @@
 import Foundation
 import MediaMetadata
 
-/// A MediaIndex library: the database of one user's roots, files and assets.
+/// A MediaIndex library: the database of one user's roots, files and assets, and the
+/// thumbnail cache that goes with it.
 ///
 /// One process writes (an index run holds `index.lock`); any number read, never
 /// blocked by the writer (WAL). Safe to share between tasks.
+///
+/// Every operation comes twice: as an `async` method here, which does its SQLite and
+/// file work on MediaIndex's own threads (never blocking the caller's executor), and
+/// as a blocking method of the same name on `blocking`, for scripts and command-line
+/// tools (`try library.blocking.fetchAssets(options)`).
 public final class MediaLibrary: Sendable {
     /// Where the library lives.
     public let location: LibraryLocation
+    /// Where thumbnails of this library are cached; every thumbnail method uses it.
+    public let thumbnailCache: ThumbnailCache
     let writer: DatabaseWriter?
     let reader: DatabaseReader
     /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
@@ -15,19 +23,26 @@ public final class MediaLibrary: Sendable {
 
     /// How a library is opened.
     public enum AccessMode: Sendable {
-        /// Creates the library when missing, migrates it, and allows writes.
-        case readWrite
+        /// Creates the library when missing, migrates it, and allows writes (indexing).
+        case create
+        /// Opens a library that must exist (`LibraryError.noLibrary` otherwise), for
+        /// reading and for user-state and thumbnail-state writes when its files may be
+        /// written, read-only when they may not.
+        case existing
         /// Reads only; fails with `LibraryError.noLibrary` when there is none.
         case readOnly
     }
 
-    /// Opens (or creates) the library at `location`.
+    /// Opens (or, with `.create`, creates) the library at `location`.
     ///
-    /// - Throws: `LibraryError` when the path is a file, the database is not a
-    ///   MediaIndex library (it is then left untouched), is newer than this build,
-    ///   or is missing in `.readOnly` mode.
-    public init(location: LibraryLocation, mode: AccessMode = .readWrite) throws {
+    /// - Parameter cache: where thumbnails go; the environment's cache folder
+    ///   (`$MEDIAINDEX_CACHE`, else `$XDG_CACHE_HOME/mediaindex`) unless given.
+    /// - Throws: `LibraryError.libraryPathIsAFile`, `.notALibrary` (the file is then left
+    ///   untouched), `.newerSchema`, `.noLibrary` (missing, in `.existing` or
+    ///   `.readOnly` mode), `.database` or `.io` when the files cannot be opened.
+    public init(location: LibraryLocation, mode: AccessMode = .create, cache: ThumbnailCache = .default) throws {
         self.location = location
+        self.thumbnailCache = cache
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fileManager.fileExists(atPath: location.directory, isDirectory: &isDirectory)
@@ -35,14 +50,14 @@ public final class MediaLibrary: Sendable {
             throw LibraryError.libraryPathIsAFile(path: location.directory)
         }
         let databaseExists = fileManager.fileExists(atPath: location.databasePath)
-        if mode == .readOnly && !databaseExists {
+        if mode != .create && !databaseExists {
             throw LibraryError.noLibrary(path: location.directory)
         }
+        let writes = mode == .create || (mode == .existing && fileManager.isWritableFile(atPath: location.databasePath))
         try LibraryFileCheck.verify(path: location.databasePath)
 
         do {
-            switch mode {
-            case .readWrite:
+            if writes {
                 if !exists {
                     do {
                         // Owner-only: the library lists every path and place of the user's media.
@@ -61,7 +76,7 @@ public final class MediaLibrary: Sendable {
                 try DatabaseMigrator().migrate(connection)
                 try UserStateStore.attachAndSetUp(connection, path: location.userStatePath)
                 writer = DatabaseWriter(connection: connection)
-            case .readOnly:
+            } else {
                 // A library written by an older build is migrated once, if we may write.
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
                 let migrator = DatabaseMigrator()
@@ -80,8 +95,40 @@ public final class MediaLibrary: Sendable {
                                 attachments: [(UserStateStore.schema, location.userStatePath)])
     }
 
+    /// Opens the existing library in the folder at `directory` (PhotoKit's shared
+    /// library, for app code), as `init(location:mode: .existing, cache:)` does, off the
+    /// caller's executor. Creates nothing.
+    ///
+    /// - Throws: `LibraryError.noLibrary` when the folder holds no library yet, or
+    ///   another `LibraryError` as `init(location:mode:cache:)` throws.
+    public static func open(at directory: URL, cache: ThumbnailCache = .default) async throws -> MediaLibrary {
+        try await DatabaseThreads.shared.run {
+            try MediaLibrary(location: LibraryLocation(directory: directory.path), mode: .existing, cache: cache)
+        }
+    }
+
+    /// Whether this library records user state and thumbnail state (opened with
+    /// `.create`, or `.existing` with write access).
+    public var isWritable: Bool { writer != nil }
+
+    /// The blocking form of every operation, for scripts and command-line tools: each
+    /// runs on the calling thread.
+    public var blocking: Blocking { Blocking(library: self) }
+
+    /// The library's operations as blocking calls; see `MediaLibrary.blocking`.
+    public struct Blocking: Sendable {
+        /// The library they act on.
+        public let library: MediaLibrary
+    }
+
+    /// Runs `body` on MediaIndex's database threads.
+    func offExecutor<T: Sendable>(_ body: @escaping @Sendable (Blocking) throws -> T) async throws -> T {
+        let blocking = self.blocking
+        return try await DatabaseThreads.shared.run { try body(blocking) }
+    }
+
     func requireWriter() throws -> DatabaseWriter {
-        guard let writer else { throw LibraryError.io("the library \(location.directory) was opened read-only") }
+        guard let writer else { throw LibraryError.readOnly(path: location.directory) }
         return writer
     }
 
@@ -98,50 +145,58 @@ public final class MediaLibrary: Sendable {
         public var waitForLock = false
         /// Files read and committed per transaction.
         public var batchSize = 1024
-        /// Folders never walked besides the library's own (a thumbnail cache).
+        /// Folders never walked besides the library's own and its thumbnail cache.
         public var excludedFolders: [PathBytes] = []
         /// How long a deleted asset's identifier waits for its content to come back
         /// (30 days by default).
         public var tombstoneRetention: Double = 30 * 86_400
         /// Tests only: caps the database at this many pages, to simulate a full disk.
         var maxPageCount: Int?
+        /// Default options.
         public init() {}
     }
 
     /// Registers `roots` (if any) and indexes them, or every registered root when
-    /// `roots` is empty.
+    /// `roots` is empty, on a thread of its own. See `Blocking.index(roots:options:progress:)`.
     ///
-    /// - Throws: `LibraryError.invalidRoot` for a root that is not a readable folder,
-    ///   `LibraryError.indexRunInProgress` when another run holds the lock.
+    /// - Throws: as `Blocking.index(roots:options:progress:)`.
     @discardableResult
-    public func index(roots newRoots: [PathBytes] = [], options: IndexOptions = IndexOptions(),
-                      progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
-        let writer = try requireWriter()
-        let lock = try IndexLock(path: location.lockPath, wait: options.waitForLock)
-        defer { withExtendedLifetime(lock) {} }
-        do {
-            let resolved = try newRoots.map(Self.resolveRoot)
-            try registerRoots(resolved, writer: writer)
-            let all = try writer.write { db in
-                try db.rows("SELECT id, path FROM roots ORDER BY path").map {
-                    (id: $0.int64("id") ?? 0, path: PathBytes($0.blob("path") ?? []))
-                }
-            }
-            let selected = resolved.isEmpty ? all : all.filter { root in resolved.contains { $0.isInside(root.path) } }
-            var indexer = Indexer(writer: writer, location: location,
-                                  excludedFolders: [PathBytes(location.directory)] + options.excludedFolders)
-            indexer.batchSize = max(1, options.batchSize)
-            indexer.tombstoneRetention = options.tombstoneRetention
-            if let maxPageCount = options.maxPageCount {
-                try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
-            }
-            defer {
-                if options.maxPageCount != nil { try? writer.write { try $0.execute("PRAGMA max_page_count = 1073741823") } }
-            }
-            return try indexer.run(roots: selected, progress: progress)
-        } catch let error as DatabaseError {
-            throw LibraryError.database(error)
+    public func index(roots: [PathBytes] = [], options: IndexOptions = IndexOptions(),
+                      progress: (@Sendable (IndexProgress) -> Void)? = nil) async throws -> IndexSummary {
+        let blocking = self.blocking
+        return try await DatabaseThreads.runOnOwnThread {
+            try blocking.index(roots: roots, options: options, progress: progress)
         }
+    }
+
+    /// Forgets a root, its files and the assets they made. See `Blocking.removeRoot(_:)`.
+    ///
+    /// - Throws: as `Blocking.removeRoot(_:)`.
+    public func removeRoot(_ root: PathBytes) async throws {
+        try await offExecutor { try $0.removeRoot(root) }
+    }
+
+    // MARK: Reading
+
+    /// The registered roots with their counts.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func roots() async throws -> [LibraryRoot] {
+        try await offExecutor { try $0.roots() }
+    }
+
+    /// Files that could not be read, by path.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func errors() async throws -> [IndexedFileError] {
+        try await offExecutor { try $0.errors() }
+    }
+
+    /// Counts over the whole library.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func statistics() async throws -> LibraryStatistics {
+        try await offExecutor { try $0.statistics() }
     }
 
     /// The absolute, symlink-resolved path of a root folder.
@@ -165,89 +220,129 @@ public final class MediaLibrary: Sendable {
         return resolved
     }
 
-    private func registerRoots(_ roots: [PathBytes], writer: DatabaseWriter) throws {
+    fileprivate func registerRoots(_ roots: [PathBytes], writer: DatabaseWriter) throws {
         guard !roots.isEmpty else { return }
         try writer.transaction { db in
             let now = Date().timeIntervalSince1970
+            let rootStore = RootStore(db: db)
             for root in roots {
-                let existing = try db.rows("SELECT id, path FROM roots").map {
-                    (id: $0.int64("id") ?? 0, path: PathBytes($0.blob("path") ?? []))
-                }
+                let existing = try rootStore.all()
                 // Already covered by a registered root: nothing to add.
                 if existing.contains(where: { root.isInside($0.path) }) { continue }
-                try db.execute("INSERT INTO roots (path, added_at) VALUES (?, ?)", [root.bytes, now])
-                let newID = db.lastInsertedRowID
+                let newID = try rootStore.insert(root, now: now)
                 // A new root that contains registered ones absorbs them and their files.
                 for inner in existing where inner.path.isInside(root) {
-                    try db.execute("UPDATE files SET root_id = ? WHERE root_id = ?", [newID, inner.id])
-                    try db.execute("DELETE FROM roots WHERE id = ?", [inner.id])
+                    try FileStore(db: db).moveFiles(fromRoot: inner.id, toRoot: newID)
+                    try rootStore.delete(inner.id)
                 }
             }
         }
     }
 
-    /// Forgets a root, its files and the assets they made.
+}
+
+extension MediaLibrary.Blocking {
+    /// Registers `roots` (if any) and indexes them, or every registered root when
+    /// `roots` is empty. The library's own folder and its thumbnail cache are never walked.
     ///
-    /// - Throws: `LibraryError.unknownRoot` when `root` is not registered.
-    public func removeRoot(_ root: PathBytes) throws {
-        let writer = try requireWriter()
-        let lock = try IndexLock(path: location.lockPath, wait: true)
+    /// - Throws: `LibraryError.noRoots` when `roots` is empty and none is registered,
+    ///   `.invalidRoot` for a root that is not a readable folder, `.indexRunInProgress`
+    ///   when another run holds the lock (unless `options.waitForLock`), `.readOnly`
+    ///   for a library not opened for writing, `.database` when the database fails.
+    @discardableResult
+    public func index(roots newRoots: [PathBytes] = [], options: MediaLibrary.IndexOptions = MediaLibrary.IndexOptions(),
+                      progress: (@Sendable (IndexProgress) -> Void)? = nil) throws -> IndexSummary {
+        let writer = try library.requireWriter()
+        let location = library.location
+        if newRoots.isEmpty, try library.read({ db in try db.scalarInt("SELECT 1 FROM roots LIMIT 1") }) == nil {
+            throw LibraryError.noRoots
+        }
+        let lock = try IndexLock(path: location.lockPath, wait: options.waitForLock)
         defer { withExtendedLifetime(lock) {} }
-        let candidates = [root, (try? Self.resolveRoot(root)) ?? root]
+        do {
+            let resolved = try newRoots.map(MediaLibrary.resolveRoot)
+            try library.registerRoots(resolved, writer: writer)
+            let all = try writer.write { db in try RootStore(db: db).all() }
+            let selected = resolved.isEmpty ? all : all.filter { root in resolved.contains { $0.isInside(root.path) } }
+            let excluded = [PathBytes(location.directory), PathBytes(library.thumbnailCache.folderPath)] + options.excludedFolders
+            var indexer = Indexer(writer: writer, location: location, excludedFolders: excluded)
+            indexer.batchSize = max(1, options.batchSize)
+            indexer.tombstoneRetention = options.tombstoneRetention
+            if let maxPageCount = options.maxPageCount {
+                try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
+            }
+            defer {
+                if options.maxPageCount != nil { try? writer.write { try $0.execute("PRAGMA max_page_count = 1073741823") } }
+            }
+            return try indexer.run(roots: selected, progress: progress)
+        } catch let error as DatabaseError {
+            throw LibraryError.database(error)
+        }
+    }
+
+    /// Forgets a root, its files and the assets they made (the files are never touched).
+    ///
+    /// - Throws: `LibraryError.unknownRoot` when `root` is not registered, `.readOnly`,
+    ///   `.database`.
+    public func removeRoot(_ root: PathBytes) throws {
+        let writer = try library.requireWriter()
+        let lock = try IndexLock(path: library.location.lockPath, wait: true)
+        defer { withExtendedLifetime(lock) {} }
+        let candidates = [root, (try? MediaLibrary.resolveRoot(root)) ?? root]
         try writer.transaction { db in
+            let rootStore = RootStore(db: db)
             var rootID: Int64?
             for candidate in candidates {
-                if let id = try db.row("SELECT id FROM roots WHERE path = ?", [candidate.bytes])?.int64("id") {
+                if let id = try rootStore.id(ofPath: candidate) {
                     rootID = id
                     break
                 }
             }
             guard let rootID else { throw LibraryError.unknownRoot(path: root.displayString) }
-            let assetIDs = try db.rows("SELECT DISTINCT asset_id FROM files WHERE root_id = ? AND asset_id IS NOT NULL",
-                                       [rootID]).compactMap { $0.int64("asset_id") }
-            try db.execute("DELETE FROM files WHERE root_id = ?", [rootID])
-            try db.execute("DELETE FROM roots WHERE id = ?", [rootID])
+            let assetIDs = try FileStore(db: db).deleteFiles(ofRoot: rootID)
+            try rootStore.delete(rootID)
             let now = Date().timeIntervalSince1970
-            for assetID in assetIDs { try deleteAssetIfOrphaned(assetID, now: now, db: db) }
+            for assetID in assetIDs { try AssetStore(db: db).deleteIfOrphaned(assetID, now: now) }
         }
     }
 
-    // MARK: Reading
-
     /// The registered roots with their counts.
-    /// Whether any root is registered (cheap: `roots()` also counts each root's assets).
-    public func hasRoots() throws -> Bool {
-        try read { db in try db.scalarInt("SELECT 1 FROM roots LIMIT 1") != nil }
-    }
-
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
     public func roots() throws -> [LibraryRoot] {
-        try read { db in
+        try library.read { db in
             try db.rows("""
                 SELECT r.path, r.added_at, r.last_indexed_at,
                     (SELECT count(DISTINCT asset_id) FROM files f WHERE f.root_id = r.id AND f.asset_id IS NOT NULL) AS assets,
                     (SELECT count(*) FROM files f WHERE f.root_id = r.id AND f.status = 'error') AS errors
                 FROM roots r ORDER BY r.path
                 """).map {
-                LibraryRoot(path: PathBytes($0.blob("path") ?? []), addedAt: $0.double("added_at") ?? 0,
-                            lastIndexedAt: $0.double("last_indexed_at"), assetCount: $0.int("assets") ?? 0,
-                            errorCount: $0.int("errors") ?? 0)
+                LibraryRoot(path: PathBytes($0.blob("path") ?? []),
+                            addedDate: Date(timeIntervalSince1970: $0.double("added_at") ?? 0),
+                            lastIndexedDate: $0.double("last_indexed_at").map(Date.init(timeIntervalSince1970:)),
+                            assetCount: $0.int("assets") ?? 0, errorCount: $0.int("errors") ?? 0)
             }
         }
     }
 
     /// Files that could not be read, by path.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
     public func errors() throws -> [IndexedFileError] {
-        try read { db in
+        try library.read { db in
             try db.rows("SELECT path, error, size, indexed_at FROM files WHERE status = 'error' ORDER BY path").map {
                 IndexedFileError(path: PathBytes($0.blob("path") ?? []), message: $0.string("error") ?? "unknown error",
-                                 bytes: $0.int64("size") ?? 0, recordedAt: $0.double("indexed_at") ?? 0)
+                                 bytes: $0.int64("size") ?? 0,
+                                 recordedDate: Date(timeIntervalSince1970: $0.double("indexed_at") ?? 0))
             }
         }
     }
 
     /// Counts over the whole library.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
     public func statistics() throws -> LibraryStatistics {
-        try read { db in
+        try library.read { db in
             let assetCounts = try db.row("""
                 SELECT count(*) AS total, coalesce(sum(media_type = 'image'), 0) AS images,
                        coalesce(sum(media_type = 'video'), 0) AS videos FROM assets
@@ -279,65 +374,6 @@ public final class MediaLibrary: Sendable {
                 totalBytes: fileCounts?.int64("bytes") ?? 0, byFormat: formats,
                 schemaVersion: try db.scalarInt("SELECT max(version) FROM schema_migrations") ?? 0,
                 lastRun: lastRun)
-        }
-    }
-
-    /// The asset with this identifier, with its user state, or nil.
-    public func asset(identifier: String) throws -> Asset? {
-        try assetNow(id: identifier)
-    }
-
-    /// The asset one of whose resources is the file at `path` (absolute or relative
-    /// to the working folder; symlinks in the folders are resolved), or nil.
-    public func asset(path: PathBytes) throws -> Asset? {
-        var candidates = [path]
-        if path.bytes.first != UInt8(ascii: "/") {
-            candidates.append(PathBytes(FileManager.default.currentDirectoryPath).appending(path.bytes))
-        }
-        if let last = candidates.last, let folder = try? Self.resolveRoot(last.parent) {
-            candidates.append(folder.appending(path.lastComponent))
-        }
-        let identifier: String? = try read { db in
-            for candidate in candidates {
-                if let row = try db.row("""
-                    SELECT a.identifier FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?
-                    """, [candidate.bytes]) {
-                    return row.string("identifier")
-                }
-            }
-            return nil
-        }
-        return try identifier.flatMap { try assetNow(id: $0) }
-    }
-
-    /// Assets newest first (by capture date, then most recently added), `limit` at most.
-    public func assets(limit: Int? = nil) throws -> [Asset] {
-        try read { db in
-            // capture_sort puts undated assets last in this order (assets_by_capture).
-            var sql = "SELECT \(AssetQueries.assetColumns) FROM assets a ORDER BY a.capture_sort DESC, a.id DESC"
-            if let limit { sql += " LIMIT \(max(0, limit))" }
-            return try AssetQueries.assets(try db.rows(sql), db: db)
-        }
-    }
-
-    /// Calls `body` with every asset, newest first, in pages, without holding all in memory.
-    public func forEachAsset(pageSize: Int = 1000, _ body: (Asset) throws -> Void) throws {
-        var after: (timestamp: Double?, id: Int64)?
-        while true {
-            let page: [Asset] = try read { db in
-                var sql = "SELECT \(AssetQueries.assetColumns), a.capture_sort AS sort_key FROM assets a"
-                var values: [DatabaseValueConvertible] = []
-                if let after {
-                    sql += " WHERE (a.capture_sort, a.id) < (?, ?)"
-                    values = [after.timestamp ?? -1e300, after.id]
-                }
-                sql += " ORDER BY sort_key DESC, a.id DESC LIMIT \(pageSize)"
-                let rows = try db.rows(sql, values)
-                if let last = rows.last { after = (last.double("sort_key"), last.int64("row_id") ?? 0) }
-                return try AssetQueries.assets(rows, db: db)
-            }
-            for asset in page { try body(asset) }
-            if page.count < pageSize { break }
         }
     }
 }

@@ -21,27 +21,6 @@ public struct PairingChange: Sendable, Equatable {
     public var kind: Kind
 }
 
-/// The roles a file plays in its asset (`files.role`).
-enum ResourceRole {
-    static let photo = "photo", video = "video", pairedVideo = "pairedVideo", alternatePhoto = "alternatePhoto"
-    /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
-    static let sidecar = "sidecar"
-
-    /// Whether the role is the asset's primary still or movie.
-    static func isPrimary(_ role: String?) -> Bool { role == photo || role == video }
-
-    /// Whether the role is a secondary resource that pairing attached to another file's asset.
-    static func isSecondary(_ role: String?) -> Bool { role == pairedVideo || role == alternatePhoto }
-}
-
-/// The pairing rules recorded in `assets.pairing_rule`.
-enum PairingRule {
-    static let contentIdentifier = "contentIdentifier"
-    static let sameStemShortMovie = "sameStemShortMovie"
-    static let motionPhoto = "motionPhoto"
-    static let rawPlusJpeg = "rawPlusJpeg"
-}
-
 /// Pairs live photos, RAW+JPEG and motion photos, and picks burst representatives,
 /// for the files an index run touched.
 ///
@@ -68,6 +47,9 @@ struct AssetPairer {
         self.now = now
     }
 
+    private var files: FileStore { FileStore(db: db) }
+    private var assets: AssetStore { AssetStore(db: db) }
+
     /// One media file as pairing sees it.
     struct FileInfo {
         var id: Int64
@@ -76,17 +58,22 @@ struct AssetPairer {
         var stemKey: String
         var format: MediaFormat?
         var assetID: Int64?
-        var role: String?
+        var role: FileRole?
         var fingerprint: String?
         /// The file's own content identifier (a paired movie's asset carries the still's).
         var contentIdentifier: String?
         var duration: Double?
 
         var isMovie: Bool { format?.mediaType == .video }
+        var isSecondary: Bool { role?.isSecondary == true }
         var isRaw: Bool { format?.isRaw == true }
         var isStill: Bool { format.map { $0.mediaType == .image && !$0.isRaw } ?? false }
     }
 
+    /// The two values pairing needs from a file's stored metadata, read where they are
+    /// stored (`files.metadata`, the `MediaMetadata` JSON) by SQLite: the partner lookups
+    /// run on every file an index run touches, and decoding each file's whole metadata
+    /// in Swift would cost more than the lookups.
     static let fileColumns = """
         f.id, f.path, f.folder, f.stem_key, f.format, f.asset_id, f.role, f.fingerprint,
         json_extract(f.metadata, '$.contentIdentifier') AS cid, json_extract(f.metadata, '$.durationSeconds') AS duration
@@ -96,25 +83,13 @@ struct AssetPairer {
         let path = PathBytes(row.blob("path") ?? [])
         // Written by the indexer; computed here only for rows from before schema 4.
         let folder = row.blob("folder"), stemKey = row.string("stem_key")
-        let names = folder == nil || stemKey == nil ? FileName(path) : nil
+        let names = folder == nil || stemKey == nil ? FileNameKey(path) : nil
         return FileInfo(
             id: row.int64("id") ?? 0, path: path, folder: folder ?? names?.folder ?? [],
             stemKey: stemKey ?? names?.stemKey ?? "",
             format: row.string("format").flatMap(MediaFormat.init(rawValue:)), assetID: row.int64("asset_id"),
-            role: row.string("role"), fingerprint: row.string("fingerprint"),
+            role: FileRole(stored: row.string("role")), fingerprint: row.string("fingerprint"),
             contentIdentifier: row.string("cid").flatMap { $0.isEmpty ? nil : $0 }, duration: row.double("duration"))
-    }
-
-    /// The folder and stem key of a path.
-    struct FileName {
-        var folder: [UInt8]
-        var stemKey: String
-        init(_ path: PathBytes) {
-            folder = path.parent.bytes
-            var name = path.lastComponent
-            if let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 { name.removeSubrange(dot...) }
-            stemKey = String(decoding: name, as: UTF8.self).lowercased()
-        }
     }
 
     // MARK: Run
@@ -126,7 +101,7 @@ struct AssetPairer {
     /// - Throws: `DatabaseError`.
     mutating func run(touchedSince since: Double) throws -> [PairingChange] {
         var touched = try backfillNames()
-        try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND status = 'media'")
+        try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND status = \(FileStatus.media.sql)")
             .forEachRow([since]) { row in if let id = row.int64("id") { touched.insert(id) } }
 
         // Pairs that lost a half (a file deleted, replaced, or turned into an error).
@@ -151,7 +126,7 @@ struct AssetPairer {
                 SELECT asset_id FROM files WHERE asset_id IS NOT NULL GROUP BY asset_id HAVING count(*) > 1
                 """).forEachRow { if let id = $0[0].int64 { assets.insert(id) } }
             try db.cachedStatement("""
-                SELECT folder, stem_key FROM files WHERE status = 'media' GROUP BY folder, stem_key HAVING count(*) > 1
+                SELECT folder, stem_key FROM files WHERE status = \(FileStatus.media.sql) GROUP BY folder, stem_key HAVING count(*) > 1
                 """).forEachRow { row in
                 if let folder = row[0].blob, let stem = row[1].text { stems.insert(StemGroup(folder: folder, stem: stem)) }
             }
@@ -166,7 +141,7 @@ struct AssetPairer {
             else if file.isStill {
                 // A still's current partners, and the files that could be.
                 if let assetID = file.assetID, multiFileAssets?.contains(assetID) ?? true {
-                    for other in try files(ofAsset: assetID) where ResourceRole.isSecondary(other.role) {
+                    for other in try files(ofAsset: assetID) where other.role?.isSecondary == true {
                         if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
                     }
                 }
@@ -181,11 +156,11 @@ struct AssetPairer {
         }
         for id in movies.sorted() {
             guard let movie = try file(id: id) else { continue }
-            try settle(movie, with: try liveStill(for: movie), role: ResourceRole.pairedVideo)
+            try settle(movie, with: try liveStill(for: movie), role: .pairedVideo)
         }
         for id in raws.sorted() {
             guard let raw = try file(id: id) else { continue }
-            try settle(raw, with: try rawCompanion(for: raw), role: ResourceRole.alternatePhoto)
+            try settle(raw, with: try rawCompanion(for: raw), role: .alternatePhoto)
         }
 
         var bursts = Set<String>()
@@ -209,12 +184,10 @@ struct AssetPairer {
     /// every row once after schema 4), returning those files: they are evaluated too.
     private func backfillNames() throws -> Set<Int64> {
         var ids = Set<Int64>()
-        let rows = try db.rows("SELECT id, path FROM files WHERE stem_key IS NULL AND status = 'media'")
-        let update = try db.cachedStatement("UPDATE files SET folder = ?, stem_key = ? WHERE id = ?")
+        let rows = try db.rows("SELECT id, path FROM files WHERE stem_key IS NULL AND status = \(FileStatus.media.sql)")
         for row in rows {
             guard let id = row.int64("id"), let path = row.blob("path") else { continue }
-            let names = FileName(PathBytes(path))
-            try update.execute([names.folder, names.stemKey, id])
+            try files.setNames(fileID: id, FileNameKey(PathBytes(path)))
             ids.insert(id)
         }
         return ids
@@ -223,14 +196,14 @@ struct AssetPairer {
     // MARK: Lookups
 
     private func file(id: Int64) throws -> FileInfo? {
-        try db.cachedStatement("SELECT \(Self.fileColumns) FROM files f WHERE f.id = ? AND f.status = 'media'")
+        try db.cachedStatement("SELECT \(Self.fileColumns) FROM files f WHERE f.id = ? AND f.status = \(FileStatus.media.sql)")
             .rows([id]).first.map(Self.fileInfo)
     }
 
     private func files(ofAsset assetID: Int64) throws -> [FileInfo] {
         // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher does).
         try db.cachedStatement("""
-            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND f.role IS NOT 'sidecar' ORDER BY f.path
+            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND f.role IS NOT \(FileRole.sidecar.sql) ORDER BY f.path
             """)
             .rows([assetID]).map(Self.fileInfo)
     }
@@ -239,19 +212,19 @@ struct AssetPairer {
     private func files(withIdentifier identifier: String) throws -> [FileInfo] {
         try db.cachedStatement("""
             SELECT \(Self.fileColumns) FROM assets a JOIN files f ON f.asset_id = a.id
-            WHERE a.content_identifier = ? AND f.status = 'media' ORDER BY f.path
+            WHERE a.content_identifier = ? AND f.status = \(FileStatus.media.sql) ORDER BY f.path
             """).rows([identifier]).map(Self.fileInfo).filter { $0.contentIdentifier == identifier }
     }
 
     private func files(inFolder folder: [UInt8], stem: String) throws -> [FileInfo] {
         try db.cachedStatement("""
             SELECT \(Self.fileColumns) FROM files f
-            WHERE f.folder = ? AND f.stem_key = ? AND f.status = 'media' ORDER BY f.path
+            WHERE f.folder = ? AND f.stem_key = ? AND f.status = \(FileStatus.media.sql) ORDER BY f.path
             """).rows([folder, stem]).map(Self.fileInfo)
     }
 
     /// Whether a primary's asset already has a secondary of `role` other than `file`.
-    private func hasOtherSecondary(_ primary: FileInfo, role: String, than file: FileInfo) throws -> Bool {
+    private func hasOtherSecondary(_ primary: FileInfo, role: FileRole, than file: FileInfo) throws -> Bool {
         guard let assetID = primary.assetID else { return false }
         return try db.cachedStatement("SELECT 1 FROM files WHERE asset_id = ? AND role = ? AND id <> ? LIMIT 1")
             .rows([assetID, role, file.id]).isEmpty == false
@@ -268,9 +241,9 @@ struct AssetPairer {
             guard let duration = movie.duration, duration > 0, duration <= Self.maxStemPairedMovieSeconds else { return nil }
             candidates = try files(inFolder: movie.folder, stem: movie.stemKey).filter { $0.contentIdentifier == nil }
         }
-        candidates = candidates.filter { $0.isStill && $0.role == ResourceRole.photo && $0.assetID != nil }
+        candidates = candidates.filter { $0.isStill && $0.role == .photo && $0.assetID != nil }
         var free: [FileInfo] = []
-        for still in candidates where try !hasOtherSecondary(still, role: ResourceRole.pairedVideo, than: movie) {
+        for still in candidates where try !hasOtherSecondary(still, role: .pairedVideo, than: movie) {
             free.append(still)
         }
         // Keep a pair that still holds; else same folder first, then path order.
@@ -281,7 +254,7 @@ struct AssetPairer {
     /// The JPEG (or HEIC) beside a RAW with the same stem.
     private func rawCompanion(for raw: FileInfo) throws -> FileInfo? {
         var candidates = try files(inFolder: raw.folder, stem: raw.stemKey).filter {
-            $0.role == ResourceRole.photo && $0.assetID != nil && $0.format.map(Self.rawCompanionFormats.contains) == true
+            $0.role == .photo && $0.assetID != nil && $0.format.map(Self.rawCompanionFormats.contains) == true
         }
         candidates.sort { a, b in
             let ra = Self.rawCompanionFormats.firstIndex(of: a.format ?? .jpeg) ?? 9
@@ -289,7 +262,7 @@ struct AssetPairer {
             return ra != rb ? ra < rb : a.path < b.path
         }
         var free: [FileInfo] = []
-        for companion in candidates where try !hasOtherSecondary(companion, role: ResourceRole.alternatePhoto, than: raw) {
+        for companion in candidates where try !hasOtherSecondary(companion, role: .alternatePhoto, than: raw) {
             free.append(companion)
         }
         return free.first(where: { $0.assetID == raw.assetID }) ?? free.first
@@ -299,22 +272,22 @@ struct AssetPairer {
 
     /// Makes `file` the `role` resource of `primary`'s asset, or a primary of its own
     /// when `primary` is nil.
-    private mutating func settle(_ file: FileInfo, with primary: FileInfo?, role: String) throws {
+    private mutating func settle(_ file: FileInfo, with primary: FileInfo?, role: FileRole) throws {
         guard let primary, let target = primary.assetID else {
-            if ResourceRole.isSecondary(file.role) { try detach(file) }
+            if file.isSecondary { try detach(file) }
             return
         }
         if file.assetID == target && file.role == role { return }
-        if ResourceRole.isSecondary(file.role), let previous = file.assetID {
+        if file.isSecondary, let previous = file.assetID {
             // Leaving another pair: that asset loses its half.
             try record(previous, .unpaired)
             unpairedCount += 1
             assetsToFinalize.insert(previous)
         }
-        try db.cachedStatement("UPDATE files SET asset_id = ?, role = ? WHERE id = ?").execute([target, role, file.id])
-        if !ResourceRole.isSecondary(file.role), let own = file.assetID, own != target {
+        try files.attach(fileID: file.id, to: target, role: role)
+        if !file.isSecondary, let own = file.assetID, own != target {
             try record(own, .deleted)
-            try deleteAssetIfOrphaned(own, now: now, db: db)
+            try assets.deleteIfOrphaned(own, now: now)
             assetsToFinalize.remove(own)
         }
         try record(target, .paired)
@@ -325,13 +298,10 @@ struct AssetPairer {
     /// Gives a secondary file its own asset again, with the identifier its content
     /// gives, as the indexer would.
     private mutating func detach(_ file: FileInfo) throws {
-        let metadataJSON = try db.cachedStatement("SELECT metadata FROM files WHERE id = ?").rows([file.id]).first?
-            .string("metadata")
-        guard let json = metadataJSON,
-              let metadata = try? JSONDecoder().decode(MediaMetadata.self, from: Data(json.utf8)),
+        guard let metadata = try files.storedMetadata(fileID: file.id),
               let fingerprintText = file.fingerprint, let fingerprint = ContentFingerprint(hex: fingerprintText) else {
             // Unreadable row: drop it from the pair; the next index run reads it afresh.
-            try db.execute("UPDATE files SET asset_id = NULL, role = NULL, mtime_ns = -1 WHERE id = ?", [file.id])
+            try files.dropForReread(fileID: file.id)
             return
         }
         if let previous = file.assetID {
@@ -339,52 +309,20 @@ struct AssetPairer {
             unpairedCount += 1
             assetsToFinalize.insert(previous)
         }
-        let columns = AssetColumns(metadata, fileName: String(decoding: file.path.lastComponent, as: UTF8.self))
-        let assetID = try Self.insertAsset(columns: columns, fingerprint: fingerprint, now: now, db: db).id
-        let role = metadata.format.mediaType == .video ? ResourceRole.video : ResourceRole.photo
-        try db.cachedStatement("UPDATE files SET asset_id = ?, role = ? WHERE id = ?").execute([assetID, role, file.id])
+        let values = AssetRecord.MetadataValues(metadata, fileName: String(decoding: file.path.lastComponent, as: UTF8.self))
+        let assetID = try assets.create(values, fingerprint: fingerprint, now: now).id
+        try files.attach(fileID: file.id, to: assetID, role: FileRole(primaryFor: metadata.format))
         try record(assetID, .created)
         assetsToFinalize.insert(assetID)
-    }
-
-    /// Inserts an asset for content first seen, with the identifier its fingerprint
-    /// gives (the next ordinal when an identical copy holds the first).
-    /// Inserts an asset and returns its row id and the identifier it was given.
-    static func insertAsset(columns: AssetColumns, fingerprint: ContentFingerprint, now: Double,
-                            primaryFile: PrimaryFileColumns? = nil, db: DatabaseConnection) throws
-        -> (id: Int64, identifier: String) {
-        // Content seen before and deleted takes its identifier back from the tombstone.
-        if let identifier = try Tombstones.resurrect(fingerprint: fingerprint.description, db: db) {
-            let id = try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
-                                        primaryFile: primaryFile, db: db)
-            return (id, identifier)
-        }
-        // Copies already indexed hold the first ordinals: start after them, so N copies
-        // cost N lookups, not N². An identifier is taken while an asset or a tombstone
-        // (content that may come back) holds it: one query asks both.
-        let copies = try db.scalarInt("SELECT count(*) FROM assets WHERE fingerprint = ?", [fingerprint.description]) ?? 0
-        let taken = try db.cachedStatement("""
-            SELECT EXISTS (SELECT 1 FROM assets WHERE identifier = ?1)
-                OR EXISTS (SELECT 1 FROM tombstones WHERE identifier = ?1) AS taken
-            """)
-        var ordinal = copies
-        var identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
-        while try taken.rows([identifier]).first?.int("taken") == 1, ordinal < copies + 10_000 {
-            ordinal += 1
-            identifier = AssetIdentifierFactory.identifier(for: fingerprint, ordinal: ordinal)
-        }
-        let id = try columns.insert(identifier: identifier, fingerprint: fingerprint.description, now: now,
-                                    primaryFile: primaryFile, db: db)
-        return (id, identifier)
     }
 
     /// Multi-file assets missing their primary or every secondary.
     private func brokenPairs() throws -> [Int64] {
         try db.rows("""
             SELECT a.id FROM assets a
-            WHERE a.pairing_rule IN ('contentIdentifier', 'sameStemShortMovie', 'rawPlusJpeg') AND (
-                NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN ('photo', 'video'))
-                OR NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN ('pairedVideo', 'alternatePhoto')))
+            WHERE a.pairing_rule IN \(PairingRule.sqlList(PairingRule.multiFile)) AND (
+                NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.primaries)))
+                OR NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.secondaries))))
             """).compactMap { $0.int64("id") }
     }
 
@@ -392,8 +330,8 @@ struct AssetPairer {
     private func orphanedSecondaries() throws -> [Int64] {
         try db.rows("""
             SELECT f.id FROM files f
-            WHERE f.role IN ('pairedVideo', 'alternatePhoto') AND NOT EXISTS (
-                SELECT 1 FROM files p WHERE p.asset_id = f.asset_id AND p.role IN ('photo', 'video'))
+            WHERE f.role IN \(FileRole.sqlList(FileRole.secondaries)) AND NOT EXISTS (
+                SELECT 1 FROM files p WHERE p.asset_id = f.asset_id AND p.role IN \(FileRole.sqlList(FileRole.primaries)))
             """).compactMap { $0.int64("id") }
     }
 
@@ -401,15 +339,15 @@ struct AssetPairer {
     /// primary is deleted.
     private mutating func dissolve(assetID: Int64) throws {
         let members = try files(ofAsset: assetID)
-        if !members.contains(where: { ResourceRole.isSecondary($0.role) }) {
+        if !members.contains(where: \.isSecondary) {
             // The secondary was deleted, or the indexer gave a changed one its own asset.
             try record(assetID, .unpaired)
             unpairedCount += 1
         }
-        for file in members where ResourceRole.isSecondary(file.role) { try detach(file) }
-        if !members.contains(where: { !ResourceRole.isSecondary($0.role) }) {
+        for file in members where file.isSecondary { try detach(file) }
+        if !members.contains(where: { !$0.isSecondary }) {
             try record(assetID, .deleted)
-            try deleteAssetIfOrphaned(assetID, now: now, db: db)
+            try assets.deleteIfOrphaned(assetID, now: now)
             assetsToFinalize.remove(assetID)
         } else {
             assetsToFinalize.insert(assetID)
@@ -424,25 +362,25 @@ struct AssetPairer {
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return nil }
         let members = try files(ofAsset: assetID)
-        guard let primary = members.first(where: { !ResourceRole.isSecondary($0.role) }) else {
+        guard let primary = members.first(where: { !$0.isSecondary }) else {
             if members.isEmpty {
                 try record(assetID, .deleted)
-                try deleteAssetIfOrphaned(assetID, now: now, db: db)
+                try assets.deleteIfOrphaned(assetID, now: now)
             }
             return nil
         }
-        let pairedVideo = members.first { $0.role == ResourceRole.pairedVideo }
-        let alternates = members.filter { $0.role == ResourceRole.alternatePhoto }
+        let pairedVideo = members.first { $0.role == .pairedVideo }
+        let alternates = members.filter { $0.role == .alternatePhoto }
         let isMotionPhoto = asset.int64("embedded_video_offset") != nil
 
-        var rule: String?
+        var rule: PairingRule?
         if let movie = pairedVideo {
             rule = primary.contentIdentifier != nil && primary.contentIdentifier == movie.contentIdentifier
-                ? PairingRule.contentIdentifier : PairingRule.sameStemShortMovie
+                ? .contentIdentifier : .sameStemShortMovie
         } else if !alternates.isEmpty {
-            rule = PairingRule.rawPlusJpeg
+            rule = .rawPlusJpeg
         } else if isMotionPhoto {
-            rule = PairingRule.motionPhoto
+            rule = .motionPhoto
         }
         let old = MediaSubtypes(rawValue: asset.int("subtypes") ?? 0)
         var subtypes = old.subtracting([.livePhoto, .motionPhoto, .raw])
@@ -450,9 +388,8 @@ struct AssetPairer {
         if isMotionPhoto { subtypes.insert(.motionPhoto) }
         if primary.isRaw || alternates.contains(where: \.isRaw) { subtypes.insert(.raw) }
 
-        if subtypes != old || rule != asset.string("pairing_rule") {
-            try db.cachedStatement("UPDATE assets SET subtypes = ?, pairing_rule = ?, modified_at = ? WHERE id = ?")
-                .execute([subtypes.rawValue, rule, now, assetID])
+        if subtypes != old || rule?.rawValue != asset.string("pairing_rule") {
+            try assets.setPairing(assetID, subtypes: subtypes, rule: rule, now: now)
             try record(assetID, .updated)
         }
         return asset.string("burst_identifier")
@@ -473,7 +410,7 @@ struct AssetPairer {
         for burst in bursts.sorted() {
             let frames = try db.cachedStatement("""
                 SELECT a.id, a.creation_timestamp, a.is_burst_representative,
-                    (SELECT min(f.path) FROM files f WHERE f.asset_id = a.id AND f.role IN ('photo', 'video')) AS path
+                    (SELECT min(f.path) FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.primaries))) AS path
                 FROM assets a WHERE a.burst_identifier = ?
                 """).rows([burst])
             let ordered = frames.sorted { a, b in
@@ -485,8 +422,7 @@ struct AssetPairer {
                 guard let id = frame.int64("id") else { continue }
                 let wanted = index == 0 ? 1 : 0
                 if frame.int("is_burst_representative") != wanted {
-                    try db.cachedStatement("UPDATE assets SET is_burst_representative = ? WHERE id = ?")
-                        .execute([wanted, id])
+                    try assets.setBurstRepresentative(id, wanted == 1)
                     try record(id, .updated)
                 }
             }
@@ -494,23 +430,8 @@ struct AssetPairer {
     }
 
     private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind) throws {
-        let identifier = try db.cachedStatement("SELECT identifier FROM assets WHERE id = ?").rows([assetID]).first?
-            .string("identifier") ?? ""
+        let identifier = try assets.identifier(of: assetID) ?? ""
         if changes.last?.assetRowID == assetID && changes.last?.kind == kind { return }
         changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind))
     }
-}
-
-/// Since when files count as touched by an index run: its start, or the start of an
-/// earlier run that never completed (killed after committing some batches), less a
-/// margin for wall-clock steps. Files whose `indexed_at` is later are paired again.
-func runStartedAt(_ runID: Int64, db: DatabaseConnection) throws -> Double {
-    // From the start of the oldest run since the last completed one: a run killed after
-    // committing batches never paired them, so this run pairs them too. Two seconds of
-    // margin cover a wall clock stepped back between runs.
-    let started = try db.row("""
-        SELECT min(started_at) AS started FROM index_runs
-        WHERE id <= ?1 AND id > coalesce((SELECT max(id) FROM index_runs WHERE status = 'completed' AND id < ?1), 0)
-        """, [runID])?.double("started")
-    return (started ?? 0) - 2
 }

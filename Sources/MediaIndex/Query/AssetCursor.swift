@@ -21,37 +21,45 @@ struct AssetCursor: Equatable {
         return Base64URL.encode(Array(plain.utf8))
     }
 
+    /// Why a cursor's text is not a cursor (the query reports it as `AssetQueryError.invalidCursor`).
+    struct DecodingError: Error, Equatable {
+        var reason: String
+    }
+
+    /// The cursor `text` encodes.
+    ///
+    /// - Throws: `DecodingError` naming the part that is wrong.
     static func decode(_ text: String) throws -> AssetCursor {
-        guard text.utf8.count <= 4096 else { throw AssetQueryError.invalidCursor("it is too long") }
+        guard text.utf8.count <= 4096 else { throw DecodingError(reason: "it is too long") }
         guard let bytes = Base64URL.decode(text), let plain = String(validating: bytes, as: UTF8.self) else {
-            throw AssetQueryError.invalidCursor("it is not URL-safe base64")
+            throw DecodingError(reason: "it is not URL-safe base64")
         }
         let parts = plain.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 5, parts[0] == "1" else { throw AssetQueryError.invalidCursor("its layout is unknown") }
+        guard parts.count == 5, parts[0] == "1" else { throw DecodingError(reason: "its layout is unknown") }
         guard let key = AssetSortKey(rawValue: parts[1]) else {
-            throw AssetQueryError.invalidCursor("it names no known sort")
+            throw DecodingError(reason: "it names no known sort")
         }
-        guard parts[2] == "a" || parts[2] == "d" else { throw AssetQueryError.invalidCursor("its direction is unknown") }
-        guard let rowID = Int64(parts[4]) else { throw AssetQueryError.invalidCursor("its row is not a number") }
+        guard parts[2] == "a" || parts[2] == "d" else { throw DecodingError(reason: "its direction is unknown") }
+        guard let rowID = Int64(parts[4]) else { throw DecodingError(reason: "its row is not a number") }
         let valueText = parts[3]
         let body = String(valueText.dropFirst())
         let value: DatabaseValue
         switch valueText.first {
         case "r"?:
-            guard !body.isEmpty, let bits = UInt64(body, radix: 16) else { throw AssetQueryError.invalidCursor("its key is not a number") }
+            guard !body.isEmpty, let bits = UInt64(body, radix: 16) else { throw DecodingError(reason: "its key is not a number") }
             let double = Double(bitPattern: bits)
-            guard double.isFinite else { throw AssetQueryError.invalidCursor("its key is not a finite number") }
+            guard double.isFinite else { throw DecodingError(reason: "its key is not a finite number") }
             value = .real(double)
         case "i"?:
-            guard let integer = Int64(body) else { throw AssetQueryError.invalidCursor("its key is not an integer") }
+            guard let integer = Int64(body) else { throw DecodingError(reason: "its key is not an integer") }
             value = .integer(integer)
         case "t"?:
             guard let textBytes = Base64URL.decode(body), let string = String(validating: textBytes, as: UTF8.self) else {
-                throw AssetQueryError.invalidCursor("its key is not text")
+                throw DecodingError(reason: "its key is not text")
             }
             value = .text(string)
         default:
-            throw AssetQueryError.invalidCursor("its key has no known type")
+            throw DecodingError(reason: "its key has no known type")
         }
         return AssetCursor(sort: AssetSort(key, ascending: parts[2] == "a"), value: value, rowID: rowID)
     }

@@ -54,7 +54,8 @@ struct AssetQuery {
             }
         case .folder(let path)?:
             conditions.append(SQLCondition(sql: "a.folder_id = (SELECT id FROM folders WHERE path = ?)", values: [path.bytes]))
-        case .user(let identifier)?:
+        case .user(let id)?:
+            guard let identifier = id.userAlbumIdentifier else { throw AssetQueryError.notAUserAlbum(id) }
             defaultSort = AssetSort(.albumOrder)
             from = """
                 assets a JOIN userstate.album_assets m ON m.asset_identifier = a.identifier
@@ -94,7 +95,7 @@ struct AssetQuery {
             conditions.append(SQLCondition(sql: "a.duration <= ?", values: [maximum]))
         }
         if let minimum = options.minimumDuration, let maximum = options.maximumDuration, minimum > maximum {
-            throw AssetQueryError.invalidOption("the minimum duration \(minimum) s is longer than the maximum \(maximum) s")
+            throw AssetQueryError.emptyDurationRange(minimum: minimum, maximum: maximum)
         }
         if !options.formats.isEmpty {
             let placeholders = Array(repeating: "?", count: options.formats.count).joined(separator: ", ")
@@ -115,7 +116,7 @@ struct AssetQuery {
             if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }
             kindFilter = .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
         }
-        if let limit = options.limit, limit < 0 { throw AssetQueryError.invalidOption("the limit must not be negative") }
+        if let limit = options.limit, limit < 0 { throw AssetQueryError.negativeLimit(limit) }
         limit = options.limit
 
         sort = options.sort ?? defaultSort
@@ -123,21 +124,23 @@ struct AssetQuery {
             throw AssetQueryError.albumOrderNeedsUserAlbum
         }
         if let after = options.after {
-            let decoded = try AssetCursor.decode(after)
+            let decoded: AssetCursor
+            do { decoded = try AssetCursor.decode(after) } catch let error as AssetCursor.DecodingError {
+                throw AssetQueryError.invalidCursor(reason: error.reason)
+            }
             guard decoded.sort == sort else {
-                throw AssetQueryError.cursorSortMismatch(cursor: Self.describe(decoded.sort), requested: Self.describe(sort))
+                throw AssetQueryError.cursorSortMismatch(cursor: decoded.sort, requested: sort)
             }
             switch (sort.key, decoded.value) {
             case (.fileName, .text), (.fileSize, .integer), (.albumOrder, .integer),
                  (.captureDate, .real), (.modificationDate, .real), (.addedDate, .real), (.duration, .real): break
             case (_, .integer) where sort.key != .fileName: break
-            default: throw AssetQueryError.invalidCursor("its key does not fit the order \(Self.describe(sort))")
+            default: throw AssetQueryError.invalidCursor(reason: "its key does not fit the order \(sort)")
             }
             cursor = decoded
         }
     }
 
-    static func describe(_ sort: AssetSort) -> String { sort.key.rawValue + (sort.ascending ? " ascending" : " descending") }
 
     /// The SQL expression a sort key orders by.
     static func sortColumn(_ key: AssetSortKey) -> String {
@@ -166,13 +169,13 @@ struct AssetQuery {
             guard [minLat, minLon, maxLat, maxLon].allSatisfy(\.isFinite), minLat <= maxLat,
                   (-90...90).contains(minLat), (-90...90).contains(maxLat),
                   (-180...180).contains(minLon), (-180...180).contains(maxLon) else {
-                throw AssetQueryError.invalidOption("the bounding box needs latitudes in -90…90 (south ≤ north) and longitudes in -180…180")
+                throw AssetQueryError.invalidPlace(place)
             }
             return box(minLat, minLon, maxLat, maxLon)
         case .radius(let lat, let lon, let radius):
             guard lat.isFinite, lon.isFinite, radius.isFinite, (-90...90).contains(lat), (-180...180).contains(lon),
                   radius >= 0 else {
-                throw AssetQueryError.invalidOption("a place needs a latitude in -90…90, a longitude in -180…180 and a radius of 0 m or more")
+                throw AssetQueryError.invalidPlace(place)
             }
             // A bounding box on the indexed columns first, then the exact great-circle distance.
             let earthRadius = 6_371_008.8

@@ -1,6 +1,17 @@
 /// What a sort orders by.
 public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
-    case captureDate, modificationDate, addedDate, fileName, duration, fileSize
+    /// When it was taken (undated assets sort as the oldest).
+    case captureDate
+    /// When the index last saw its content or metadata change.
+    case modificationDate
+    /// When it was first indexed.
+    case addedDate
+    /// The primary file's name.
+    case fileName
+    /// A video's length (stills sort as the shortest).
+    case duration
+    /// The primary file's size.
+    case fileSize
     /// A user album's own order; only with a user album scope.
     case albumOrder
 
@@ -12,9 +23,12 @@ public enum AssetSortKey: String, Sendable, Hashable, CaseIterable {
 /// An order: a key and a direction. Ties are always broken by the asset's row id, so
 /// the order is total and keyset paging never skips or repeats.
 public struct AssetSort: Sendable, Hashable {
+    /// What it orders by.
     public var key: AssetSortKey
+    /// Oldest, shortest, smallest or A first.
     public var ascending: Bool
 
+    /// An order by `key`, in its default direction unless `ascending` says.
     public init(_ key: AssetSortKey, ascending: Bool? = nil) {
         self.key = key
         self.ascending = ascending ?? key.defaultAscending
@@ -24,31 +38,7 @@ public struct AssetSort: Sendable, Hashable {
     public static let newestFirst = AssetSort(.captureDate)
 }
 
-/// Why a query cannot run as asked. Each case is one sentence a user can act on.
-public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The cursor is not one this library handed out.
-    case invalidCursor(String)
-    /// The cursor was made for another order.
-    case cursorSortMismatch(cursor: String, requested: String)
-    /// `albumOrder` without a user album.
-    case albumOrderNeedsUserAlbum
-    /// No album with that identifier or name.
-    case unknownAlbum(String)
-    /// An option value outside its range.
-    case invalidOption(String)
-
-    public var description: String {
-        switch self {
-        case .invalidCursor(let reason):
-            return "the cursor is not valid (\(reason)); pass a nextCursor exactly as a previous page printed it"
-        case .cursorSortMismatch(let cursor, let requested):
-            return "the cursor was made for the order \(cursor), not \(requested); page with the same --sort"
-        case .albumOrderNeedsUserAlbum:
-            return "the album order exists only inside a user album; pass --album with a user album"
-        case .unknownAlbum(let key):
-            return "no album matches \(key); 'mediaindex albums' lists them"
-        case .invalidOption(let reason):
-            return reason
-        }
-    }
+extension AssetSort: CustomStringConvertible {
+    /// The key and direction, as `captureDate descending`.
+    public var description: String { key.rawValue + (ascending ? " ascending" : " descending") }
 }

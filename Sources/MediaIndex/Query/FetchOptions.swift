@@ -4,6 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// var options = FetchOptions()
+/// options.album = album.scope
 /// options.filter = .all(of: [.images, .not(.screenshots)])
 /// options.limit = 100
 /// let page = try await library.fetchAssets(options)
@@ -24,13 +25,15 @@ public struct FetchOptions: Sendable, Hashable {
     public var make: String?
     /// Camera model, compared case-insensitively.
     public var model: String?
-    /// At least this wide and this high, in displayed pixels.
+    /// At least this wide, in displayed pixels.
     public var minimumPixelWidth: Int?
+    /// At least this high, in displayed pixels.
     public var minimumPixelHeight: Int?
     /// At least this many pixels (width × height).
     public var minimumPixelCount: Int?
-    /// Duration bounds in seconds, inclusive (assets without a duration never match).
+    /// At least this long in seconds (assets without a duration never match).
     public var minimumDuration: Double?
+    /// At most this long in seconds (assets without a duration never match).
     public var maximumDuration: Double?
     /// Formats of the primary resource (`MediaFormat` raw values such as `jpeg`, `heic`, `mov`).
     public var formats: [String] = []
@@ -46,12 +49,21 @@ public struct FetchOptions: Sendable, Hashable {
     /// The `nextCursor` of the previous page.
     public var after: String?
 
+    /// Apple's defaults: every asset the user did not hide, one per burst, newest first.
     public init() {}
+
+    /// Every asset of the library, hidden ones and every burst frame included, newest first.
+    public static var everyAsset: FetchOptions {
+        var options = FetchOptions()
+        options.includeHidden = true
+        options.includeAllBurstAssets = true
+        return options
+    }
 }
 
 /// A place to search in.
 public enum PlaceFilter: Sendable, Hashable {
-    /// Degrees; `minLongitude > maxLongitude` crosses the antimeridian.
+    /// A box in degrees; `minLongitude > maxLongitude` crosses the antimeridian.
     case boundingBox(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double)
     /// Within `radiusMeters` of a point (great-circle distance).
     case radius(latitude: Double, longitude: Double, radiusMeters: Double)
@@ -60,6 +72,7 @@ public enum PlaceFilter: Sendable, Hashable {
 
 /// One page of a fetch.
 public struct AssetPage: Sendable {
+    /// The page's assets, in the fetch's order.
     public var assets: [Asset]
     /// Pass as `FetchOptions.after` for the next page; nil on the last page.
     public var nextCursor: String?
@@ -67,8 +80,11 @@ public struct AssetPage: Sendable {
 
 /// Asset counts without fetching rows.
 public struct AssetCounts: Sendable, Equatable {
+    /// Image assets.
     public var images: Int
+    /// Video assets.
     public var videos: Int
+    /// Images and videos.
     public var total: Int { images + videos }
 }
 

@@ -158,6 +158,7 @@ public struct MediaFilterParseError: Error, Sendable, Equatable, CustomStringCon
     /// What was wrong, as a sentence fragment.
     public var message: String
 
+    /// Where and why the expression is wrong.
     public var description: String { "filter expression, column \(column): \(message)" }
 }
 

@@ -1,53 +1,50 @@
 import Foundation
 
 extension MediaLibrary {
-    /// Opens the library in `directory` for reading and user-state writes (PhotoKit's
-    /// shared library, for app code). Creates nothing when the folder holds no library.
+    /// One page of assets matching `options`, in its order, with the cursor of the next.
+    /// See `Blocking.fetchAssets(_:)`.
     ///
-    /// - Throws: `LibraryError.noLibrary` when there is none yet, or another `LibraryError`.
-    public static func open(at directory: String) async throws -> MediaLibrary {
-        let location = LibraryLocation(directory: directory)
-        guard FileManager.default.fileExists(atPath: location.databasePath) else {
-            throw LibraryError.noLibrary(path: location.directory)
-        }
-        let writable = FileManager.default.isWritableFile(atPath: location.databasePath)
-        return try MediaLibrary(location: location, mode: writable ? .readWrite : .readOnly)
+    /// - Throws: as `Blocking.fetchAssets(_:)`.
+    public func fetchAssets(_ options: FetchOptions = FetchOptions()) async throws -> AssetPage {
+        try await offExecutor { try $0.fetchAssets(options) }
     }
 
-    /// Opens the library in the folder at `url`. See `open(at:)`.
-    public static func open(at url: URL) async throws -> MediaLibrary {
-        try await open(at: url.path)
+    /// Counts of images and videos matching `options`, without fetching rows.
+    ///
+    /// - Throws: as `Blocking.countAssets(_:)`.
+    public func countAssets(_ options: FetchOptions = FetchOptions()) async throws -> AssetCounts {
+        try await offExecutor { try $0.countAssets(options) }
     }
 
+    /// The asset with this identifier, whole (user state, albums, resources), or nil.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func asset(id: Asset.ID) async throws -> Asset? {
+        try await offExecutor { try $0.asset(id: id) }
+    }
+
+    /// The asset one of whose resources is the file at `path`, or nil. See
+    /// `Blocking.asset(path:)`.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func asset(path: PathBytes) async throws -> Asset? {
+        try await offExecutor { try $0.asset(path: path) }
+    }
+}
+
+extension MediaLibrary.Blocking {
     /// One page of assets matching `options`, in its order, with the cursor of the next.
     ///
     /// Keyset paging: a page starts strictly after the cursor's (sort key, row id), so
     /// rows inserted or deleted between pages never shift the others: no asset present
     /// throughout is repeated or skipped.
     ///
-    /// - Throws: `AssetQueryError` for a bad cursor or option, `LibraryError` when the
-    ///   database fails.
-    public func fetchAssets(_ options: FetchOptions = FetchOptions()) async throws -> AssetPage {
-        try fetchAssetsNow(options)
-    }
-
-    /// Counts of images and videos matching `options`, without fetching rows.
-    ///
-    /// - Throws: `AssetQueryError`, `LibraryError`.
-    public func countAssets(_ options: FetchOptions = FetchOptions()) async throws -> AssetCounts {
-        try countAssetsNow(options)
-    }
-
-    /// The asset with this identifier, with its user state, or nil.
-    public func asset(id: String) async throws -> Asset? {
-        try assetNow(id: id)
-    }
-
-    /// Synchronous `fetchAssets`, for the CLI and tests.
-    public func fetchAssetsNow(_ options: FetchOptions) throws -> AssetPage {
+    /// - Throws: `AssetQueryError` for a bad cursor or option, `LibraryError.database`
+    ///   when the database fails.
+    public func fetchAssets(_ options: FetchOptions = FetchOptions()) throws -> AssetPage {
         let query = try AssetQuery(options)
         let (sql, values) = query.pageSQL()
-        return try read { db in
+        return try library.read { db in
             var rows = try db.rows(sql, values)
             var nextCursor: String?
             if let limit = query.limit, rows.count > limit {
@@ -57,40 +54,72 @@ extension MediaLibrary {
                                              rowID: last.int64("row_id") ?? 0).encoded
                 }
             }
-            return AssetPage(assets: try Self.assetsWithUserState(rows, db: db), nextCursor: nextCursor)
+            return AssetPage(assets: try MediaLibrary.assetsWithUserState(rows, db: db), nextCursor: nextCursor)
         }
     }
 
-    /// Synchronous `countAssets`.
-    public func countAssetsNow(_ options: FetchOptions) throws -> AssetCounts {
+    /// Counts of images and videos matching `options` (its cursor and limit are
+    /// ignored), without fetching rows.
+    ///
+    /// - Throws: `AssetQueryError` for a bad option, `LibraryError.database`.
+    public func countAssets(_ options: FetchOptions = FetchOptions()) throws -> AssetCounts {
         var options = options
         options.after = nil
         let query = try AssetQuery(options)
-        return try read { db in try query.counts(db: db) }
+        return try library.read { db in try query.counts(db: db) }
     }
 
-    /// Synchronous `asset(id:)`.
-    public func assetNow(id: String) throws -> Asset? {
-        try read { db in
+    /// The asset with this identifier, whole (user state, albums, resources), or nil.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func asset(id: Asset.ID) throws -> Asset? {
+        try library.read { db in
             let rows = try db.rows("""
                 SELECT \(AssetQueries.assetColumns), coalesce(s.favorite, 0) AS user_favorite,
                     coalesce(s.hidden, 0) AS user_hidden
                 FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
                 WHERE a.identifier = ?
-                """, [id])
-            return try Self.assetsWithUserState(rows, db: db).first
+                """, [id.rawValue])
+            return try MediaLibrary.assetsWithUserState(rows, db: db).first
         }
     }
 
+    /// The asset one of whose resources is the file at `path` (absolute or relative
+    /// to the working folder; symlinks in its folders are resolved), whole, or nil.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func asset(path: PathBytes) throws -> Asset? {
+        var candidates = [path]
+        if path.bytes.first != UInt8(ascii: "/") {
+            candidates.append(PathBytes(FileManager.default.currentDirectoryPath).appending(path.bytes))
+        }
+        if let last = candidates.last, let folder = try? MediaLibrary.resolveRoot(last.parent) {
+            candidates.append(folder.appending(path.lastComponent))
+        }
+        let identifier: String? = try library.read { db in
+            for candidate in candidates {
+                if let row = try db.row("""
+                    SELECT a.identifier FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?
+                    """, [candidate.bytes]) {
+                    return row.string("identifier")
+                }
+            }
+            return nil
+        }
+        return try identifier.flatMap { try asset(id: Asset.ID(stored: $0)) }
+    }
+}
+
+extension MediaLibrary {
     /// Assets for rows selecting `assetColumns`, `user_favorite` and `user_hidden`,
     /// with resources and user album membership.
     static func assetsWithUserState(_ rows: [Row], db: DatabaseConnection) throws -> [Asset] {
         var assets = try AssetQueries.assets(rows, db: db)
         guard !assets.isEmpty else { return assets }
-        var albums: [String: [String]] = [:]
+        var albums: [String: [Album.ID]] = [:]
         var start = 0
         while start < assets.count {
-            let chunk = assets[start..<min(start + 500, assets.count)].map(\.id)
+            let chunk = assets[start..<min(start + 500, assets.count)].map(\.id.rawValue)
             start += chunk.count
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             for row in try db.rows("""
@@ -99,14 +128,14 @@ extension MediaLibrary {
                 WHERE m.asset_identifier IN (\(placeholders)) ORDER BY al.title, al.identifier
                 """, chunk) {
                 if let asset = row.string("asset_identifier"), let album = row.string("identifier") {
-                    albums[asset, default: []].append(album)
+                    albums[asset, default: []].append(Album.ID(userAlbum: album))
                 }
             }
         }
         for index in assets.indices {
             assets[index].favorite = rows[index].bool("user_favorite") ?? false
             assets[index].hidden = rows[index].bool("user_hidden") ?? false
-            assets[index].albums = albums[assets[index].id] ?? []
+            assets[index].albums = albums[assets[index].id.rawValue] ?? []
         }
         return assets
     }
@@ -114,16 +143,17 @@ extension MediaLibrary {
 
 extension Asset {
     /// The primary resource's file URL (Exyte's `getURL()`): the photo of a live photo,
-    /// the JPEG of a RAW+JPEG pair.
+    /// the JPEG of a RAW+JPEG pair; nil for an asset without files.
     public func url() async -> URL? { primaryResource?.fileURL }
 
-    /// The primary resource's bytes, read whole: for app code that shows or shares one item.
+    /// The primary resource's bytes, read whole on MediaIndex's threads: for app code
+    /// that shows or shares one item.
     ///
     /// - Throws: `LibraryError.assetNotFound` when the asset has no resource, or the
     ///   read error when the file is gone or unreadable.
     public func data() async throws -> Data {
-        guard let url = primaryResource?.fileURL else { throw LibraryError.assetNotFound(id) }
-        return try Data(contentsOf: url)
+        guard let url = primaryResource?.fileURL else { throw LibraryError.assetNotFound(id.rawValue) }
+        return try await DatabaseThreads.shared.run { try Data(contentsOf: url) }
     }
 
     /// The resource shown for the asset: the photo or video, else the first one.

@@ -3,6 +3,6 @@ extension MediaLibrary {
     /// and the HTTP server's `ETag`. Nil when the asset has no file.
     public func thumbnailKey(for asset: Asset, request: ThumbnailRequest) -> ThumbnailKey? {
         guard let primary = asset.primaryResource else { return nil }
-        return ThumbnailKey(identifier: asset.id, revision: asset.revision, sourceBytes: primary.bytes, request: request)
+        return ThumbnailKey(identifier: asset.id.rawValue, revision: asset.revision, sourceBytes: primary.bytes, request: request)
     }
 }

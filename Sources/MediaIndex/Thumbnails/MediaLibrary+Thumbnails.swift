@@ -9,19 +9,22 @@ import Glibc
 public struct ThumbnailBuildOptions: Sendable {
     /// One thumbnail per size per asset.
     public var sizes: [Int] = [256]
+    /// Fit the whole picture, or fill a centred square.
     public var mode: ThumbnailMode = .fit
-    public var format: ThumbnailFormat = .jpeg()
+    /// JPEG or WebP.
+    public var format: ThumbnailFormat = .jpeg
     /// Which assets (filter, album, dates…). Hidden assets and every burst frame are
     /// included unless the options say otherwise; `sort`, `limit` and `after` are ignored.
     public var assets = FetchOptions()
     /// Only these assets (after an index run: the new and changed ones); nil for all
     /// that `assets` selects.
-    public var identifiers: [String]?
+    public var identifiers: [Asset.ID]?
     /// Try again assets whose thumbnail failed before at the same revision.
     public var retryFailures = false
     /// Worker threads; all cores by default.
     public var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    /// Size 256, fit, JPEG, every asset (hidden ones and every burst frame included).
     public init() {
         assets.includeHidden = true
         assets.includeAllBurstAssets = true
@@ -38,8 +41,13 @@ public struct ThumbnailBuildSummary: Sendable, Equatable {
     public var failed = 0
     /// Videos waiting for ffmpeg.
     public var needsFFmpeg = 0
+    /// How long the build took.
     public var elapsedSeconds = 0.0
+    /// The (asset, size) pairs the build goes through, when known before it starts.
+    public var planned: Int?
+    /// Pairs done so far: made, cached, failed or waiting for ffmpeg.
     public var total: Int { made + cached + failed + needsFFmpeg }
+    /// An empty summary.
     public init() {}
 }
 
@@ -53,80 +61,132 @@ public struct ThumbnailCollection: Sendable, Equatable {
     public var trim = ThumbnailCache.TrimResult()
 }
 
-extension MediaLibrary {
-    // MARK: One thumbnail
+/// A thumbnail in the library's cache.
+public struct CachedThumbnail: Sendable, Equatable {
+    /// The cached file.
+    public var url: URL
+    /// Whether this call made it (false: it was already cached).
+    public var made: Bool
 
-    /// The file URL of `asset`'s thumbnail in `cache`, making it first if needed
-    /// (ExyteMediaPicker's `getThumbnailURL`).
-    ///
-    /// `size` is the longer side for `.fit`, the square's side for `.fill`; a picture
-    /// smaller than that keeps its own size. The thumbnail is keyed by the asset's
-    /// identifier and revision, so an edited asset (fetch it again) gets a new one.
-    /// - Throws: `ThumbnailUnavailable` with the reason (an unsupported format, a
-    ///   damaged file, a video without ffmpeg), `LibraryError.io` when the cache
-    ///   cannot be written.
-    public func thumbnailURL(for asset: Asset, size: Int = 256, mode: ThumbnailMode = .fit,
-                             format: ThumbnailFormat = .jpeg(), cache: ThumbnailCache = .default) async throws -> URL {
-        let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
-        return URL(fileURLWithPath: try thumbnailNow(for: asset, request: request, cache: cache).path)
-    }
+    /// The cached file's path.
+    public var path: String { url.path }
 
-    /// The bytes of `asset`'s thumbnail (JPEG or WebP), made first if needed. See
-    /// `thumbnailURL(for:size:mode:format:cache:)`.
+    /// The file's bytes (JPEG or WebP).
     ///
-    /// - Throws: `ThumbnailUnavailable`, `LibraryError.io`.
-    public func thumbnailData(for asset: Asset, size: Int = 256, mode: ThumbnailMode = .fit,
-                              format: ThumbnailFormat = .jpeg(), cache: ThumbnailCache = .default) async throws -> Data {
-        let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
-        let path = try thumbnailNow(for: asset, request: request, cache: cache).path
+    /// - Throws: `LibraryError.io` when the file cannot be read (the cache was deleted meanwhile).
+    public func data() throws -> Data {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LibraryError.io("cannot read the thumbnail \(path)")
         }
         return data
     }
+}
 
-    /// The thumbnail of the asset with identifier `id`. See `thumbnailURL(for:…)`.
+extension MediaLibrary {
+    /// `asset`'s thumbnail in the library's cache, made first if needed. See
+    /// `Blocking.thumbnail(for:size:mode:format:retryFailures:)`.
     ///
-    /// - Throws: `LibraryError.assetNotFound`, `ThumbnailUnavailable`, `LibraryError.io`.
-    public func thumbnailURL(forAssetID id: String, size: Int = 256, mode: ThumbnailMode = .fit,
-                             format: ThumbnailFormat = .jpeg(), cache: ThumbnailCache = .default) async throws -> URL {
-        guard let asset = try assetNow(id: id) else { throw LibraryError.assetNotFound(id) }
-        return try await thumbnailURL(for: asset, size: size, mode: mode, format: format, cache: cache)
+    /// - Throws: as `Blocking.thumbnail(for:size:mode:format:retryFailures:)`.
+    public func thumbnail(for asset: Asset, size: Int = 256, mode: ThumbnailMode = .fit,
+                          format: ThumbnailFormat = .jpeg, retryFailures: Bool = false) async throws -> CachedThumbnail {
+        try await offExecutor {
+            try $0.thumbnail(for: asset, size: size, mode: mode, format: format, retryFailures: retryFailures)
+        }
     }
 
-    /// Synchronous `thumbnailURL`, for the CLI: the cached file's path and whether this
-    /// call made it.
+    /// Makes the missing thumbnails of the assets `options` selects, on all cores.
+    ///
+    /// - Throws: as `Blocking.buildThumbnails(_:progress:)`.
+    public func buildThumbnails(_ options: ThumbnailBuildOptions = ThumbnailBuildOptions(),
+                                progress: (@Sendable (ThumbnailBuildSummary) -> Void)? = nil) async throws -> ThumbnailBuildSummary {
+        let blocking = self.blocking
+        return try await DatabaseThreads.runOnOwnThread { try blocking.buildThumbnails(options, progress: progress) }
+    }
+
+    /// Brings the cache in step with the changes since `token` (an index run).
+    ///
+    /// - Throws: as `Blocking.updateThumbnails(since:sizes:progress:)`.
+    @discardableResult
+    public func updateThumbnails(since token: ChangeToken, sizes: [Int] = [],
+                                 progress: (@Sendable (ThumbnailBuildSummary) -> Void)? = nil) async throws -> ThumbnailBuildSummary {
+        let blocking = self.blocking
+        return try await DatabaseThreads.runOnOwnThread {
+            try blocking.updateThumbnails(since: token, sizes: sizes, progress: progress)
+        }
+    }
+
+    /// Removes the state rows and cached files of deleted assets and old revisions.
+    ///
+    /// - Throws: as `Blocking.collectThumbnailGarbage(removeStrays:)`.
+    @discardableResult
+    public func collectThumbnailGarbage(removeStrays: Bool = false) async throws -> ThumbnailCollection {
+        try await offExecutor { try $0.collectThumbnailGarbage(removeStrays: removeStrays) }
+    }
+
+    /// The state rows of one asset's thumbnails (every revision still recorded).
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func thumbnailRecords(for asset: Asset.ID) async throws -> [ThumbnailRecord] {
+        try await offExecutor { try $0.thumbnailRecords(for: asset) }
+    }
+
+    /// Every state row that is not `ready`: what could not be made, and why.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func thumbnailFailures() async throws -> [ThumbnailRecord] {
+        try await offExecutor { try $0.thumbnailFailures() }
+    }
+}
+
+extension MediaLibrary.Blocking {
+    // MARK: One thumbnail
+
+    /// `asset`'s thumbnail in the library's cache, made first if needed
+    /// (ExyteMediaPicker's `getThumbnailURL`).
+    ///
+    /// `size` is the longer side for `.fit`, the square's side for `.fill`; a picture
+    /// smaller than that keeps its own size. The thumbnail is keyed by the asset's
+    /// identifier and revision, so an edited asset (fetch it again) gets a new one.
+    /// The state is recorded when the library is writable.
     ///
     /// - Parameter retryFailures: try again even when the same thumbnail failed before
     ///   (otherwise the recorded reason is thrown at once, unless ffmpeg has appeared
     ///   since a video was recorded as needing it).
-    /// - Throws: `ThumbnailUnavailable`, `LibraryError`.
-    public func thumbnailNow(for asset: Asset, request: ThumbnailRequest, cache: ThumbnailCache,
-                             retryFailures: Bool = false) throws -> (path: String, made: Bool) {
-        let outcome = try thumbnailOutcome(for: asset, request: request, cache: cache, known: nil,
-                                           retryFailures: retryFailures)
-        if let record = outcome.record, let writer {
+    /// - Throws: `ThumbnailUnavailable` with the reason (an unsupported format, a
+    ///   damaged file, a video without ffmpeg), `LibraryError.io` when the cache
+    ///   cannot be written, `LibraryError.database`.
+    public func thumbnail(for asset: Asset, size: Int = 256, mode: ThumbnailMode = .fit,
+                          format: ThumbnailFormat = .jpeg, retryFailures: Bool = false) throws -> CachedThumbnail {
+        let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
+        let cache = library.thumbnailCache
+        let outcome = try library.thumbnailOutcome(for: asset, request: request, cache: cache, known: nil,
+                                                   retryFailures: retryFailures)
+        if let record = outcome.record, let writer = library.writer {
             try? writer.write { db in try ThumbnailStateStore.record([record], db: db) }
         }
         switch outcome.result {
         case .success(let path):
-            if outcome.record != nil { trimOccasionally(cache) }
-            return (path, outcome.record != nil)
+            if outcome.record != nil { library.trimOccasionally(cache) }
+            return CachedThumbnail(url: URL(fileURLWithPath: path), made: outcome.record != nil)
         case .failure(let error): throw error
         }
     }
 
     /// The state rows of one asset's thumbnails (every revision still recorded).
-    public func thumbnailRecords(identifier: String) throws -> [ThumbnailRecord] {
-        try read { db in
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func thumbnailRecords(for asset: Asset.ID) throws -> [ThumbnailRecord] {
+        try library.read { db in
             ThumbnailStateStore.records(try db.rows(
-                "SELECT * FROM thumbnails WHERE identifier = ? ORDER BY revision, size, mode, format", [identifier]))
+                "SELECT * FROM thumbnails WHERE identifier = ? ORDER BY revision, size, mode, format", [asset.rawValue]))
         }
     }
 
     /// Every state row that is not `ready`: what could not be made, and why.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
     public func thumbnailFailures() throws -> [ThumbnailRecord] {
-        try read { db in
+        try library.read { db in
             ThumbnailStateStore.records(try db.rows(
                 "SELECT * FROM thumbnails WHERE state <> 'ready' ORDER BY identifier, size"))
         }
@@ -142,16 +202,24 @@ extension MediaLibrary {
     /// trimmed to its size limit afterwards.
     /// - Throws: `LibraryError` when the library cannot be read or the state written.
     public func buildThumbnails(_ options: ThumbnailBuildOptions = ThumbnailBuildOptions(),
-                                cache: ThumbnailCache = .default,
                                 progress: (@Sendable (ThumbnailBuildSummary) -> Void)? = nil) throws -> ThumbnailBuildSummary {
+        let library = self.library
+        let cache = library.thumbnailCache
+        let writer = library.writer
         let start = ContinuousClock.now
         let sizes = Array(Set(options.sizes.map { max(1, $0) })).sorted()
         // Failures are few: load them once instead of asking per asset.
-        let known: [String: ThumbnailRecord] = try read { db in
+        let known: [String: ThumbnailRecord] = try library.read { db in
             Dictionary(ThumbnailStateStore.records(try db.rows("SELECT * FROM thumbnails WHERE state <> 'ready'"))
                 .map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        let shared = Mutex(BuildState())
+        var initial = MediaLibrary.BuildState()
+        if let identifiers = options.identifiers {
+            initial.summary.planned = identifiers.count * options.sizes.count
+        } else if let count = try? countAssets(options.assets) {
+            initial.summary.planned = count.total * options.sizes.count
+        }
+        let shared = Mutex(initial)
         let threads = max(1, options.threads)
 
         @Sendable func flush(_ records: [ThumbnailRecord]) throws {
@@ -170,8 +238,8 @@ extension MediaLibrary {
                     let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard index < jobs.count else { return }
                     let (asset, request) = jobs[index]
-                    let outcome = try? thumbnailOutcome(for: asset, request: request, cache: cache, known: known,
-                                                        retryFailures: options.retryFailures)
+                    let outcome = try? library.thumbnailOutcome(for: asset, request: request, cache: cache, known: known,
+                                                                retryFailures: options.retryFailures)
                     let (pending, snapshot): ([ThumbnailRecord], ThumbnailBuildSummary) = shared.withLock { state in
                         switch (outcome?.result, outcome?.record) {
                         case (.success?, nil): state.summary.cached += 1
@@ -198,7 +266,7 @@ extension MediaLibrary {
             while index < identifiers.count {
                 let chunk = identifiers[index..<min(index + 500, identifiers.count)]
                 index += chunk.count
-                try process(chunk.compactMap { try? assetNow(id: $0) })
+                try process(chunk.compactMap { try? asset(id: $0) ?? nil })
             }
         } else {
             var fetch = options.assets
@@ -206,7 +274,7 @@ extension MediaLibrary {
             fetch.after = nil
             fetch.limit = 500
             while true {
-                let page = try fetchAssetsNow(fetch)
+                let page = try fetchAssets(fetch)
                 try process(page.assets)
                 guard let cursor = page.nextCursor else { break }
                 fetch.after = cursor
@@ -227,16 +295,62 @@ extension MediaLibrary {
         return summary
     }
 
+    /// Brings the thumbnail cache in step with the index after a run that started at
+    /// `token`: collects the thumbnails of deleted and changed assets when anything
+    /// changed (an unchanged re-index does no thumbnail work at all), then makes the
+    /// thumbnails of the new and changed assets in `sizes` (none: collect only). When
+    /// the change history since `token` has been trimmed, every asset is considered.
+    ///
+    /// - Throws: `LibraryError` when the library cannot be read or written.
+    @discardableResult
+    public func updateThumbnails(since token: ChangeToken, sizes: [Int] = [],
+                                 progress: (@Sendable (ThumbnailBuildSummary) -> Void)? = nil) throws -> ThumbnailBuildSummary {
+        guard !sizes.isEmpty else {
+            // Nothing to build: only whether there is garbage to collect matters.
+            let garbage = (try? library.hasChanges(since: token, of: [.deleted, .updated, .paired, .unpaired])) ?? true
+            if garbage { try collectThumbnailGarbage() }
+            return ThumbnailBuildSummary()
+        }
+        var changed: [Asset.ID] = []
+        var collect = false
+        var historyLost = false
+        if let changes = try? changes(since: token) {
+            var seen = Set<Asset.ID>()
+            for change in changes.changes {
+                switch change.kind {
+                case .deleted: collect = true
+                case .updated, .paired, .unpaired:
+                    collect = true
+                    if seen.insert(change.id).inserted { changed.append(change.id) }
+                case .inserted:
+                    if seen.insert(change.id).inserted { changed.append(change.id) }
+                case .moved: break
+                }
+            }
+        } else {
+            collect = true  // the history was trimmed: treat everything as changed
+            historyLost = true
+        }
+        if collect { try collectThumbnailGarbage() }
+        var options = ThumbnailBuildOptions()
+        options.sizes = sizes
+        options.identifiers = historyLost ? nil : changed
+        return try buildThumbnails(options, progress: progress)
+    }
+
     /// Removes the state rows and cached files of deleted assets and old revisions.
     ///
-    /// Reads only the state table, so it is cheap (an index run calls it when assets
-    /// changed). `removeStrays` also walks the cache: it removes files of this library
-    /// that no row knows (older than ten minutes, so a thumbnail being made by another
-    /// process is left alone), then trims the cache to its size limit.
-    /// - Throws: `LibraryError` when the library cannot be written.
+    /// Reads only the state table, so it is cheap (`updateThumbnails` calls it after an
+    /// index run that changed assets). `removeStrays` also walks the cache: it removes
+    /// files of this library that no row knows (older than ten minutes, so a thumbnail
+    /// being made by another process is left alone), then trims the cache to its size limit.
+    /// - Throws: `LibraryError.readOnly` when the library was opened read-only,
+    ///   `LibraryError.database`.
     @discardableResult
-    public func collectThumbnailGarbage(cache: ThumbnailCache = .default, removeStrays: Bool = false) throws -> ThumbnailCollection {
-        let writer = try requireWriter()
+    public func collectThumbnailGarbage(removeStrays: Bool = false) throws -> ThumbnailCollection {
+        let writer = try library.requireWriter()
+        let cache = library.thumbnailCache
+        let location = library.location
         var result = ThumbnailCollection()
         let stale = try writer.transaction { db -> [ThumbnailRecord] in
             let rows = try db.rows("""
@@ -257,7 +371,7 @@ extension MediaLibrary {
             if unlink("\(folder)/\(a)/\(b)/\(record.key).\(ext)") == 0 { result.filesRemoved += 1 }
         }
         if removeStrays {
-            let ready = try read { db in
+            let ready = try library.read { db in
                 Set(try db.rows("SELECT key FROM thumbnails WHERE state = 'ready'").compactMap { $0.string("key") })
             }
             let cutoff = (Int64(time(nil)) - 600) * 1_000_000_000
@@ -268,10 +382,12 @@ extension MediaLibrary {
         if removeStrays { result.trim = cache.trim() }
         return result
     }
+}
 
+extension MediaLibrary {
     // MARK: Internals
 
-    private struct BuildState {
+    struct BuildState {
         var summary = ThumbnailBuildSummary()
         var pending: [ThumbnailRecord] = []
         var writeError: Error?
@@ -343,10 +459,7 @@ extension MediaLibrary {
             // the clip; its exact time sits in a timed-metadata sample we do not read.
             var stillTime: Double?
             if let duration = asset.durationSeconds,
-               (try? read({ db in
-                   try db.scalarInt("SELECT json_extract(metadata, '$.hasStillImageTime') FROM files WHERE path = ?",
-                                    [primary.path.bytes])
-               })) == 1 {
+               (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) }))??.hasStillImageTime == true {
                 stillTime = duration / 2
             }
             return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
@@ -365,33 +478,13 @@ extension MediaLibrary {
 
     /// After making a thumbnail one at a time (a picker scrolling), trims the cache at
     /// most every ten minutes: a stamp file's age says when it last ran.
-    private func trimOccasionally(_ cache: ThumbnailCache) {
-        let stamp = cache.directory + "/last-trim"
+    func trimOccasionally(_ cache: ThumbnailCache) {
+        let stamp = cache.folderPath + "/last-trim"
         var info = stat()
         if stat(stamp, &info) == 0, time(nil) - info.st_mtim.tv_sec < 600 { return }
         let fd = Glibc.open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         if fd >= 0 { close(fd) }
         _ = utimensat(AT_FDCWD, stamp, nil, 0)
         cache.trim()
-    }
-}
-
-extension Asset {
-    /// The file URL of this asset's thumbnail in `library`'s cache, made if needed
-    /// (Exyte's `getThumbnailURL`). The library is passed in because an `Asset` is a
-    /// plain value that does not know where it came from.
-    ///
-    /// - Throws: `ThumbnailUnavailable`, `LibraryError.io`.
-    public func thumbnailURL(size: Int = 256, mode: ThumbnailMode = .fit, in library: MediaLibrary,
-                             cache: ThumbnailCache = .default) async throws -> URL {
-        try await library.thumbnailURL(for: self, size: size, mode: mode, cache: cache)
-    }
-
-    /// The JPEG bytes of this asset's thumbnail in `library`'s cache, made if needed.
-    ///
-    /// - Throws: `ThumbnailUnavailable`, `LibraryError.io`.
-    public func thumbnailData(size: Int = 256, mode: ThumbnailMode = .fit, in library: MediaLibrary,
-                              cache: ThumbnailCache = .default) async throws -> Data {
-        try await library.thumbnailData(for: self, size: size, mode: mode, cache: cache)
     }
 }

@@ -18,15 +18,21 @@ public struct ThumbnailCache: Sendable, Equatable {
     public static let defaultSizeLimit: Int64 = 2 << 30
 
     /// The cache folder.
-    public let directory: String
+    public var directory: URL { URL(fileURLWithPath: folderPath, isDirectory: true) }
+    /// The cache folder's absolute path.
+    let folderPath: String
     /// The cache trims itself when its files take more than this many bytes.
     public var sizeLimit: Int64
     /// A trim removes the least recently used files until this fraction of the limit is left.
     public var trimFraction: Double = 0.8
 
-    /// A cache in `directory` (created, owner-only, when first written).
-    public init(directory: String, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
-        self.directory = LibraryLocation.absolute(directory)
+    /// A cache in the folder at `directory` (created, owner-only, when first written).
+    public init(directory: URL, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
+        self.init(path: directory.path, sizeLimit: sizeLimit)
+    }
+
+    init(path: String, sizeLimit: Int64 = ThumbnailCache.defaultSizeLimit) {
+        self.folderPath = LibraryLocation.absolute(path)
         self.sizeLimit = max(0, sizeLimit)
     }
 
@@ -34,13 +40,13 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// (`~/.cache/mediaindex`).
     public static func resolve(explicit: String?,
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> ThumbnailCache {
-        if let explicit, !explicit.isEmpty { return ThumbnailCache(directory: explicit) }
+        if let explicit, !explicit.isEmpty { return ThumbnailCache(path: explicit) }
         if let fromEnvironment = environment["MEDIAINDEX_CACHE"], !fromEnvironment.isEmpty {
-            return ThumbnailCache(directory: fromEnvironment)
+            return ThumbnailCache(path: fromEnvironment)
         }
         let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.cache")
-        return ThumbnailCache(directory: cacheHome + "/mediaindex")
+        return ThumbnailCache(path: cacheHome + "/mediaindex")
     }
 
     /// The cache the environment names (see `resolve(explicit:environment:)`).
@@ -50,7 +56,7 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// The folder holding one library's thumbnails.
     public func folder(for library: LibraryLocation) -> String {
-        directory + "/" + ThumbnailKey.hex(XXHash64.hash(Array(library.directory.utf8), seed: 0x4D49_4458))
+        folderPath + "/" + ThumbnailKey.hex(XXHash64.hash(Array(library.directory.utf8), seed: 0x4D49_4458))
     }
 
     /// Where the thumbnail for `key` lives (whether or not it exists yet).
@@ -131,8 +137,8 @@ public struct ThumbnailCache: Sendable, Equatable {
         var info = stat()
         if stat(folder, &info) == 0 { return }
         do {
-            if !FileManager.default.fileExists(atPath: directory) {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+            if !FileManager.default.fileExists(atPath: folderPath) {
+                try FileManager.default.createDirectory(atPath: folderPath, withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
             }
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
@@ -156,9 +162,11 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// What a trim did.
     public struct TrimResult: Sendable, Equatable {
-        /// Bytes of thumbnails before and after.
+        /// Bytes of thumbnails before the trim.
         public var bytesBefore: Int64 = 0
+        /// Bytes of thumbnails after it.
         public var bytesAfter: Int64 = 0
+        /// Files it removed.
         public var filesRemoved = 0
     }
 
@@ -168,7 +176,7 @@ public struct ThumbnailCache: Sendable, Equatable {
     /// cache names them are ever touched.
     @discardableResult
     public func trim() -> TrimResult {
-        var entries = walk(directory, depth: 0)
+        var entries = walk(folderPath, depth: 0)
         var result = TrimResult()
         result.bytesBefore = entries.reduce(0) { $0 + $1.bytes }
         result.bytesAfter = result.bytesBefore
@@ -222,13 +230,17 @@ public struct ThumbnailCache: Sendable, Equatable {
 /// What one cached thumbnail is of: an asset at one revision, its primary file's size,
 /// and the request. Hashed into the file's name.
 public struct ThumbnailKey: Hashable, Sendable {
+    /// The asset's identifier.
     public var identifier: String
+    /// The asset's revision.
     public var revision: Int
     /// The primary resource's byte count: a pairing change that swaps the primary file
     /// (a RAW gaining its JPEG) makes a new key even when the revision stays.
     public var sourceBytes: Int64
+    /// Size, mode and format.
     public var request: ThumbnailRequest
 
+    /// A key from its parts.
     public init(identifier: String, revision: Int, sourceBytes: Int64, request: ThumbnailRequest) {
         self.identifier = identifier
         self.revision = revision

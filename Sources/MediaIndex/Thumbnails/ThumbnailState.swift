@@ -16,31 +16,40 @@ public enum ThumbnailState: String, Sendable, Equatable, CaseIterable {
 public struct ThumbnailRecord: Sendable, Equatable {
     /// The cache key's hash: the cached file's name without extension.
     public var key: String
-    public var identifier: String
+    /// The asset.
+    public var identifier: Asset.ID
+    /// The asset's revision it was made from.
     public var revision: Int
+    /// The requested size.
     public var size: Int
+    /// Fit or fill.
     public var mode: ThumbnailMode
     /// `jpeg` or `webp`.
     public var format: String
+    /// Made, failed, or waiting for ffmpeg.
     public var state: ThumbnailState
     /// Why it failed, one sentence.
     public var message: String?
+    /// The file's size, when made.
     public var bytes: Int64?
+    /// The thumbnail's width, when made.
     public var width: Int?
+    /// The thumbnail's height, when made.
     public var height: Int?
-    /// Unix time.
+    /// When it was made or tried (Unix time).
     public var madeAt: Double
 }
 
 /// Why an asset has no thumbnail; reads as one sentence.
 public struct ThumbnailUnavailable: Error, Sendable, Equatable, CustomStringConvertible {
     /// The asset's identifier.
-    public var identifier: String
+    public var identifier: Asset.ID
     /// `.failed` or `.needsFFmpeg`.
     public var state: ThumbnailState
     /// The thumbnailer's sentence (a `ThumbnailError` description).
     public var reason: String
 
+    /// One sentence naming the asset and the reason.
     public var description: String { "no thumbnail for asset \(identifier): \(reason)" }
 }
 
@@ -54,7 +63,7 @@ enum ThumbnailStateStore {
                 width = excluded.width, height = excluded.height, made_at = excluded.made_at
             """
         for r in records {
-            try db.execute(sql, [r.key, r.identifier, r.revision, r.size, r.mode.rawValue, r.format, r.state.rawValue,
+            try db.execute(sql, [r.key, r.identifier.rawValue, r.revision, r.size, r.mode.rawValue, r.format, r.state.rawValue,
                                  r.message, r.bytes, r.width, r.height, r.madeAt])
         }
     }
@@ -64,7 +73,7 @@ enum ThumbnailStateStore {
             guard let key = row.string("key"), let identifier = row.string("identifier"),
                   let state = row.string("state").flatMap(ThumbnailState.init(rawValue:)) else { return nil }
             return ThumbnailRecord(
-                key: key, identifier: identifier, revision: row.int("revision") ?? 0, size: row.int("size") ?? 0,
+                key: key, identifier: Asset.ID(stored: identifier), revision: row.int("revision") ?? 0, size: row.int("size") ?? 0,
                 mode: row.string("mode").flatMap(ThumbnailMode.init(rawValue:)) ?? .fit,
                 format: row.string("format") ?? "jpeg", state: state, message: row.string("message"),
                 bytes: row.int64("bytes"), width: row.int("width"), height: row.int("height"),

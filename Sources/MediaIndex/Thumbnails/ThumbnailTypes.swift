@@ -4,3 +4,10 @@
 @_exported import enum MediaThumbnails.ThumbnailFormat
 @_exported import struct MediaThumbnails.ThumbnailRequest
 @_exported import enum MediaThumbnails.ThumbnailError
+
+extension ThumbnailFormat {
+    /// JPEG at the default quality (80), written as `format: .jpeg`.
+    public static var jpeg: ThumbnailFormat { .jpeg(quality: 80) }
+    /// WebP at the default quality (80), written as `format: .webp`.
+    public static var webp: ThumbnailFormat { .webp(quality: 80) }
+}

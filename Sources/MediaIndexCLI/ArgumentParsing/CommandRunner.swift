@@ -54,7 +54,7 @@ public enum CommandRunner {
             output.writeLine("Error: \(validation.message)")
             return ExitCode.usage.rawValue
         default:
-            output.writeLine("Error: \(String(describing: error))")
+            output.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
             return ExitCode.failure.rawValue
         }
     }

@@ -23,20 +23,20 @@ struct AlbumsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let albums = try await library.openForReading(in: context).fetchAlbums()
+        let albums = try await library.open(.readOnly, in: context).fetchAlbums()
         if json {
             context.standardOutput.writeLine(JSON.array(albums.map(JSONShapes.album)).prettyText)
             return
         }
         let dates = LocalDateFormatter()
         let depth = Dictionary(uniqueKeysWithValues: albums.map { ($0.id, $0.parentID) })
-        func level(_ id: String) -> Int {
+        func level(_ id: Album.ID) -> Int {
             var count = 0
             var current = depth[id] ?? nil
             while let parent = current, count < 256 { count += 1; current = depth[parent] ?? nil }
             return count
         }
-        func day(_ time: Double?) -> String {
+        func day(_ time: Date?) -> String {
             guard let time else { return "" }
             return String(dates.string(fromISO8601: JSONShapes.isoUTC(time)).prefix(10))
         }
@@ -51,7 +51,7 @@ struct AlbumsCommand: ParsableCommand {
             let title = album.kind == .folder && album.parentID == nil ? (album.path?.displayString ?? album.title) : album.title
             let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
                 ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
-            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), range, album.id]
+            return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), range, album.id.description]
         }
         context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
     }
@@ -112,34 +112,39 @@ struct AlbumCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try MediaLibrary(location: library.location(in: context))
+        let mediaLibrary = try library.open(.create, in: context)
         let out = context.standardOutput
         do {
-            switch action {
-            case "create":
+            if action == "create" {
                 let album = try await mediaLibrary.createAlbum(title: values[0])
                 out.writeLine(json ? JSONShapes.album(album).prettyText : "Created \(album.title): \(album.id)")
+                return
+            }
+            let album = try await mediaLibrary.userAlbumID(named: values[0])
+            let assets = Array(values.dropFirst())
+            switch action {
             case "rename":
-                try await mediaLibrary.renameAlbum(values[0], to: values[1])
+                try await mediaLibrary.renameAlbum(album, to: values[1])
                 out.writeLine("Renamed to \(values[1]).")
             case "delete":
-                try await mediaLibrary.deleteAlbum(values[0])
+                try await mediaLibrary.deleteAlbum(album)
                 out.writeLine("Deleted \(values[0]); its assets stay in the library.")
             case "add":
-                try await mediaLibrary.addAssets(Array(values.dropFirst()), toAlbum: values[0])
+                try await mediaLibrary.addAssets(try AssetArgument.identifiers(assets), toAlbum: album)
                 out.writeLine("Added \(values.count - 1) to \(values[0]).")
             case "remove":
-                try await mediaLibrary.removeAssets(Array(values.dropFirst()), fromAlbum: values[0])
+                // Removing what is not there is no error: text that is no identifier is in no album.
+                try await mediaLibrary.removeAssets(assets.compactMap(Asset.ID.init), fromAlbum: album)
                 out.writeLine("Removed \(values.count - 1) from \(values[0]).")
             case "move":
-                try await mediaLibrary.moveAssets(Array(values.dropFirst()), inAlbum: values[0], to: index ?? 0)
+                try await mediaLibrary.moveAssets(try AssetArgument.identifiers(assets), inAlbum: album, to: index ?? 0)
                 out.writeLine("Moved \(values.count - 1) to position \(index ?? 0).")
             default:
-                try await mediaLibrary.setKeyAsset(values[1], ofAlbum: values[0])
+                try await mediaLibrary.setKeyAsset(try AssetArgument.identifiers([values[1]])[0], ofAlbum: album)
                 out.writeLine("Key asset of \(values[0]) is \(values[1]).")
             }
         } catch let error as AssetQueryError {
-            throw ValidationError(error.description)
+            throw ValidationError(ErrorAdvice.sentence(for: error))
         }
     }
 }
@@ -160,9 +165,10 @@ struct UserFlagCommand: ParsableCommand {
     }
 
     static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {
-        let mediaLibrary = try MediaLibrary(location: command.library.location(in: context))
-        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: command.ids) }
-        else { try await mediaLibrary.setHidden(value, for: command.ids) }
+        let mediaLibrary = try command.library.open(.create, in: context)
+        let ids = try AssetArgument.identifiers(command.ids)
+        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: ids) }
+        else { try await mediaLibrary.setHidden(value, for: ids) }
         let verb = flag == "favorite" ? (value ? "Marked as favorite" : "Unmarked as favorite") : (value ? "Hid" : "Unhid")
         context.standardOutput.writeLine("\(verb): \(command.ids.count) asset\(command.ids.count == 1 ? "" : "s").")
     }

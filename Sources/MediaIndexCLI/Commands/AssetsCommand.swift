@@ -65,7 +65,7 @@ struct AssetsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
+        let mediaLibrary = try library.open(.readOnly, in: context)
         var options = options
         do {
             if let albumKey { options.album = try await mediaLibrary.albumScope(named: albumKey) }
@@ -117,7 +117,7 @@ struct AssetsCommand: ParsableCommand {
                 printTable(page, context: context)
             }
         } catch let error as AssetQueryError {
-            throw ValidationError(error.description)
+            throw ValidationError(ErrorAdvice.sentence(for: error))
         }
     }
 
@@ -132,10 +132,10 @@ struct AssetsCommand: ParsableCommand {
         ])
         let rows = page.assets.map { a -> [String] in
             var type = a.mediaType.rawValue
-            if a.mediaSubtypes.contains("livePhoto") { type = "live" }
+            if a.mediaSubtypes.contains(.livePhoto) { type = "live" }
             if a.favorite { type += " ♥" }
             if a.hidden { type += " (hidden)" }
-            return [a.id, type, a.creationDate.map(dates.string(fromISO8601:)) ?? "-",
+            return [a.id.description, type, a.creationDateText.map(dates.string(fromISO8601:)) ?? "-",
                     a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
                     a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
                     a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",

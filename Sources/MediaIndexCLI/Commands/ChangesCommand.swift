@@ -36,13 +36,13 @@ struct ChangesCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
+        let mediaLibrary = try library.open(.readOnly, in: context)
         let result: AssetChanges
         do {
-            result = try mediaLibrary.changes(since: since)
+            result = try await mediaLibrary.changes(since: ChangeToken(rawValue: since))
         } catch let error as LibraryError {
             if case .changeTokenExpired = error {
-                context.standardError.writeLine("Error: \(error.description)")
+                context.standardError.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
                 throw ExitCode(Self.tokenExpiredExitCode)
             }
             throw error
@@ -57,7 +57,7 @@ struct ChangesCommand: ParsableCommand {
             let table = TableRenderer(columns: [TableColumn("TOKEN", alignment: .right), TableColumn("ID"),
                                                 TableColumn("KIND"), TableColumn("FIELDS")])
             context.standardOutput.writeLine(table.render(result.changes.map {
-                [String($0.token), $0.identifier, $0.kind.rawValue, $0.fields.joined(separator: ", ")]
+                [$0.token.description, $0.id.description, $0.kind.rawValue, $0.fields.map(\.rawValue).joined(separator: ", ")]
             }, maxWidth: context.terminalWidth))
         }
         context.standardOutput.writeLine("Current token: \(result.currentToken)")

@@ -57,17 +57,11 @@ struct IndexCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let location = library.location(in: context)
-        let mediaLibrary = try MediaLibrary(location: location)
+        let mediaLibrary = try library.open(.create, cache: cacheOptions, in: context).blocking
         var options = MediaLibrary.IndexOptions()
         options.waitForLock = wait
         options.batchSize = batchSize
-        let cache = cacheOptions.cache(in: context)
-        options.excludedFolders = [PathBytes(cache.directory)]
         let tokenBefore = try mediaLibrary.currentChangeToken()
-        if roots.isEmpty, try !mediaLibrary.hasRoots() {
-            throw ValidationError("no roots are registered yet; give a folder: mediaindex index ~/Pictures")
-        }
         let progressLine = quiet ? nil : ProgressLine(output: context.standardError)
         let summary: IndexSummary
         do {
@@ -76,15 +70,20 @@ struct IndexCommand: ParsableCommand {
             }
         } catch let error as LibraryError {
             progressLine?.clear()
-            if case .indexRunInProgress = error {
-                context.standardError.writeLine("Error: \(error.description)")
+            switch error {
+            case .noRoots: throw ValidationError(ErrorAdvice.sentence(for: error))
+            case .indexRunInProgress:
+                context.standardError.writeLine("Error: \(ErrorAdvice.sentence(for: error))")
                 throw ExitCode(Self.lockHeldExitCode)
+            default: throw error
             }
-            throw error
         }
         progressLine?.clear()
-        let thumbnails = try ThumbnailArguments.afterIndex(mediaLibrary, since: tokenBefore, sizes: thumbnailSizes,
-                                                           cache: cache, progressLine: progressLine)
+        // The library decides what to collect and rebuild; sizes only with --thumbnails.
+        let thumbnails = try mediaLibrary.updateThumbnails(since: tokenBefore, sizes: thumbnailSizes ?? []) { progress in
+            progressLine?.update(ThumbnailArguments.progressText(progress))
+        }
+        progressLine?.clear()
         if json {
             context.standardOutput.writeLine(JSONShapes.summary(summary).prettyText)
         } else if !quiet {
@@ -92,7 +91,7 @@ struct IndexCommand: ParsableCommand {
             if summary.failed > 0 {
                 context.standardOutput.writeLine("\(summary.failed) files could not be read; 'mediaindex errors' lists them.")
             }
-            if let thumbnails { context.standardOutput.writeLine(ThumbnailArguments.summaryText(thumbnails)) }
+            if thumbnailSizes != nil { context.standardOutput.writeLine(ThumbnailArguments.summaryText(thumbnails)) }
         }
     }
 

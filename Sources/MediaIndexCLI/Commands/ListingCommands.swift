@@ -27,21 +27,17 @@ struct ShowCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
-        var asset: Asset?
-        if AssetIdentifierFactory.isWellFormed(key.string) { asset = try mediaLibrary.asset(identifier: key.string) }
-        if asset == nil { asset = try mediaLibrary.asset(path: PathBytes(key.bytes)) }
-        guard let asset else { throw LibraryError.assetNotFound(key.string) }
+        let asset = try await AssetArgument.asset(named: key, in: library.open(.readOnly, in: context))
         if json {
             context.standardOutput.writeLine(JSONShapes.asset(asset).prettyText)
             return
         }
         let dates = LocalDateFormatter(includesSeconds: true)
         var lines: [(String, String)] = [
-            ("Identifier", asset.id),
-            ("Type", ([asset.mediaType.rawValue] + asset.mediaSubtypes).joined(separator: ", ")),
+            ("Identifier", asset.id.description),
+            ("Type", ([asset.mediaType.rawValue] + asset.mediaSubtypes.names).joined(separator: ", ")),
         ]
-        if let date = asset.creationDate { lines.append(("Created", "\(dates.string(fromISO8601: date))  (\(date))")) }
+        if let date = asset.creationDateText { lines.append(("Created", "\(dates.string(fromISO8601: date))  (\(date))")) }
         if let w = asset.pixelWidth, let h = asset.pixelHeight { lines.append(("Size", "\(w) × \(h)")) }
         if let o = asset.orientation, o != 1 { lines.append(("Orientation", String(o))) }
         if let d = asset.durationSeconds { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
@@ -95,7 +91,7 @@ struct ErrorsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let errors = try library.openForReading(in: context).errors()
+        let errors = try await library.open(.readOnly, in: context).errors()
         if json {
             context.standardOutput.writeLine(JSON.array(errors.map(JSONShapes.error)).prettyText)
         } else if errors.isEmpty {
@@ -125,8 +121,8 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.openForReading(in: context)
-        let s = try mediaLibrary.statistics()
+        let mediaLibrary = try library.open(.readOnly, in: context)
+        let s = try await mediaLibrary.statistics()
         if json {
             context.standardOutput.writeLine(JSON.object([
                 ("library", .string(mediaLibrary.location.directory)),
@@ -192,17 +188,16 @@ struct RootsCommand: ParsableCommand {
 
     func run(in context: CommandContext) async throws {
         if action == "remove", let root {
-            let mediaLibrary = try MediaLibrary(location: library.location(in: context))
-            try mediaLibrary.removeRoot(PathBytes(root.bytes))
+            try await library.open(.create, in: context).removeRoot(PathBytes(root.bytes))
             context.standardOutput.writeLine("Forgot \(root.string) and its assets.")
             return
         }
-        let roots = try library.openForReading(in: context).roots()
+        let roots = try await library.open(.readOnly, in: context).roots()
         if json {
             context.standardOutput.writeLine(JSON.array(roots.map { r in
                 .object([("path", .string(r.path.displayString)), ("assets", .int(r.assetCount)),
-                         ("errors", .int(r.errorCount)), ("addedDate", .string(JSONShapes.isoUTC(r.addedAt))),
-                         ("lastIndexedDate", r.lastIndexedAt.map { .string(JSONShapes.isoUTC($0)) } ?? .null)])
+                         ("errors", .int(r.errorCount)), ("addedDate", .string(JSONShapes.isoUTC(r.addedDate))),
+                         ("lastIndexedDate", r.lastIndexedDate.map { .string(JSONShapes.isoUTC($0)) } ?? .null)])
             }).prettyText)
         } else if roots.isEmpty {
             context.standardOutput.writeLine("No roots. Add one: mediaindex index ~/Pictures")
@@ -212,7 +207,7 @@ struct RootsCommand: ParsableCommand {
                                                 TableColumn("ERRORS", alignment: .right), TableColumn("LAST INDEXED")])
             context.standardOutput.writeLine(table.render(roots.map {
                 [$0.path.displayString, String($0.assetCount), String($0.errorCount),
-                 $0.lastIndexedAt.map { dates.string(fromISO8601: JSONShapes.isoUTC($0)) } ?? "never"]
+                 $0.lastIndexedDate.map { dates.string(fromISO8601: JSONShapes.isoUTC($0)) } ?? "never"]
             }, maxWidth: context.terminalWidth))
         }
     }

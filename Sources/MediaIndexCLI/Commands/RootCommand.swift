@@ -38,9 +38,12 @@ struct LibraryOptions: ParsableArguments {
         LibraryLocation.resolve(explicit: explicitDirectory, environment: context.environment)
     }
 
-    /// Opens the library for reading: it must exist.
-    func openForReading(in context: CommandContext) throws -> MediaLibrary {
-        try MediaLibrary(location: location(in: context), mode: .readOnly)
+    /// Opens the library: `.readOnly` for listings, `.existing` where user or thumbnail
+    /// state is written, `.create` to index or edit; thumbnails go to `cache` (the
+    /// environment's cache folder unless `--cache` says).
+    func open(_ mode: MediaLibrary.AccessMode, cache: CacheOptions? = nil, in context: CommandContext) throws -> MediaLibrary {
+        let thumbnails = cache?.cache(in: context) ?? ThumbnailCache.resolve(explicit: nil, environment: context.environment)
+        return try MediaLibrary(location: location(in: context), mode: mode, cache: thumbnails)
     }
 }
 

@@ -41,60 +41,6 @@ enum ThumbnailArguments {
         do { return try ThumbnailParameters.format(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
-    /// Opens the library for thumbnail work: it must exist; state is recorded when the
-    /// library is writable.
-    static func open(_ library: LibraryOptions, in context: CommandContext) throws -> MediaLibrary {
-        let location = library.location(in: context)
-        guard FileManager.default.fileExists(atPath: location.databasePath) else {
-            throw LibraryError.noLibrary(path: location.directory)
-        }
-        let writable = FileManager.default.isWritableFile(atPath: location.databasePath)
-        return try MediaLibrary(location: location, mode: writable ? .readWrite : .readOnly)
-    }
-
-    /// After an index run: collects the thumbnails of deleted and changed assets when
-    /// anything changed (an unchanged re-index does no thumbnail work at all), then,
-    /// with `--thumbnails`, makes those of the new and changed assets.
-    static func afterIndex(_ library: MediaLibrary, since token: Int64, sizes: [Int]?, cache: ThumbnailCache,
-                           progressLine: ProgressLine?) throws -> ThumbnailBuildSummary? {
-        guard let sizes else {
-            // No thumbnails to build: only whether there is garbage to collect matters.
-            let garbage = (try? library.hasChanges(since: token, of: [.deleted, .updated, .paired, .unpaired])) ?? true
-            if garbage { try library.collectThumbnailGarbage(cache: cache) }
-            return nil
-        }
-        var changed: [String] = []
-        var collect = false
-        var historyLost = false
-        if let changes = try? library.changes(since: token) {
-            var seen = Set<String>()
-            for change in changes.changes {
-                switch change.kind {
-                case .deleted: collect = true
-                case .updated, .paired, .unpaired:
-                    collect = true
-                    if seen.insert(change.identifier).inserted { changed.append(change.identifier) }
-                case .inserted:
-                    if seen.insert(change.identifier).inserted { changed.append(change.identifier) }
-                case .moved: break
-                }
-            }
-        } else {
-            collect = true  // the history was trimmed: treat everything as changed
-            historyLost = true
-        }
-        if collect { try library.collectThumbnailGarbage(cache: cache) }
-        var options = ThumbnailBuildOptions()
-        options.sizes = sizes
-        options.identifiers = historyLost ? nil : changed
-        let total = changed.count * sizes.count
-        let summary = try library.buildThumbnails(options, cache: cache) { progress in
-            progressLine?.update(progressText(progress, total: total))
-        }
-        progressLine?.clear()
-        return summary
-    }
-
     static func summaryText(_ s: ThumbnailBuildSummary) -> String {
         let rate = s.elapsedSeconds > 0 ? Double(s.made) / s.elapsedSeconds : 0
         var parts = ["made \(s.made)", "already cached \(s.cached)", "failed \(s.failed)"]
@@ -103,9 +49,9 @@ enum ThumbnailArguments {
         return "Thumbnails: " + parts.joined(separator: ", ")
     }
 
-    static func progressText(_ s: ThumbnailBuildSummary, total: Int?) -> String {
+    static func progressText(_ s: ThumbnailBuildSummary) -> String {
         let done = s.total
-        let of = total.map { "/\($0)" } ?? ""
+        let of = s.planned.map { "/\($0)" } ?? ""
         return "Thumbnails \(done)\(of): made \(s.made), cached \(s.cached), failed \(s.failed + s.needsFFmpeg)"
     }
 }
@@ -144,15 +90,12 @@ struct ThumbnailCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try ThumbnailArguments.open(library, in: context)
-        var asset: Asset?
-        if AssetIdentifierFactory.isWellFormed(key.string) { asset = try mediaLibrary.asset(identifier: key.string) }
-        if asset == nil { asset = try mediaLibrary.asset(path: PathBytes(key.bytes)) }
-        guard let asset else { throw LibraryError.assetNotFound(key.string) }
+        let mediaLibrary = try library.open(.existing, cache: cacheOptions, in: context)
+        let asset = try await AssetArgument.asset(named: key, in: mediaLibrary)
         // Asked for explicitly: try again even if it failed before.
-        let result = try mediaLibrary.thumbnailNow(for: asset, request: request, cache: cacheOptions.cache(in: context),
-                                                   retryFailures: true)
-        context.standardOutput.writeLine(result.path)
+        let thumbnail = try await mediaLibrary.thumbnail(for: asset, size: request.maxPixelSize, mode: request.mode,
+                                                         format: request.format, retryFailures: true)
+        context.standardOutput.writeLine(thumbnail.path)
     }
 }
 
@@ -216,13 +159,12 @@ struct ThumbnailsCommand: ParsableCommand {
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try ThumbnailArguments.open(library, in: context)
-        let cache = cacheOptions.cache(in: context)
+        let mediaLibrary = try library.open(.existing, cache: cacheOptions, in: context).blocking
         if listFailures {
             let failures = try mediaLibrary.thumbnailFailures()
             if json {
                 context.standardOutput.writeLine(JSON.array(failures.map { record in
-                    JSON.object([("id", .string(record.identifier)), ("revision", .int(record.revision)),
+                    JSON.object([("id", .string(record.identifier.description)), ("revision", .int(record.revision)),
                                  ("size", .int(record.size)), ("mode", .string(record.mode.rawValue)),
                                  ("format", .string(record.format)), ("state", .string(record.state.rawValue)),
                                  ("message", record.message.map(JSON.string) ?? .null)])
@@ -235,7 +177,7 @@ struct ThumbnailsCommand: ParsableCommand {
             return
         }
         if collect {
-            let result = try mediaLibrary.collectThumbnailGarbage(cache: cache, removeStrays: true)
+            let result = try mediaLibrary.collectThumbnailGarbage(removeStrays: true)
             if json {
                 context.standardOutput.writeLine(JSON.object([
                     ("recordsRemoved", .int(result.recordsRemoved)), ("filesRemoved", .int(result.filesRemoved)),
@@ -250,11 +192,10 @@ struct ThumbnailsCommand: ParsableCommand {
             return
         }
         var options = options
-        if let albumKey { options.assets.album = try await mediaLibrary.albumScope(named: albumKey) }
-        let total = try? mediaLibrary.countAssetsNow(options.assets).total * options.sizes.count
+        if let albumKey { options.assets.album = try mediaLibrary.albumScope(named: albumKey) }
         let progressLine = quiet || json ? nil : ProgressLine(output: context.standardError)
-        let summary = try mediaLibrary.buildThumbnails(options, cache: cache) { progress in
-            progressLine?.update(ThumbnailArguments.progressText(progress, total: total))
+        let summary = try mediaLibrary.buildThumbnails(options) { progress in
+            progressLine?.update(ThumbnailArguments.progressText(progress))
         }
         progressLine?.clear()
         if json {

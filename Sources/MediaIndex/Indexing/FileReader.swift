@@ -1,0 +1,100 @@
+import Foundation
+import MediaMetadata
+
+/// What reading one file gave.
+enum FileOutcome {
+    /// The metadata, its JSON for `files.metadata`, and the content fingerprint; the
+    /// JSON is made by the reading thread, off the single writer's path.
+    case media(MediaMetadata, String, ContentFingerprint)
+    case failed(String)
+    case ignored
+    /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
+    case sidecar(String)
+
+    var fingerprint: ContentFingerprint? {
+        if case .media(_, _, let fingerprint) = self { return fingerprint }
+        return nil
+    }
+}
+
+/// Reads one file: its metadata and fingerprint, from one open of the file. Never
+/// throws: failures become `.failed` with one sentence.
+enum FileReader {
+    /// Reads the file.
+    /// - Parameter fingerprint: the content's fingerprint when it is already known
+    ///   (the identity plan computed it): not computed again.
+    static func read(_ entry: FileWalker.Entry, fingerprint: ContentFingerprint? = nil) -> FileOutcome {
+        let source: FileByteSource
+        do {
+            source = try FileByteSource(pathBytes: entry.path.bytes)
+        } catch {
+            return .failed(sentence(error))
+        }
+        return read(entry, from: source, fingerprint: fingerprint)
+    }
+
+    /// Reads the file and fingerprints it whatever it holds, for the identity plan
+    /// (which follows content, media or not). One open serves both.
+    static func readFingerprinting(_ entry: FileWalker.Entry) -> (FileOutcome, ContentFingerprint?) {
+        let source: FileByteSource
+        do {
+            source = try FileByteSource(pathBytes: entry.path.bytes)
+        } catch {
+            return (.failed(sentence(error)), nil)
+        }
+        let fingerprint = try? ContentFingerprint(of: source)
+        return (read(entry, from: source, fingerprint: fingerprint), fingerprint)
+    }
+
+    private static func read(_ entry: FileWalker.Entry, from source: FileByteSource,
+                             fingerprint known: ContentFingerprint?) -> FileOutcome {
+        if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
+        if source.size == 0 {
+            return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
+        }
+        do {
+            guard let metadata = try MetadataReader.read(source) else {
+                if MediaFileKind.looksLikeMedia(entry.path) {
+                    return .failed("the content is not a recognised image or video, although the name ends in .\(entry.path.lowercasedExtension ?? "")")
+                }
+                return .ignored
+            }
+            let fingerprint = try known ?? ContentFingerprint(of: source)
+            return .media(metadata, AssetRecord.encode(metadata), fingerprint)
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// Reads an XMP sidecar. Malformed XML gives what could be read; only an I/O
+    /// failure is an error (of the sidecar's row).
+    static func readSidecar(_ source: ByteSource) -> FileOutcome {
+        do {
+            return .sidecar(try SidecarFile.read(source).encoded())
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// One sentence for an error.
+    static func sentence(_ error: Error) -> String {
+        if let error = error as? MetadataError { return error.description }
+        return String(describing: error)
+    }
+}
+
+/// Names that promise an image or video, used only to decide whether an unreadable
+/// or unrecognised file is worth reporting as an error rather than ignored.
+enum MediaFileKind {
+    static let mediaExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "bmp", "tif", "tiff", "heic", "heif", "hif", "avif",
+        "jxl", "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "orf", "rw2", "raf", "pef", "srw",
+        "x3f", "iiq", "3fr", "erf", "kdc", "mrw", "raw", "mov", "mp4", "m4v", "3gp", "3g2", "mkv", "webm", "avi",
+        "mts", "m2ts", "ts", "mpg", "mpeg", "wmv", "asf", "flv", "dv", "mxf", "ogv",
+    ]
+
+    static func looksLikeMedia(_ path: PathBytes) -> Bool {
+        guard let ext = path.lowercasedExtension else { return false }
+        return mediaExtensions.contains(ext)
+    }
+}

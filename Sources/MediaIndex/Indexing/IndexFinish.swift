@@ -1,0 +1,65 @@
+import Foundation
+
+/// Phases 5 and 6 of an index run, in its last transaction: files that are gone and
+/// folders that could not be listed are recorded, pairing and sidecars are settled
+/// for what the run touched, and the run is closed.
+struct IndexFinish {
+    let db: DatabaseConnection
+    let runID: Int64
+    let now: Double
+    let tombstoneRetention: Double
+
+    func run(roots: [(id: Int64, path: PathBytes)], walk: IndexWalk, diff: IndexDiff, plan: IndexPlan,
+             summary: inout IndexSummary) throws {
+        let started = ContinuousClock.now
+        let files = FileStore(db: db), assets = AssetStore(db: db)
+        var vanished = diff.vanished
+        for (folder, reason) in walk.unreadableFolders {
+            guard let rootID = roots.first(where: { folder.isInside($0.path) })?.id else { continue }
+            vanished[folder] = nil
+            try files.recordUnlistableFolder(folder, rootID: rootID, reason: reason, now: now)
+        }
+        for (path, row) in vanished {
+            try files.delete(id: row.id)
+            // A file whose content reappeared elsewhere was moved, not removed.
+            if !plan.planner.takenVanishedPaths.contains(path) { summary.removed += 1 }
+        }
+        for donor in plan.planner.unclaimedDonors { try assets.deleteIfOrphaned(donor.assetID, now: now) }
+        for (_, row) in vanished where row.status != .media || row.fingerprint == nil {
+            if let assetID = row.assetID { try assets.deleteIfOrphaned(assetID, now: now) }
+        }
+
+        let pairing = ContinuousClock.now
+        try pairAndAttach(vanished: vanished, diff: diff, summary: &summary)
+        summary.timings.pair = Indexer.seconds(since: pairing)
+
+        for root in roots { try RootStore(db: db).markIndexed(root.id, now: now) }
+        try Tombstones.purge(olderThan: now - tombstoneRetention, db: db)
+        try ChangeLog.trim(now: now, db: db)
+        summary.timings.finish = Indexer.seconds(since: started) - summary.timings.pair
+    }
+
+    /// Phase 5: pairs what the run touched and attaches sidecars (after pairing, so assets are final).
+    private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
+                               summary: inout IndexSummary) throws {
+        var pairer = AssetPairer(db: db, now: now)
+        for change in try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID)) {
+            // Deletions were recorded when the asset was deleted.
+            let kind: AssetChangeKind? = switch change.kind {
+                case .paired: .paired
+                case .unpaired: .unpaired
+                case .created: .inserted
+                case .updated: .updated
+                case .deleted: nil
+            }
+            if let kind, !change.identifier.isEmpty {
+                try ChangeLog.record(kind, identifier: change.identifier, now: now, db: db)
+            }
+        }
+        try SidecarAttacher(db: db, now: now).run(
+            runID: runID, vanishedPaths: Array(vanished.keys),
+            formerHolders: SidecarAttacher.formerHolders(toRead: diff.toRead, vanished: vanished))
+        summary.paired = pairer.pairedCount
+        summary.unpaired = pairer.unpairedCount
+    }
+}

@@ -1,0 +1,3 @@
+// The metadata types the API speaks in come with MediaIndex, so app code needs one import.
+@_exported import enum MediaMetadata.MediaType
+@_exported import struct MediaMetadata.GeoLocation

@@ -1,0 +1,76 @@
+import Foundation
+import MediaMetadata
+
+/// A Swift enumeration whose raw values are what a column stores: a typo is a compile
+/// error, not a silent non-match. The raw values are the stored strings, unchanged
+/// since they were first written (the JSON, the CLI and old libraries read them too).
+protocol StoredEnumeration: RawRepresentable, CaseIterable, DatabaseValueConvertible, Sendable
+where RawValue == String {}
+
+extension StoredEnumeration {
+    var databaseValue: DatabaseValue { .text(rawValue) }
+
+    /// The value as an SQL string literal, for statements that name it (`'photo'`).
+    var sql: String { "'" + rawValue.replacingOccurrences(of: "'", with: "''") + "'" }
+
+    /// Values as an SQL list (`('photo', 'video')`), for `IN`.
+    static func sqlList(_ values: [Self]) -> String { "(" + values.map(\.sql).joined(separator: ", ") + ")" }
+
+    /// The value a column holds, or nil for NULL or an unknown string.
+    init?(stored text: String?) {
+        guard let text else { return nil }
+        self.init(rawValue: text)
+    }
+}
+
+/// The role a file plays in its asset (`files.role`, `AssetResource.role`).
+enum FileRole: String, StoredEnumeration {
+    case photo, video
+    /// A live photo's movie, attached to the still's asset by pairing.
+    case pairedVideo
+    /// A RAW (or JPEG) attached to its companion's asset by pairing.
+    case alternatePhoto
+    /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
+    case sidecar
+
+    /// The primary roles: an asset's still or movie.
+    static let primaries: [FileRole] = [.photo, .video]
+    /// The roles pairing gives a file that joins another file's asset.
+    static let secondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
+
+    /// The primary role of a file of this media type.
+    init(primaryFor format: MediaFormat) { self = format.mediaType == .video ? .video : .photo }
+
+    var isPrimary: Bool { self == .photo || self == .video }
+    var isSecondary: Bool { self == .pairedVideo || self == .alternatePhoto }
+}
+
+/// What the index made of a file (`files.status`).
+enum FileStatus: String, StoredEnumeration {
+    /// An image or video, with its metadata and asset.
+    case media
+    /// The file (or its folder) could not be read; `files.error` says why.
+    case error
+    /// Not an image or video (sidecars too: they are never assets).
+    case ignored
+}
+
+/// Which rule made an asset of several resources (`assets.pairing_rule`, `Asset.pairingRule`).
+enum PairingRule: String, StoredEnumeration {
+    /// Still and movie carry the same Apple content identifier.
+    case contentIdentifier
+    /// Same folder and stem, the movie at most `AssetPairer.maxStemPairedMovieSeconds` long.
+    case sameStemShortMovie
+    /// A still with its movie inside (Google/Samsung motion photos).
+    case motionPhoto
+    /// A RAW beside its JPEG (or HEIC).
+    case rawPlusJpeg
+
+    /// The rules that join two files (a motion photo is one file).
+    static let multiFile: [PairingRule] = [.contentIdentifier, .sameStemShortMovie, .rawPlusJpeg]
+}
+
+/// The state of an index run (`index_runs.status`).
+enum IndexRunStatus: String, StoredEnumeration {
+    case running, interrupted, completed
+}
