@@ -42,12 +42,15 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .target(
             name: "MediaThumbnails",
-            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CWebP"]
+            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CWebP", "CTIFF", "CJXL", "CLCMS2"]
         ),
         .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
-        .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport"]),
+        .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport", "CTIFF", "CLCMS2"]),
 
         // What the CLI and the HTTP API share: the JSON shapes and their encoder, suggestions.
         .target(

@@ -10,11 +10,15 @@ public enum MetadataReader {
 
     /// Reads everything the index records; nil when the file is not media.
     ///
-    /// Container facts win; EXIF fills the fields still empty, then XMP.
-    /// - Throws: `MetadataError` when the file is media but unreadable.
+    /// Container facts win; EXIF fills the fields still empty, then XMP. A file whose
+    /// signature names a format but whose structure is damaged past reading (a TIFF
+    /// whose first directory is garbage, an MP4 without `moov` or `meta`) is still that
+    /// format, as exiftool reports it: it comes back with its format alone and a warning
+    /// saying what could not be read.
+    /// - Throws: `MetadataError.io` when the file cannot be read at all.
     public static func read(_ source: ByteSource) throws -> MediaMetadata? {
         guard let format = try detectFormat(source) else { return nil }
-        let reading = try readContainer(source, format: format)
+        let reading = try readContainerKeepingFormat(source, format: format)
         var metadata = reading.metadata
         if !reading.extraExifBlocks.isEmpty {
             // CR3 splits its EXIF into several TIFF blocks (IFD0, Exif IFD, GPS).
@@ -34,6 +38,20 @@ public enum MetadataReader {
         return metadata
     }
 
+    /// The container's reading; for a file whose structure is damaged past reading, the
+    /// format alone with a warning naming the damage.
+    ///
+    /// - Throws: `MetadataError.io` when the file cannot be read.
+    static func readContainerKeepingFormat(_ source: ByteSource, format: MediaFormat) throws -> ContainerReading {
+        do {
+            return try readContainer(source, format: format)
+        } catch let error as MetadataError where !error.isIO {
+            var reading = ContainerReading(metadata: MediaMetadata(format: format))
+            reading.metadata.warnings.append("only the format is known: \(error)")
+            return reading
+        }
+    }
+
     /// The container reader for each format. Formats whose reader lives elsewhere
     /// return the format alone until wired here (one line each).
     static func readContainer(_ source: ByteSource, format: MediaFormat) throws -> ContainerReading {
@@ -48,8 +66,17 @@ public enum MetadataReader {
             return try BMPReader.read(source)
         case .webp:
             return try RIFFReader.readWebP(source)
-        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .iiq:
+        case .tiff, .dng, .cr2, .nef, .arw, .orf, .rw2, .pef, .srw, .iiq,
+             .threeFR, .fff, .dcr, .erf, .mef, .mos, .bay, .rwl:
             return try TIFFReader.read(source, format: format)
+        case .mrw:
+            return try RawHeaderReader.readMRW(source)
+        case .ari:
+            return try RawHeaderReader.readARRI(source)
+        case .kyoceraRaw:
+            return try RawHeaderReader.readKyocera(source)
+        case .jpeg2000, .ico, .bpg, .netpbm, .pcx, .flif, .djvu, .radianceHDR, .pgf, .mrc, .czi, .lytro:
+            return try ImageHeaderReader.read(source, format: format)
         case .raf:
             return try TIFFReader.readRAF(source)
         case .crw:

@@ -16,9 +16,7 @@ public enum ThumbnailGenerator {
     /// The formats whose stills this module decodes (videos need `ffmpeg` besides).
     public static func supports(_ format: MediaFormat) -> Bool {
         switch format {
-        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif: return true
-        case .tiff: return true  // through an embedded JPEG preview, when there is one
-        case .bmp, .jpegXL: return false
+        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif, .tiff, .bmp, .jpegXL: return true
         default: return format.isRaw || format.mediaType == .video
         }
     }
@@ -70,17 +68,19 @@ public enum ThumbnailGenerator {
             return try videoThumbnail(ofFileAt: file.path, request: request, stillTime: nil, durationSeconds: nil)
         }
         let upright = appliesExifOrientation(format) ? (orientation ?? 1) : 1
-        if format.isRaw || format == .tiff {
+        if format == .tiff {
+            return try tiffThumbnail(source, orientation: upright, request: request, pixelLimit: pixelLimit)
+        }
+        if format.isRaw {
             guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else {
-                throw ThumbnailError.unsupportedFormat(format == .tiff
-                    ? "TIFF images without an embedded JPEG preview (a TIFF decoder is not linked)"
-                    : "this \(format.rawValue.uppercased()) raw: it has no decodable embedded JPEG preview")
+                throw ThumbnailError.unsupportedFormat("this \(format.rawValue.uppercased()) raw: it has no decodable embedded JPEG preview")
             }
             let decoded = try preview.bytes.withUnsafeBufferPointer {
                 try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit)
             }
             return try finish(decoded.image, orientation: upright, request: request,
-                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height), warnings: decoded.warnings)
+                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height), warnings: decoded.warnings,
+                              colour: decoded.colour)
         }
         guard source.size <= maxFileBytes else {
             throw ThumbnailError.io("the file has \(source.size) bytes, more than the \(maxFileBytes >> 20) MiB read for one still image")
@@ -105,10 +105,11 @@ public enum ThumbnailGenerator {
 
     // MARK: - Internals
 
-    /// HEIF and AVIF carry their orientation in `irot`/`imir`, which libheif applies.
+    /// HEIF and AVIF carry their orientation in `irot`/`imir`, which libheif applies;
+    /// JPEG XL in its codestream header, which libjxl applies.
     static func appliesExifOrientation(_ format: MediaFormat) -> Bool {
         switch format {
-        case .heic, .heif, .avif: return false
+        case .heic, .heif, .avif, .jpegXL: return false
         default: return format.mediaType == .image
         }
     }
@@ -126,20 +127,32 @@ public enum ThumbnailGenerator {
             return try jpegThumbnail(data, orientation: orientation, request: request, pixelLimit: pixelLimit)
         case .png:
             let image = try PNGDecoder.decode(data, pixelLimit: pixelLimit)
-            return try finish(image, orientation: orientation, request: request, path: .fullDecode, warnings: [])
+            return try finish(image, orientation: orientation, request: request, path: .fullDecode, warnings: [],
+                              colour: PNGDecoder.colourSpace(data))
         case .webp:
             let decoded = try WebPDecoder.decode(data, request: request, pixelLimit: pixelLimit)
             return try finish(decoded.image, orientation: orientation, request: request,
-                              path: decoded.scaled ? .webpScaledDecode : .fullDecode, warnings: [])
+                              path: decoded.scaled ? .webpScaledDecode : .fullDecode, warnings: [],
+                              colour: WebPDecoder.colourSpace(data))
         case .heic, .heif, .avif:
             let decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: 0)
             return try finish(decoded.image, orientation: 1, request: request,
-                              path: decoded.usedThumbnail ? .heifThumbnailItem : .fullDecode, warnings: [])
+                              path: decoded.usedThumbnail ? .heifThumbnailItem : .fullDecode, warnings: [],
+                              colour: decoded.colour)
+        case .bmp:
+            let decoded = try BMPDecoder.decode(data, request: request, pixelLimit: pixelLimit)
+            return try finish(decoded.image, orientation: orientation, request: request, path: .fullDecode,
+                              warnings: decoded.warnings, original: decoded.size)
+        case .jpegXL:
+            let decoded = try JXLDecoder.decode(data, request: request, pixelLimit: pixelLimit)
+            return try finish(decoded.image, orientation: 1, request: request, path: .fullDecode, warnings: [],
+                              original: decoded.size, colour: decoded.iccProfile.map(ColourSpace.icc) ?? .sRGB)
         case .gif:
             let image = try GIFDecoder.decodeFirstFrame(data, pixelLimit: pixelLimit)
             return try finish(image, orientation: orientation, request: request, path: .fullDecode, warnings: [])
         default:
-            throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (no decoder is linked)")
+            let reason = formatsWithoutDecoder[format] ?? "no decoder is linked"
+            throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (\(reason))")
         }
     }
 
@@ -154,20 +167,58 @@ public enum ThumbnailGenerator {
         if let exifRange = JPEGSegments(data).exif,
            let thumbnail = embeddedThumbnail(data, exif: exifRange) {
             let thumbData = UnsafeBufferPointer(rebasing: data[thumbnail])
+            // One larger than the picture itself is of another picture (an edit kept the
+            // camera's thumbnail of the original).
             if let thumbSize = JPEGDecoder.size(of: thumbData),
+               thumbSize.width < size.width, thumbSize.height < size.height,
                ThumbnailGeometry.sameAspect(thumbSize, size),
                ThumbnailGeometry.covers(candidate: thumbSize, original: size, request: request),
                let decoded = try? JPEGDecoder.decode(thumbData, request: request, pixelLimit: pixelLimit, original: size),
                decoded.warnings.isEmpty {
                 return try finish(decoded.image, orientation: orientation, request: request,
-                                  path: .embeddedExifThumbnail, warnings: [], original: size)
+                                  path: .embeddedExifThumbnail, warnings: [], original: size,
+                                  colour: JPEGDecoder.colour(of: data).space)
             }
         }
         let decoded = try JPEGDecoder.decode(data, request: request, pixelLimit: pixelLimit)
         let path: ThumbnailPath = decoded.scale.1 == 1 && decoded.scale.0 == 1
             ? .fullDecode : .jpegDCTScaled(numerator: decoded.scale.0, denominator: decoded.scale.1)
         return try finish(decoded.image, orientation: orientation, request: request, path: path,
-                          warnings: decoded.warnings, original: size)
+                          warnings: decoded.warnings, original: size, colour: decoded.colour)
+    }
+
+    /// TIFF: the embedded JPEG preview when it covers the request with the image's shape
+    /// (a JPEG decodes faster than most TIFF layouts), else libtiff, else any preview.
+    static func tiffThumbnail(_ source: ByteSource, orientation: Int, request: ThumbnailRequest,
+                              pixelLimit: Int) throws -> EncodedThumbnail {
+        let preview = try? RawPreviewExtractor.largestPreview(in: source, format: .tiff)
+        func fromPreview(_ preview: (bytes: [UInt8], width: Int, height: Int)) throws -> EncodedThumbnail {
+            let decoded = try preview.bytes.withUnsafeBufferPointer {
+                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit)
+            }
+            return try finish(decoded.image, orientation: orientation, request: request,
+                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
+                              warnings: decoded.warnings, colour: decoded.colour)
+        }
+        let decoded: TIFFDecoder.Decoded
+        do {
+            let file = try TIFFDecoder.File(source: source)
+            if let full = file.size, let preview = preview ?? nil,
+               ThumbnailGeometry.sameAspect((preview.width, preview.height), full),
+               ThumbnailGeometry.covers(candidate: (preview.width, preview.height), original: full, request: request),
+               let made = try? fromPreview(preview) {
+                return made
+            }
+            decoded = try TIFFDecoder.decode(source, request: request, pixelLimit: pixelLimit)
+        } catch let error as ThumbnailError {
+            if case .imageTooLarge = error { throw error }
+            if let preview = preview ?? nil, let made = try? fromPreview(preview) { return made }
+            throw error
+        }
+        let path: ThumbnailPath = decoded.reduced
+            ? .tiffReducedResolution(width: decoded.decodedSize.width, height: decoded.decodedSize.height) : .fullDecode
+        return try finish(decoded.image, orientation: orientation, request: request, path: path, warnings: decoded.warnings,
+                          original: decoded.fullSize, colour: decoded.iccProfile.map(ColourSpace.icc) ?? .sRGB)
     }
 
     /// The byte range of the EXIF IFD1 JPEG thumbnail inside `data`, if it lies wholly inside.
@@ -183,8 +234,12 @@ public enum ThumbnailGenerator {
     ///
     /// - Parameter original: the size the thumbnail's size is judged from, when `image`
     ///   is a reduced decode; the result never exceeds it.
+    /// - Parameter colour: the colour space of `decoded`'s values; the thumbnail is converted
+    ///   from it to sRGB once shrunk.
     static func finish(_ decoded: PixelBuffer, orientation: Int, request: ThumbnailRequest, path: ThumbnailPath,
-                       warnings: [String], original: (width: Int, height: Int)? = nil) throws -> EncodedThumbnail {
+                       warnings: [String], original: (width: Int, height: Int)? = nil,
+                       colour: ColourSpace = .sRGB) throws -> EncodedThumbnail {
+        var warnings = warnings
         var image = decoded
         // Alpha: JPEG output composites on white now, so averaging sees final colours;
         // WebP output averages premultiplied colour so transparent pixels do not bleed.
@@ -208,6 +263,9 @@ public enum ThumbnailGenerator {
         target = (min(target.width, image.width), min(target.height, image.height))
         image = AreaResampler.resize(image, width: target.width, height: target.height)
         if premultiplied { image.unpremultiplyAlpha() }
+        let converted = ColourConverter.toSRGB(image, from: colour)
+        image = converted.image
+        if let warning = converted.warning { warnings.append(warning) }
         image = image.oriented(orientation)
         let data = try ThumbnailEncoder.encode(image, as: request.format)
         return EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings)

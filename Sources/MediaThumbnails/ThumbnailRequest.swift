@@ -53,6 +53,8 @@ public enum ThumbnailPath: Hashable, Sendable {
     case webpScaledDecode
     /// The largest JPEG preview embedded in a camera raw.
     case rawEmbeddedPreview(width: Int, height: Int)
+    /// A TIFF's reduced-resolution image (a SubIFD or a later directory), large enough for the request.
+    case tiffReducedResolution(width: Int, height: Int)
     /// A video frame extracted by the `ffmpeg` program at `seconds`.
     case videoFrame(seconds: Double)
     /// The whole image decoded at full size, then downscaled.

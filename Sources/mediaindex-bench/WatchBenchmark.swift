@@ -53,7 +53,7 @@ enum WatchBenchmark {
         let observer = Task.detached {
             for await batch in library.changes() {
                 let now = Date()
-                for change in batch.changes where change.kind == .inserted { arrivals.record(change.identifier, at: now) }
+                for change in batch.changes where change.kind == .inserted { arrivals.record(change.id.rawValue, at: now) }
             }
         }
         defer { observer.cancel() }
@@ -70,7 +70,7 @@ enum WatchBenchmark {
             _ = wait(seconds: 30) { arrivals.count >= files }
             var latencies: [Double] = []
             for (identifier, arrival) in arrivals.all {
-                guard let asset = try library.asset(identifier: identifier),
+                guard let id = Asset.ID(identifier), let asset = try library.blocking.asset(id: id),
                       let name = asset.primaryResource.map({ String(decoding: $0.path.lastComponent, as: UTF8.self) }),
                       let close = closed[name] else { continue }
                 latencies.append(arrival.timeIntervalSince(close))

@@ -1,4 +1,5 @@
-// Benchmarks MediaThumbnails against `vipsthumbnail` on the corpus JPEGs and HEICs.
+// Benchmarks MediaThumbnails against `vipsthumbnail` on the corpus JPEGs, HEICs, TIFFs,
+// PNGs, WebPs and AVIFs (and measures BMP and JPEG XL on our side).
 //
 //     swift run -c release --scratch-path /tmp/build-thumbs-release thumbnail-bench [--size 256] [--runs 3] [--min-files 200]
 //
@@ -18,7 +19,7 @@ struct Options {
     var runs = 3
     var minFiles = 200
     var verbose = false
-    /// Only this kind ("JPEG" or "HEIC"), when given.
+    /// Only this kind ("JPEG", "HEIC", "TIFF", "PNG", "WEBP", "AVIF", "BMP", "JXL"), when given.
     var only: String?
     /// Only files whose path contains this, when given.
     var match: String?
@@ -147,7 +148,11 @@ let hasVips = !options.noVips && FileManager.default.isExecutableFile(atPath: "/
 let cold = dropCaches()
 print("thumbnail-bench: size \(options.size), \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, caches \(cold ? "dropped before each run (cold)" : "not droppable here (warm for both)")")
 
-for (name, formats) in [("JPEG", Set<MediaFormat>([.jpeg])), ("HEIC", Set<MediaFormat>([.heic, .heif]))] {
+let kinds: [(String, Set<MediaFormat>)] = [
+    ("JPEG", [.jpeg]), ("HEIC", [.heic, .heif]), ("TIFF", [.tiff]), ("PNG", [.png]), ("WEBP", [.webp]), ("AVIF", [.avif]),
+    ("BMP", [.bmp]), ("JXL", [.jpegXL]),
+]
+for (name, formats) in kinds {
     if let only = options.only, only != name { continue }
     let distinct = collect(formats)
     let files = repeated(distinct, toAtLeast: options.minFiles)

@@ -22,4 +22,9 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "mpeg": fuzzMPEG,
     "metadata-reader": fuzzMetadataReader,
     "heif-items": fuzzHEIFItems,
+    "bmp-decoder": fuzzBMPDecoder,
+    "h264-mdpm": fuzzH264CameraMetadata,
+    "sony-clip-xml": fuzzSonyClipXML,
+    "raw-headers": fuzzRawHeaders,
+    "image-headers": fuzzImageHeaders,
 ]

@@ -17,14 +17,14 @@ struct WatchCommandTests {
     func configuration() throws {
         let watch = try parse(["--quiet-period", "0.5", "--max-delay", "2", "--poll-interval", "300",
                                "--batch-size", "64", "--cache", "/tmp/thumbs", "/tmp/photos"])
-        let configuration = watch.watcherConfiguration(cache: ThumbnailCache(directory: "/tmp/thumbs"))
+        let configuration = watch.watcherConfiguration(cache: ThumbnailCache(directory: URL(fileURLWithPath: "/tmp/thumbs")))
         #expect(configuration.quietPeriod == 0.5)
         #expect(configuration.maximumDelay == 2)
         #expect(configuration.pollInterval == 300)
         #expect(configuration.batchSize == 64)
         #expect(configuration.roots == [PathBytes("/tmp/photos")])
         #expect(configuration.excludedFolders == [PathBytes("/tmp/thumbs")])
-        let defaults = try parse([]).watcherConfiguration(cache: ThumbnailCache(directory: "/tmp/thumbs"))
+        let defaults = try parse([]).watcherConfiguration(cache: ThumbnailCache(directory: URL(fileURLWithPath: "/tmp/thumbs")))
         #expect(defaults.quietPeriod == 1 && defaults.maximumDelay == 1.5 && defaults.pollInterval == 60)
         #expect(defaults.roots.isEmpty, "no root given: every registered root")
     }

@@ -47,10 +47,10 @@ struct ChangeObserverTests {
         let root = folder.file("photos")
         try copy(Self.canon, to: root + "/a.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         try copy(Self.tiny, to: root + "/b.jpg")
         try copy(Self.png, to: root + "/c.png")
-        let before = try library.currentChangeToken()
+        let before = try library.blocking.currentChangeToken()
 
         let stream = library.changes()
         let binary = try #require(FaultSupport.binary, "build first: swift build")
@@ -62,10 +62,10 @@ struct ChangeObserverTests {
         #expect(try await indexed.value.status == 0)
         _ = binary
 
-        let feed = try library.changes(since: before).changes
+        let feed = try library.blocking.changes(since: before).changes
         #expect(received.flatMap(\.changes) == feed, "the batches are the feed's entries, in order")
-        #expect(Set(feed.map(\.identifier)) == Set([try library.asset(path: PathBytes(root + "/b.jpg"))?.id,
-                                                    try library.asset(path: PathBytes(root + "/c.png"))?.id].compactMap { $0 }))
+        #expect(Set(feed.map(\.id)) == Set([try library.blocking.asset(path: PathBytes(root + "/b.jpg"))?.id,
+                                                    try library.blocking.asset(path: PathBytes(root + "/c.png"))?.id].compactMap { $0 }))
         #expect(received.first?.previousToken == before)
         #expect(received.last?.token == feed.last?.token)
         for (earlier, later) in zip(received, received.dropFirst()) { #expect(later.previousToken == earlier.token) }
@@ -77,16 +77,16 @@ struct ChangeObserverTests {
         let root = folder.file("photos")
         try copy(Self.canon, to: root + "/a.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(root)])
-        let asset = try #require(try library.asset(path: PathBytes(root + "/a.jpg")))
+        try library.blocking.index(roots: [PathBytes(root)])
+        let asset = try #require(try library.blocking.asset(path: PathBytes(root + "/a.jpg")))
 
         let stream = library.changes()
         try await library.setFavorite(true, for: [asset.id])
         let favorite = await batches(stream) { all in all.contains { $0.userStateChanged } }
         #expect(favorite.contains { $0.userStateChanged && $0.changes.isEmpty })
 
-        let replay = await batches(library.changes(after: 0)) { all in !all.flatMap(\.changes).isEmpty }
-        #expect(replay.flatMap(\.changes).map(\.identifier) == [asset.id])
+        let replay = await batches(library.changes(after: .initial)) { all in !all.flatMap(\.changes).isEmpty }
+        #expect(replay.flatMap(\.changes).map(\.id) == [asset.id])
         #expect(replay.first?.changes.first?.kind == .inserted)
     }
 
@@ -101,13 +101,13 @@ struct ChangeObserverTests {
             try copy(source, to: root + "/" + name)
         }
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         var options = FetchOptions()
         options.sort = AssetSort(.fileName, ascending: true)
         options.limit = 2  // ignored: the whole result is diffed
         let before = try library.fetchResult(options)
         #expect(before.count == 5)
-        func id(_ name: String) throws -> String { try #require(try library.asset(path: PathBytes(root + "/" + name))?.id) }
+        func id(_ name: String) throws -> String { try #require(try library.blocking.asset(path: PathBytes(root + "/" + name))?.id.rawValue) }
         let removedID = try id("c.jpg"), movedID = try id("a.jpg"), changedID = try id("d.jpg")
 
         // c goes, b arrives, a is renamed to z (same asset, now last), d's content changes.
@@ -118,10 +118,10 @@ struct ChangeObserverTests {
         handle.seekToEndOfFile()
         handle.write(Data([0xFF, 0xD9]))
         try handle.close()
-        try library.index()
+        try library.blocking.index()
 
         let details = try library.changeDetails(for: options, from: before.token)
-        let after = try library.fetchAssetsNow({ var all = options; all.limit = nil; return all }()).assets.map(\.id)
+        let after = try library.blocking.fetchAssets({ var all = options; all.limit = nil; return all }()).assets.map(\.id.rawValue)
         #expect(details.hasIncrementalChanges)
         #expect(details.resultAfterChanges.identifiers == after)
         #expect(details.removedIndexes == IndexSet([before.identifiers.firstIndex(of: removedID)!]))
@@ -150,7 +150,7 @@ struct ChangeObserverTests {
         let root = folder.file("photos")
         try copy(Self.tiny, to: root + "/a.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
-        try library.index(roots: [PathBytes(root)])
+        try library.blocking.index(roots: [PathBytes(root)])
         let unread = try library.changeDetails(for: FetchOptions(), from: 0)
         #expect(!unread.hasIncrementalChanges)
         #expect(unread.reason?.contains("fetchResult") == true)

@@ -41,8 +41,8 @@ struct WatchProcessTests {
         let unfinished = try library.read { db in try db.scalarInt("SELECT count(*) FROM index_runs WHERE status != 'completed'") }
         #expect(unfinished == 0, "every run the watcher began was completed and committed")
         // What it had not read yet is found by the next run; nothing is read twice.
-        try library.index()
-        #expect(try library.statistics().assets == 1_010)
+        try library.blocking.index()
+        #expect(try library.blocking.statistics().assets == 1_010)
     }
 
     @Test("a second watch on the same library exits 75 naming the first")

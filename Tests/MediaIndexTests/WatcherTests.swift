@@ -26,7 +26,7 @@ final class WatchedTree {
         try FileManager.default.createDirectory(atPath: first, withIntermediateDirectories: true)
         if roots > 1 { try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true) }
         for (source, name) in files { try copy(source, to: first + "/" + name) }
-        try library.index(roots: roots > 1 ? [PathBytes(first), PathBytes(second)] : [PathBytes(first)])
+        try library.blocking.index(roots: roots > 1 ? [PathBytes(first), PathBytes(second)] : [PathBytes(first)])
         configuration.quietPeriod = 0.2
         configuration.maximumDelay = 0.4
         configuration.rootsRefreshInterval = 0.3
@@ -54,9 +54,9 @@ final class WatchedTree {
     var events: [WatcherEvent] { recorder.events }
     var runs: [WatchRun] { events.compactMap { if case .run(let run) = $0 { run } else { nil } } }
 
-    func asset(_ path: String) -> Asset? { try? library.asset(path: PathBytes(path)) }
+    func asset(_ path: String) -> Asset? { try? library.blocking.asset(path: PathBytes(path)) }
 
-    func changes(since token: Int64 = 0) -> [AssetChange] { (try? library.changes(since: token).changes) ?? [] }
+    func changes(since token: ChangeToken = .initial) -> [AssetChange] { (try? library.blocking.changes(since: token).changes) ?? [] }
 }
 
 /// Collects a watcher's events on a task of its own.
@@ -110,7 +110,7 @@ struct LibraryWatcherTests {
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + half, bytes.count - half) }
         usleep(600_000)
         #expect(tree.asset(target) == nil, "not indexed while still open for writing")
-        #expect(try tree.library.errors().isEmpty, "no error recorded for the half-written file")
+        #expect(try tree.library.blocking.errors().isEmpty, "no error recorded for the half-written file")
         close(fd)
 
         #expect(eventually { tree.asset(target) != nil })
@@ -118,7 +118,7 @@ struct LibraryWatcherTests {
         let readings = try #require(Corpus.exiftool[WatchedTree.canon])
         #expect(asset.pixelWidth.map(Double.init) == readings["File:ImageWidth"]?.number)
         #expect(asset.pixelHeight.map(Double.init) == readings["File:ImageHeight"]?.number)
-        let entries = tree.changes().filter { $0.identifier == asset.id }
+        let entries = tree.changes().filter { $0.id == asset.id }
         #expect(entries.map(\.kind) == [.inserted], "inserted once, never as a partial file")
     }
 
@@ -127,7 +127,7 @@ struct LibraryWatcherTests {
         let tree = try WatchedTree(files: [(WatchedTree.canon, "a.jpg")])
         let before = try #require(tree.asset(tree.first + "/a.jpg"))
         try tree.start()
-        let token = try tree.library.currentChangeToken()
+        let token = try tree.library.blocking.currentChangeToken()
         try FileManager.default.moveItem(atPath: tree.first + "/a.jpg", toPath: tree.first + "/renamed.jpg")
         #expect(eventually { tree.asset(tree.first + "/renamed.jpg") != nil })
         #expect(tree.asset(tree.first + "/renamed.jpg")?.id == before.id)
@@ -140,7 +140,7 @@ struct LibraryWatcherTests {
         let tree = try WatchedTree(roots: 2, files: [(WatchedTree.canon, "a.jpg")])
         let before = try #require(tree.asset(tree.first + "/a.jpg"))
         try tree.start()
-        let token = try tree.library.currentChangeToken()
+        let token = try tree.library.blocking.currentChangeToken()
         // Another file system would copy and delete; rename(2) within /tmp gives the event pair.
         try FileManager.default.moveItem(atPath: tree.first + "/a.jpg", toPath: tree.second + "/a.jpg")
         #expect(eventually { tree.asset(tree.second + "/a.jpg") != nil })
@@ -154,12 +154,12 @@ struct LibraryWatcherTests {
         let tree = try WatchedTree(files: [(WatchedTree.canon, "a.jpg"), (WatchedTree.tinyPNG, "b.png")])
         let gone = try #require(tree.asset(tree.first + "/a.jpg"))
         try tree.start()
-        let token = try tree.library.currentChangeToken()
+        let token = try tree.library.blocking.currentChangeToken()
         try FileManager.default.removeItem(atPath: tree.first + "/a.jpg")
-        #expect(eventually { (try? tree.library.asset(identifier: gone.id)) == nil })
+        #expect(eventually { (try? tree.library.blocking.asset(id: gone.id)) == nil })
         let entries = tree.changes(since: token)
         #expect(entries.map(\.kind) == [.deleted])
-        #expect(entries.first?.identifier == gone.id)
+        #expect(entries.first?.id == gone.id)
         #expect(tree.asset(tree.first + "/b.png") != nil)
     }
 
@@ -205,7 +205,7 @@ struct LibraryWatcherTests {
         for index in 0..<2_000 {
             try FileManager.default.copyItem(atPath: source, toPath: tree.first + "/burst-\(index).jpg")
         }
-        #expect(eventually(30) { ((try? tree.library.statistics().assets) ?? 0) == 2_000 })
+        #expect(eventually(30) { ((try? tree.library.blocking.statistics().assets) ?? 0) == 2_000 })
         usleep(700_000)
         let runs = watcher.status.runCount - startupRuns
         #expect(runs >= 1 && runs <= 12, "2,000 files in \(runs) runs")
@@ -332,12 +332,27 @@ struct LibraryWatcherTests {
         }
     }
 
+    @Test("a root folder that goes away is polled, and watched again once it is back")
+    func rootComesBack() throws {
+        let tree = try WatchedTree(files: [(WatchedTree.canon, "a.jpg")])
+        let watcher = try tree.start()
+        let away = tree.folder.file("unmounted")
+        try FileManager.default.moveItem(atPath: tree.first, toPath: away)
+        #expect(eventually { watcher.status.roots.first?.mode == .polling })
+        #expect(watcher.status.roots.first?.reason == RootWatch.vanishedReason)
+        try FileManager.default.moveItem(atPath: away, toPath: tree.first)
+        #expect(eventually { watcher.status.roots.first?.mode == .inotify })
+        #expect(tree.asset(tree.first + "/a.jpg") != nil, "its assets were kept while it was away")
+        try tree.copy(WatchedTree.tinyPNG, to: tree.first + "/back.png")
+        #expect(eventually { tree.asset(tree.first + "/back.png") != nil })
+    }
+
     @Test("roots registered while it runs are watched too")
     func newRoot() throws {
         let tree = try WatchedTree()
         let watcher = try tree.start()
         try FileManager.default.createDirectory(atPath: tree.second, withIntermediateDirectories: true)
-        try MediaLibrary(location: tree.library.location).index(roots: [PathBytes(tree.second)])
+        try MediaLibrary(location: tree.library.location).blocking.index(roots: [PathBytes(tree.second)])
         #expect(eventually { watcher.status.roots.count == 2 })
         #expect(eventually { watcher.status.roots.allSatisfy { $0.mode == .inotify && $0.watchedFolders == 1 } })
         try tree.copy(WatchedTree.canon, to: tree.second + "/late.jpg")

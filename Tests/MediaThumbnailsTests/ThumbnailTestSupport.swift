@@ -25,10 +25,11 @@ enum ThumbnailTestSupport {
         Corpus.exiftool.filter { predicate($0.value) }.map(\.key).sorted()
     }
 
-    /// Decodes one of our JPEG thumbnails back to RGB pixels.
+    /// Decodes one of our JPEG thumbnails back to RGB pixels, with libjpeg's accurate
+    /// IDCT and chroma upsampling.
     static func pixels(ofJPEG data: [UInt8]) throws -> PixelBuffer {
         try data.withUnsafeBufferPointer {
-            try JPEGDecoder.decode($0, request: ThumbnailRequest(maxPixelSize: 1 << 20), pixelLimit: 1 << 30).image
+            try JPEGDecoder.decode($0, request: ThumbnailRequest(maxPixelSize: 1 << 20), pixelLimit: 1 << 30, accurate: true).image
         }
     }
 

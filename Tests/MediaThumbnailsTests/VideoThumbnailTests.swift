@@ -44,3 +44,29 @@ struct VideoThumbnailTests {
         #expect(VideoFrameExtractor.posterTime(stillTime: nil, duration: nil) == 1)
     }
 }
+
+@Suite("Live-photo still time")
+struct LivePhotoStillTimeTests {
+    @Test("a live movie's still-image time is its still-image-time track's leading empty edit, as exiftool's durations give it",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func stillTime() throws {
+        // exiftool writes some durations as text.
+        func seconds(_ value: JSONValue?) -> Double? { value?.number ?? value?.string.flatMap(Double.init) }
+        var checked = 0
+        for (relative, reading) in Corpus.exiftool {
+            // exiftool: that track's TrackDuration (edit list) less its MediaDuration (the one sample).
+            guard let track = (1...8).first(where: { reading["Track\($0):MetaFormat"]?.string == "mebx"
+                                                     && seconds(reading["Track\($0):MediaDuration"]) ?? 1 < 0.05 }),
+                  let trackDuration = seconds(reading["Track\(track):TrackDuration"]),
+                  let mediaDuration = seconds(reading["Track\(track):MediaDuration"]),
+                  let path = ThumbnailTestSupport.path(relative),
+                  let source = try? FileByteSource(path: path),
+                  let metadata = try? MetadataReader.read(source), metadata.hasStillImageTime == true else { continue }
+            let expected = trackDuration - mediaDuration
+            let seconds = try #require(metadata.stillImageTimeSeconds, "\(relative)")
+            #expect(abs(seconds - expected) < 0.01, "\(relative): \(seconds) s, exiftool's durations give \(expected) s")
+            checked += 1
+        }
+        #expect(checked >= 1)
+    }
+}

@@ -90,7 +90,10 @@ enum MediaFileKind {
         "jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "bmp", "tif", "tiff", "heic", "heif", "hif", "avif",
         "jxl", "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "orf", "rw2", "raf", "pef", "srw",
         "x3f", "iiq", "3fr", "erf", "kdc", "mrw", "raw", "mov", "mp4", "m4v", "3gp", "3g2", "mkv", "webm", "avi",
-        "mts", "m2ts", "ts", "mpg", "mpeg", "wmv", "asf", "flv", "dv", "mxf", "ogv",
+        "mts", "m2ts", "m2t", "ts", "mpg", "mpeg", "wmv", "asf", "flv", "dv", "mxf", "ogv",
+        "ari", "bay", "cap", "dcr", "dcs", "drf", "eip", "fff", "k25", "mef", "mos", "ori", "rwl",
+        "jp2", "j2c", "j2k", "jpx", "ico", "bpg", "pbm", "pgm", "ppm", "pam", "pnm", "pcx", "flif", "djvu", "djv",
+        "hdr", "pgf", "mrc", "czi", "lfp",
     ]
 
     static func looksLikeMedia(_ path: PathBytes) -> Bool {

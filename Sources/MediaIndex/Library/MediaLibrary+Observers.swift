@@ -7,9 +7,9 @@ public struct LibraryChangeBatch: Sendable, Equatable {
     /// state changed, or on a reload).
     public var changes: [AssetChange]
     /// The token before the batch: pass it to `changeDetails(for:from:)`.
-    public var previousToken: Int64
+    public var previousToken: ChangeToken
     /// The token after the batch.
-    public var token: Int64
+    public var token: ChangeToken
     /// Favorites, hidden assets or user albums changed (they are not in the feed).
     public var userStateChanged: Bool
     /// The history after `previousToken` is gone (trimmed, or the library was
@@ -23,7 +23,8 @@ public struct FetchResultSnapshot: Sendable, Equatable {
     /// Asset identifiers in the fetch's sort order (`FetchOptions.limit` and `after` are ignored).
     public var identifiers: [String]
     /// The change token the result was read at.
-    public var token: Int64
+    public var token: ChangeToken
+    /// How many assets the result holds.
     public var count: Int { identifiers.count }
 }
 
@@ -74,7 +75,7 @@ extension MediaLibrary {
     /// folder, confirmed by `PRAGMA data_version` (see `ChangeObserverHub`); one
     /// thread serves every stream of this `MediaLibrary`. The stream ends when the
     /// library folder can no longer be read; cancel the iterating task to stop.
-    public func changes(after token: Int64? = nil) -> AsyncStream<LibraryChangeBatch> {
+    public func changes(after token: ChangeToken? = nil) -> AsyncStream<LibraryChangeBatch> {
         observation.hub.subscribe(library: self, after: token)
     }
 
@@ -97,7 +98,7 @@ extension MediaLibrary {
     /// `maximumDiffableResultCount` assets, or when the token has expired.
     ///
     /// - Throws: `AssetQueryError` for a bad option, `LibraryError` when the database fails.
-    public func changeDetails(for options: FetchOptions, from token: Int64) throws -> FetchResultChangeDetails {
+    public func changeDetails(for options: FetchOptions, from token: ChangeToken) throws -> FetchResultChangeDetails {
         let key = Self.snapshotKey(options)
         let after = try readSnapshot(options)
         observation.snapshots.store(after, for: key)
@@ -119,8 +120,8 @@ extension MediaLibrary {
               after.result.count <= Self.maximumDiffableResultCount else {
             return reload("the result has more than \(Self.maximumDiffableResultCount) assets")
         }
-        var changed = Set(try changes(since: token).changes
-            .filter { $0.kind != .inserted && $0.kind != .deleted }.map(\.identifier))
+        var changed = Set(try blocking.changes(since: token).changes
+            .filter { $0.kind != .inserted && $0.kind != .deleted }.map(\.id.rawValue))
         for (identifier, favorite) in after.favorites where before.favorites[identifier] != favorite {
             changed.insert(identifier)
         }
@@ -150,7 +151,7 @@ extension MediaLibrary {
             ORDER BY \(column) \(direction), a.id \(direction)
             """
         return try read { db in
-            let token = Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0)
+            let token = ChangeToken(rawValue: Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0))
             var identifiers: [String] = []
             var favorites: [String: Bool] = [:]
             let statement = try db.cachedStatement(sql)
@@ -193,7 +194,7 @@ final class SnapshotStore: @unchecked Sendable {
         if entries.count > Self.capacity { entries.removeFirst(entries.count - Self.capacity) }
     }
 
-    func snapshot(for key: FetchOptions, token: Int64) -> StoredSnapshot? {
+    func snapshot(for key: FetchOptions, token: ChangeToken) -> StoredSnapshot? {
         lock.lock()
         defer { lock.unlock() }
         return entries.last { $0.key == key && $0.snapshot.result.token == token }?.snapshot

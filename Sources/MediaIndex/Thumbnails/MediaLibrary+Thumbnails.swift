@@ -455,12 +455,12 @@ extension MediaLibrary {
     private func makeThumbnail(of asset: Asset, primary: AssetResource, request: ThumbnailRequest) throws -> EncodedThumbnail {
         if asset.mediaType == .video {
             guard canMakeVideoFrames else { throw ThumbnailError.needsFFmpeg }
-            // A live photo's movie on its own: Apple places the still near the middle of
-            // the clip; its exact time sits in a timed-metadata sample we do not read.
+            // A live photo's movie on its own: the frame at its still-image-time sample, else
+            // (a track whose time could not be read) the middle, near where Apple places it.
             var stillTime: Double?
-            if let duration = asset.durationSeconds,
-               (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) }))??.hasStillImageTime == true {
-                stillTime = duration / 2
+            if let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) })) ?? nil {
+                if let seconds = metadata.stillImageTimeSeconds { stillTime = seconds }
+                else if metadata.hasStillImageTime == true, let duration = asset.durationSeconds { stillTime = duration / 2 }
             }
             return try ThumbnailGenerator.thumbnail(ofFileAt: primary.path.displayString, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)

@@ -27,9 +27,9 @@ final class ChangeObserverHub: @unchecked Sendable {
     private struct Subscriber {
         var continuation: AsyncStream<LibraryChangeBatch>.Continuation
         /// Changes after this token are owed to this subscriber alone, before the live ones.
-        var catchUpFrom: Int64?
+        var catchUpFrom: ChangeToken?
         /// The newest token it has been given (or started after): nothing up to it is sent again.
-        var deliveredThrough: Int64
+        var deliveredThrough: ChangeToken
     }
 
     private let lock = NSLock()
@@ -45,10 +45,10 @@ final class ChangeObserverHub: @unchecked Sendable {
     }
 
     /// A stream of the batches committed from now on (or after `token`).
-    func subscribe(library: MediaLibrary, after token: Int64?) -> AsyncStream<LibraryChangeBatch> {
+    func subscribe(library: MediaLibrary, after token: ChangeToken?) -> AsyncStream<LibraryChangeBatch> {
         let (stream, continuation) = AsyncStream<LibraryChangeBatch>.makeStream(bufferingPolicy: .unbounded)
         // Read now, so that a commit right after this call is never missed.
-        let from = token ?? (try? library.currentChangeToken()) ?? 0
+        let from = token ?? (try? library.blocking.currentChangeToken()) ?? .initial
         lock.lock()
         let id = nextID
         nextID += 1
@@ -111,7 +111,7 @@ final class ChangeObserverHub: @unchecked Sendable {
             [(try? connection.scalarInt("PRAGMA main.data_version")) ?? -1,
              (try? connection.scalarInt("PRAGMA \(UserStateStore.schema).data_version")) ?? -1]
         }
-        var token = (try? library.currentChangeToken()) ?? 0
+        var token = (try? library.blocking.currentChangeToken()) ?? .initial
         var seen = versions()
         while true {
             lock.lock()
@@ -120,7 +120,7 @@ final class ChangeObserverHub: @unchecked Sendable {
                 lock.unlock()
                 return
             }
-            var catchUps: [(Int, Int64)] = []
+            var catchUps: [(Int, ChangeToken)] = []
             for (id, subscriber) in subscribers {
                 if let from = subscriber.catchUpFrom {
                     catchUps.append((id, from))
@@ -145,9 +145,9 @@ final class ChangeObserverHub: @unchecked Sendable {
             guard now != seen else { continue }
             let userStateChanged = now[1] != seen[1]
             seen = now
-            let current: Int64
+            let current: ChangeToken
             do {
-                current = try library.currentChangeToken()
+                current = try library.blocking.currentChangeToken()
             } catch {
                 continue
             }
@@ -159,14 +159,14 @@ final class ChangeObserverHub: @unchecked Sendable {
 
     /// The feed's changes in (from, to], cut into batches of `batchLimit` at most; a
     /// batch asking for a reload when `from` cannot be answered any more.
-    private func batches(_ library: MediaLibrary, from: Int64, to: Int64, userStateChanged: Bool) -> [LibraryChangeBatch] {
+    private func batches(_ library: MediaLibrary, from: ChangeToken, to: ChangeToken, userStateChanged: Bool) -> [LibraryChangeBatch] {
         guard to != from else {
             return [LibraryChangeBatch(changes: [], previousToken: from, token: to, userStateChanged: userStateChanged,
                                        requiresReload: false)]
         }
         let changes: [AssetChange]
         do {
-            changes = try library.changes(since: from).changes.filter { $0.token <= to }
+            changes = try library.blocking.changes(since: from).changes.filter { $0.token <= to }
         } catch {
             return [LibraryChangeBatch(changes: [], previousToken: from, token: to, userStateChanged: userStateChanged,
                                        requiresReload: true)]

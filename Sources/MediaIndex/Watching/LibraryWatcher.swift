@@ -117,12 +117,13 @@ public final class LibraryWatcher: @unchecked Sendable {
         guard !started else { return }
         guard library.writer != nil else { throw WatcherError.readOnly(library: library.location.directory) }
         let given = try configuration.roots.map(MediaLibrary.resolveRoot)
-        if given.isEmpty, try !library.hasRoots() { throw WatcherError.noRoots }
+        if given.isEmpty, try library.blocking.roots().isEmpty { throw WatcherError.noRoots }
         do {
             watchLock = try IndexLock(path: library.location.directory + "/watch.lock", wait: false)
         } catch LibraryError.indexRunInProgress(_, let holder) {
             throw WatcherError.alreadyWatching(library: library.location.directory, holder: holder)
         }
+        if wakePipe.read >= 0 { close(wakePipe.read); close(wakePipe.write) }
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             watchLock = nil
@@ -137,6 +138,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         state = SharedState()
         state.started = true
         condition.unlock()
+        subscribers.reopen()
         finished.enter()
         finished.enter()
         let eventThread = Thread { [self] in eventLoop(); finished.leave() }
@@ -292,7 +294,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         if !given.isEmpty, !given.allSatisfy({ root in registeredRoots().contains { root.isInside($0) } }) {
             perform(RunPlan(roots: given, trigger: .startup, eventCount: 0))
         }
-        refreshRoots(given: given)
+        refreshRoots(given: given, catchUp: false)
         condition.lock()
         while !state.stopping && !state.roots.values.allSatisfy(\.isSetUp) { condition.wait() }
         let stopping = state.stopping
@@ -370,21 +372,33 @@ public final class LibraryWatcher: @unchecked Sendable {
 
     /// Watches roots registered since the last look (and only the configured ones),
     /// and lets go of roots no longer registered.
-    private func refreshRoots(given: [PathBytes]) {
+    /// New roots (and roots back from a vanished folder) get a catch-up run once watched,
+    /// unless `catchUp` is false (the startup run covers them).
+    private func refreshRoots(given: [PathBytes], catchUp: Bool = true) {
         let registered = registeredRoots().filter { root in
             given.isEmpty || given.contains { $0.isInside(root) || root.isInside($0) }
         }
         var gone: [PathBytes] = []
         condition.lock()
         let moment = now()
+        let timing = configuration.timing
         for root in registered where state.roots[root] == nil {
             state.roots[root] = RootState(lastRunAt: moment)
+            if catchUp { state.roots[root]?.pending.requireRun(at: moment, timing: timing) }
             state.watchRequests.append(root)
         }
         for root in state.roots.keys where !registered.contains(root) {
             state.roots[root] = nil
             state.unwatchRequests.append(root)
             gone.append(root)
+        }
+        // A root folder that vanished (an unmounted disk) and is back is watched afresh.
+        for (root, rootState) in state.roots
+        where rootState.isSetUp && rootState.reason == RootWatch.vanishedReason && FileStat.of(root) != nil {
+            state.roots[root] = RootState(lastRunAt: moment)
+            state.roots[root]?.pending.requireRun(at: moment, timing: timing)
+            state.unwatchRequests.append(root)
+            state.watchRequests.append(root)
         }
         let changed = !state.watchRequests.isEmpty || !state.unwatchRequests.isEmpty
         condition.unlock()
@@ -406,7 +420,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         var announcedWait = false
         while summary == nil && failure == nil {
             do {
-                summary = try library.index(roots: roots, options: options, progress: configuration.hooks.progress)
+                summary = try library.blocking.index(roots: roots, options: options, progress: configuration.hooks.progress)
             } catch LibraryError.indexRunInProgress(_, let holder) {
                 if !announcedWait { subscribers.send(.waitingForLock(holder: holder)); announcedWait = true }
                 condition.lock()
@@ -420,7 +434,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         }
         let run = WatchRun(roots: roots, trigger: plan.trigger, eventCount: plan.eventCount, startedAt: startedAt,
                            finishedAt: Date(), summary: summary, error: failure,
-                           changeToken: (try? library.currentChangeToken()) ?? 0)
+                           changeToken: (try? library.blocking.currentChangeToken()) ?? .initial)
         condition.lock()
         state.lastRun = run
         state.runCount += 1
@@ -436,10 +450,17 @@ private final class Subscribers: @unchecked Sendable {
     private let lock = NSLock()
     private var continuations: [Int: AsyncStream<WatcherEvent>.Continuation] = [:]
     private var next = 0
+    /// Set once the watcher has stopped: new streams end at once.
+    private var closed = false
 
     func subscribe() -> AsyncStream<WatcherEvent> {
         let (stream, continuation) = AsyncStream<WatcherEvent>.makeStream(bufferingPolicy: .unbounded)
         lock.lock()
+        if closed {
+            lock.unlock()
+            continuation.finish()
+            return stream
+        }
         let id = next
         next += 1
         continuations[id] = continuation
@@ -460,8 +481,15 @@ private final class Subscribers: @unchecked Sendable {
         for continuation in all { continuation.yield(event) }
     }
 
+    func reopen() {
+        lock.lock()
+        closed = false
+        lock.unlock()
+    }
+
     func finishAll() {
         lock.lock()
+        closed = true
         let all = Array(continuations.values)
         continuations = [:]
         lock.unlock()

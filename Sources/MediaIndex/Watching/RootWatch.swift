@@ -21,6 +21,9 @@ final class RootWatch {
 
     /// Why the root is polled instead, once inotify is not enough; nil while it is.
     private(set) var pollingReason: String?
+    /// The reason given when the root folder itself disappears (unmounted, moved, removed):
+    /// the watcher sets the root up again once the folder is back.
+    static let vanishedReason = "the root folder was moved, removed or unmounted"
     var watchedFolderCount: Int { folders.count }
 
     init(root: PathBytes, excludedFolders: [PathBytes], hooks: WatcherTestHooks) {
@@ -34,7 +37,7 @@ final class RootWatch {
     /// FUSE file system, no inotify instance left, the watch limit reached).
     func setUp() {
         guard let stat = FileStat.of(root) else {
-            fallBack("the root folder cannot be read: \(systemErrorMessage(errno))")
+            fallBack(Self.vanishedReason)
             return
         }
         rootDevice = stat.device
@@ -140,13 +143,13 @@ final class RootWatch {
             guard let folder = folders[event.wd] else { continue }
             if event.has(IN_IGNORED) {
                 folders[event.wd] = nil
-                if folder == root { fallBack("the root folder was removed or unmounted"); effects.append(.settled(nil)) }
+                if folder == root { fallBack(Self.vanishedReason); effects.append(.settled(nil)) }
                 continue
             }
             if event.name.isEmpty {
                 // The folder itself: deleted or moved (its parent reports the entry too).
                 if folder == root, event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_UNMOUNT) {
-                    fallBack("the root folder was moved, removed or unmounted")
+                    fallBack(Self.vanishedReason)
                     effects.append(.settled(nil))
                 }
                 continue

@@ -43,7 +43,7 @@ public struct WatchRun: Sendable {
     /// Why the run failed, as one sentence; nil when it succeeded.
     public var error: String?
     /// The change feed's token after the run: its changes are those after the previous run's.
-    public var changeToken: Int64
+    public var changeToken: ChangeToken
 
     /// The run as one log line (no terminal control, for the journal).
     public var logLine: String {

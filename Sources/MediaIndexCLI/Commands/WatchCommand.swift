@@ -84,13 +84,13 @@ struct WatchCommand: ParsableCommand {
         configuration.maximumDelay = maximumDelay
         configuration.pollInterval = pollInterval
         configuration.batchSize = batchSize
-        configuration.excludedFolders = [PathBytes(cache.directory)]
+        configuration.excludedFolders = [PathBytes(cache.directory.path)]
         return configuration
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try MediaLibrary(location: library.location(in: context))
-        let cache = cacheOptions.cache(in: context)
+        let mediaLibrary = try library.open(.create, cache: cacheOptions, in: context)
+        let cache = mediaLibrary.thumbnailCache
         let watcher = LibraryWatcher(library: mediaLibrary, configuration: watcherConfiguration(cache: cache))
         let events = watcher.events()
         let signals = StopSignals { name in
@@ -107,13 +107,14 @@ struct WatchCommand: ParsableCommand {
             }
             throw ValidationError(error.description)
         }
-        var token = try mediaLibrary.currentChangeToken()
+        var token = try await mediaLibrary.currentChangeToken()
         for await event in events {
             context.standardError.writeLine(event.logLine)
             guard case .run(let run) = event, run.summary != nil else { continue }
             do {
-                if let built = try ThumbnailArguments.afterIndex(mediaLibrary, since: token, sizes: thumbnailSizes,
-                                                                 cache: cache, progressLine: nil) {
+                // The library decides what to collect and rebuild after the run.
+                let built = try await mediaLibrary.updateThumbnails(since: token, sizes: thumbnailSizes ?? [])
+                if built.total > 0 {
                     context.standardError.writeLine("watch: thumbnails: " + ThumbnailArguments.summaryText(built))
                 }
             } catch {

@@ -2,8 +2,32 @@
 public enum MediaFormat: String, Sendable, Codable, CaseIterable {
     // Still images
     case jpeg, png, gif, webp, bmp, tiff, heic, heif, avif, jpegXL = "jxl"
-    // Camera raws (most are TIFF-based; CR3 is ISO-BMFF based)
+    /// JPEG 2000: the JP2/JPX file format and the bare codestream (J2C).
+    case jpeg2000 = "jp2"
+    /// Windows icon.
+    case ico
+    /// Fabrice Bellard's Better Portable Graphics.
+    case bpg
+    /// Netpbm: PBM, PGM, PPM and PAM.
+    case netpbm = "pnm"
+    case pcx, flif, djvu
+    /// Radiance RGBE high dynamic range.
+    case radianceHDR = "hdr"
+    /// Progressive Graphics File.
+    case pgf
+    /// MRC, the electron-microscopy image format.
+    case mrc
+    /// Zeiss CZI microscope image.
+    case czi
+    /// Lytro light-field picture.
+    case lytro = "lfp"
+    // Camera raws (most are TIFF-based; CR3 is ISO-BMFF based). Formats that share a
+    // structure and differ only by name share a case: NRW is read as NEF, SR2 and SRF
+    // as ARW, ORI as ORF, CAP as IIQ, and Kodak's DCR, DCS, DRF, K25 and KDC as DCR.
     case dng, cr2, cr3, crw, nef, arw, orf, rw2, raf, pef, srw, x3f, iiq
+    /// Hasselblad 3FR, Imacon/Hasselblad FFF, Kodak, Epson, Mamiya, Leaf and Casio raws
+    /// (all TIFF-based), Leica's RWL (an RW2), Minolta MRW, ARRIRAW and Kyocera's raw.
+    case threeFR = "3fr", fff, dcr, erf, mef, mos, bay, rwl, mrw, ari, kyoceraRaw = "raw"
     // Movies
     case quickTime = "mov", mp4, m4v, threeGP = "3gp", matroska = "mkv", webm, avi
     case mpegTS = "ts", mpegPS = "mpg", wmv = "asf", flv, dv, mxf, ogv = "ogg"
@@ -22,7 +46,8 @@ public enum MediaFormat: String, Sendable, Codable, CaseIterable {
     /// Whether the format is a camera raw.
     public var isRaw: Bool {
         switch self {
-        case .dng, .cr2, .cr3, .crw, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .x3f, .iiq:
+        case .dng, .cr2, .cr3, .crw, .nef, .arw, .orf, .rw2, .raf, .pef, .srw, .x3f, .iiq,
+             .threeFR, .fff, .dcr, .erf, .mef, .mos, .bay, .rwl, .mrw, .ari, .kyoceraRaw:
             return true
         default:
             return false
@@ -55,6 +80,29 @@ public enum MediaFormat: String, Sendable, Codable, CaseIterable {
         case .srw: return "image/x-samsung-srw"
         case .x3f: return "image/x-sigma-x3f"
         case .iiq: return "image/x-phaseone-iiq"
+        case .threeFR: return "image/x-hasselblad-3fr"
+        case .fff: return "image/x-hasselblad-fff"
+        case .dcr: return "image/x-kodak-dcr"
+        case .erf: return "image/x-epson-erf"
+        case .mef: return "image/x-mamiya-mef"
+        case .mos: return "image/x-leaf-mos"
+        case .bay: return "image/x-casio-bay"
+        case .rwl: return "image/x-leica-rwl"
+        case .mrw: return "image/x-minolta-mrw"
+        case .ari: return "image/x-arriraw"
+        case .kyoceraRaw: return "image/x-raw"
+        case .jpeg2000: return "image/jp2"
+        case .ico: return "image/x-icon"
+        case .bpg: return "image/bpg"
+        case .netpbm: return "image/x-portable-anymap"
+        case .pcx: return "image/pcx"
+        case .flif: return "image/flif"
+        case .djvu: return "image/vnd.djvu"
+        case .radianceHDR: return "image/vnd.radiance"
+        case .pgf: return "image/pgf"
+        case .mrc: return "image/x-mrc"
+        case .czi: return "image/x-zeiss-czi"
+        case .lytro: return "image/x-lytro-lfp"
         case .quickTime: return "video/quicktime"
         case .mp4: return "video/mp4"
         case .m4v: return "video/x-m4v"

@@ -48,6 +48,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var captureFrameRate: Double?
     /// Whether a movie has Apple's still-image-time metadata track (live-photo movies).
     public var hasStillImageTime: Bool?
+    /// When a live-photo movie's still was taken, in seconds from its start: the
+    /// presentation time of its `com.apple.quicktime.still-image-time` sample.
+    public var stillImageTimeSeconds: Double?
     /// Whether the image carries a depth map (HEIF auxiliary image).
     public var hasDepth: Bool?
     /// Whether the image carries Apple's portrait effects matte.
@@ -65,6 +68,15 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// The video of a Google/Android motion photo or a Samsung motion photo, located
     /// in the file and read in place.
     public var motionPhoto: MotionPhotoInfo?
+    /// A camera raw's largest embedded preview image (a JPEG), as its place in the file;
+    /// nil for formats without a cheap one (see `docs/fidelity.md`).
+    public var largestPreview: EmbeddedPreview? {
+        get { previewOffset.flatMap { offset in previewLength.map { EmbeddedPreview(offset: offset, length: $0) } } }
+        set { previewOffset = newValue?.offset; previewLength = newValue?.length }
+    }
+    /// `largestPreview`'s offset and length, stored apart (see `largestPreview`).
+    var previewOffset: UInt64?
+    var previewLength: UInt64?
     /// Problems that did not stop the read, one sentence each.
     public var warnings: [String]
 
@@ -124,6 +136,14 @@ public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, C
     case ciffTimeStamp
     /// Sigma X3F property `TIME`: the camera's clock, zone unknown.
     case x3fPropertyTime
+    /// The recording date of an AVCHD camcorder's H.264 stream (the SEI user data
+    /// "MDPM", exiftool's `H264:DateTimeOriginal`): local time with the camera's zone.
+    case h264CameraMetadata
+    /// `CreationDate` of a Sony XAVC / XDCAM clip's XML sidecar (`C0001M01.XML`): local
+    /// time with offset.
+    case sonyClipXML
+    /// Kyocera raw's `DateTimeOriginal` header field: the camera's clock, zone unknown.
+    case kyoceraRawDate
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset
@@ -277,5 +297,18 @@ extension String {
         while let f = scalars.first, f == " " || f == "\0" || f == "\t" || f == "\n" || f == "\r" { scalars.removeFirst() }
         while let l = scalars.last, l == " " || l == "\0" || l == "\t" || l == "\n" || l == "\r" { scalars.removeLast() }
         return String(scalars)
+    }
+}
+
+/// Where an embedded image (a raw's JPEG preview) lies in its file.
+public struct EmbeddedPreview: Sendable, Equatable, Hashable, Codable {
+    /// Byte offset of the image's first byte (`FF D8` for a JPEG) from the start of the file.
+    public var offset: UInt64
+    /// Its length in bytes, as the file states it.
+    public var length: UInt64
+
+    public init(offset: UInt64, length: UInt64) {
+        self.offset = offset
+        self.length = length
     }
 }

@@ -9,6 +9,12 @@ public enum MetadataError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The format is recognised but this reader does not handle it.
     case unsupported(String)
 
+    /// Whether the operating system failed the read (rather than the file's contents being wrong).
+    public var isIO: Bool {
+        if case .io = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .io(let reason): return reason

@@ -54,7 +54,17 @@ public enum ExifDecoder {
             return nil
         }
         if tiff.count + 6 <= LibExifDocument.maxBlockBytes, let document = LibExifDocument(tiff: tiff) {
-            return document.directories()
+            var dirs = document.directories()
+            // libexif gives up on a whole directory it cannot load (and, past a broken
+            // one, on those it would reach after it); the bounded walker reads each
+            // directory on its own, so a directory libexif lost is taken from it.
+            if dirs.ifd0.isEmpty || dirs.exif.isEmpty || dirs.gps.isEmpty,
+               let walked = try? TIFFDirectoryWalker(source: MemoryByteSource(Array(tiff))).exifDirectories().directories {
+                if dirs.ifd0.isEmpty { dirs.ifd0 = walked.ifd0 }
+                if dirs.exif.isEmpty { dirs.exif = walked.exif }
+                if dirs.gps.isEmpty { dirs.gps = walked.gps }
+            }
+            return dirs
         }
         do {
             let walker = try TIFFDirectoryWalker(source: MemoryByteSource(Array(tiff)))

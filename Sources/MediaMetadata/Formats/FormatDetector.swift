@@ -1,7 +1,8 @@
 /// Recognises a file's format from its first bytes, never its name.
 enum FormatDetector {
-    /// How many bytes the first look reads; enough for every magic number here.
-    static let headerBytes = 64
+    /// How many bytes the first look reads; enough for every magic number here (MRC's
+    /// `MAP ` sits at 208).
+    static let headerBytes = 256
 
     /// The format of the file, or nil when it is not an image or video we index
     /// (audio, text, XMP, Photoshop files …).
@@ -34,9 +35,24 @@ enum FormatDetector {
         }
         if at(0, "II") || at(0, "MM") { if let tiff = try detectTIFF(h, source) { return tiff } }
         if at(0, "FUJIFILMCCD-RAW") { return .raf }
+        if starts([0x00, 0x4D, 0x52, 0x4D]) { return .mrw }  // "\0MRM": Minolta MRW, big-endian
+        if at(0, "ARRI") && starts([0x41, 0x52, 0x52, 0x49, 0x12, 0x34, 0x56, 0x78]) { return .ari }
+        if at(25, "ARECOYK") { return .kyoceraRaw }  // "KYOCERA", stored reversed
+        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) || starts([0xFF, 0x4F, 0xFF, 0x51]) {
+            return .jpeg2000  // the JP2 signature box, or a bare codestream's SOC + SIZ
+        }
+        if starts([0x42, 0x50, 0x47, 0xFB]) { return .bpg }
+        if at(0, "FLIF") { return .flif }
+        if at(0, "AT&TFORM") && (at(12, "DJVU") || at(12, "DJVM")) { return .djvu }
+        if at(0, "#?RADIANCE") || at(0, "#?RGBE") { return .radianceHDR }
+        if at(0, "PGF") && h.count >= 4 && (0x30...0x39).contains(h[3] & 0x7F) { return .pgf }  // "PGF" + version
+        if at(0, "ZISRAWFILE") { return .czi }
+        if starts([0x89, 0x4C, 0x46, 0x50, 0x0D, 0x0A, 0x1A, 0x0A]) { return .lytro }
+        if h.count >= 3, h[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(h[1]),
+           [0x09, 0x0A, 0x0D, 0x20].contains(h[2]) { return .netpbm }
         if at(0, "FOVb") { return .x3f }
         if h.count >= 14 && at(0, "II") && at(6, "HEAPCCDR") { return .crw }
-        if h.count >= 12 && at(4, "ftyp") { return detectISOBMFF(h, source) }
+        if h.count >= 12 && at(4, "ftyp") { return try detectISOBMFF(h, source) }
         if h.count >= 8 && (at(4, "moov") || at(4, "mdat") || at(4, "wide") || at(4, "free") || at(4, "skip") || at(4, "pnot")) {
             return .quickTime
         }
@@ -51,9 +67,30 @@ enum FormatDetector {
         if starts([0x06, 0x0E, 0x2B, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0D, 0x01, 0x02]) { return .mxf }
         if starts([0, 0, 1, 0xBA]) || starts([0, 0, 1, 0xB3]) { return .mpegPS }  // or a video elementary stream
         if at(0, "OggS") { return try detectOgg(source) }
-        if h[0] == 0x47, try isTransportStream(source) { return .mpegTS }
+        if h[0] == 0x47 || (h.count > 4 && h[4] == 0x47), try isTransportStream(source) { return .mpegTS }
         if h[0] == 0x1F && h[1] == 0x07 && h[2] == 0x00 { return .dv }  // DIF header block
+        if isIcon(h) { return .ico }
+        if isPCX(h) { return .pcx }
+        if h.count >= 212, at(208, "MAP ") { return .mrc }  // MRC2014's map marker
         return nil
+    }
+
+    /// A Windows icon: reserved 0, type 1, 1–255 images, and a first directory entry
+    /// whose reserved byte is 0 and whose colour planes are 0 or 1.
+    private static func isIcon(_ h: [UInt8]) -> Bool {
+        guard h.count >= 22, h[0] == 0, h[1] == 0, h[2] == 1, h[3] == 0 else { return false }
+        let count = Int(h[4]) | Int(h[5]) << 8
+        return (1...255).contains(count) && h[9] == 0 && h[10] <= 1 && h[11] == 0
+    }
+
+    /// ZSoft PCX: manufacturer 10, version 0–5, encoding 0 or 1, 1/2/4/8 bits per plane,
+    /// and a window whose ends do not precede its starts.
+    private static func isPCX(_ h: [UInt8]) -> Bool {
+        guard h.count >= 128, h[0] == 0x0A, [0, 2, 3, 4, 5].contains(h[1]), h[2] <= 1, [1, 2, 4, 8].contains(h[3]) else {
+            return false
+        }
+        let le = { (i: Int) in Int(h[i]) | Int(h[i + 1]) << 8 }
+        return le(8) >= le(4) && le(10) >= le(6) && h[64] == 0 && (1...4).contains(h[65])
     }
 
     /// TIFF and the TIFF-based raws; nil when the header is not TIFF after all.
@@ -63,7 +100,8 @@ enum FormatDetector {
         let magic = le ? UInt16(h[2]) | UInt16(h[3]) << 8 : UInt16(h[2]) << 8 | UInt16(h[3])
         switch magic {
         case 0x4F52, 0x5352: return .orf   // "IIRO", "IIRS", "MMOR"
-        case 0x0055: return .rw2           // "IIU\0"
+        case 0x0055:                       // "IIU\0": Panasonic RW2, or Leica's RWL
+            return try makeOfIFD0(source)?.hasPrefix("LEICA") == true ? .rwl : .rw2
         case 42, 43: break
         default: return nil
         }
@@ -78,20 +116,41 @@ enum FormatDetector {
             return .tiff
         }
         if ifd0.entries.contains(where: { $0.tag == ExifTag.dngVersion }) { return .dng }
-        // A maker's raw has a full-size image in a SubIFD or is not RGB (CFA
-        // photometric 32803); a TIFF a camera or scanner wrote is plain RGB.
-        let hasSubIFDs = ifd0.entries.contains { $0.tag == ExifTag.subIFDs }
-        guard hasSubIFDs, let makeEntry = ifd0.entries.first(where: { $0.tag == ExifTag.make }),
+        // A maker's raw has a full-size image in a SubIFD, a CFA (photometric 32803) or
+        // Kodak's private directory (0x8290); a TIFF a camera or scanner wrote is plain RGB.
+        let hasSubIFDs = ifd0.entries.contains { $0.tag == ExifTag.subIFDs || $0.tag == 0x8290 }
+        let photometric = try ifd0.entries.first(where: { $0.tag == 0x0106 }).flatMap { try walker.value(of: $0)?.integer() }
+        guard hasSubIFDs || photometric == 32803, let makeEntry = ifd0.entries.first(where: { $0.tag == ExifTag.make }),
               let make = try walker.value(of: makeEntry)?.string?.uppercased() else { return .tiff }
-        if make.hasPrefix("NIKON") { return .nef }
-        if make.hasPrefix("SONY") { return .arw }
-        if make.hasPrefix("PENTAX") || make.hasPrefix("RICOH") { return .pef }
-        if make.hasPrefix("SAMSUNG") { return .srw }
-        return .tiff
+        return rawFormat(ofMake: make) ?? .tiff
     }
 
-    /// ISO base media files by `ftyp` brands.
-    private static func detectISOBMFF(_ h: [UInt8], _ source: ByteSource) -> MediaFormat? {
+    /// The raw format each maker's TIFF-based raws are recorded as (exiftool tells them
+    /// apart by the file's extension, which we never trust; these share one structure).
+    static func rawFormat(ofMake make: String) -> MediaFormat? {
+        let makers: [(prefix: String, format: MediaFormat)] = [
+            ("NIKON", .nef), ("SONY", .arw), ("PENTAX", .pef), ("RICOH", .pef), ("SAMSUNG", .srw),
+            ("HASSELBLAD", .threeFR), ("IMACON", .fff), ("KODAK", .dcr), ("EASTMAN KODAK", .dcr),
+            ("SEIKO EPSON", .erf), ("EPSON", .erf), ("MAMIYA", .mef), ("LEAF", .mos), ("CREO", .mos),
+            ("CASIO", .bay), ("PHASE ONE", .iiq), ("LEICA", .rwl),
+        ]
+        return makers.first { make.hasPrefix($0.prefix) }?.format
+    }
+
+    /// IFD0's Make, for the raw variants whose magic number alone does not name the maker.
+    private static func makeOfIFD0(_ source: ByteSource) throws -> String? {
+        var warnings: [String] = []
+        guard let walker = try? TIFFDirectoryWalker(source: source),
+              let ifd0 = try? walker.directory(at: walker.firstDirectoryOffset, warnings: &warnings),
+              let entry = ifd0.entries.first(where: { $0.tag == ExifTag.make }) else { return nil }
+        return try walker.value(of: entry)?.string?.uppercased()
+    }
+
+    /// ISO base media files: any file whose first box is `ftyp` is one, whatever its
+    /// brands say. The brands only refine the kind (the major brand first, then the
+    /// compatible ones); with none we know, the top-level boxes decide: a `moov` makes
+    /// a movie (MP4), a `meta` without one a HEIF image.
+    private static func detectISOBMFF(_ h: [UInt8], _ source: ByteSource) throws -> MediaFormat? {
         let boxSize = Int(UInt32(h[0]) << 24 | UInt32(h[1]) << 16 | UInt32(h[2]) << 8 | UInt32(h[3]))
         var brands: [String] = [String(decoding: h[8..<12], as: UTF8.self)]
         var offset = 16
@@ -102,11 +161,29 @@ enum FormatDetector {
         }
         // Audio-only majors are not media even when they list video-capable brands.
         if ["M4A ", "M4B ", "M4P ", "F4A ", "F4B "].contains(brands[0]) { return nil }
-        // The major brand decides first; compatible brands only when it says nothing.
         for brand in brands {
             if let format = format(ofBrand: brand) { return format }
         }
-        return nil
+        let top = try topLevelBoxTypes(source, from: UInt64(max(boxSize, 8)))
+        if !top.contains("moov"), top.contains("meta") { return .heif }
+        return .mp4
+    }
+
+    /// The types of the first top-level boxes from `offset` on (at most 16), stopping at
+    /// a size that cannot be a box.
+    private static func topLevelBoxTypes(_ source: ByteSource, from offset: UInt64) throws -> Set<String> {
+        var types: Set<String> = []
+        var at = offset
+        for _ in 0..<16 {
+            let header = try source.read(at: at, count: 16)
+            guard header.count >= 8 else { break }
+            var size = UInt64(TIFFDirectoryWalker.u32(header, 0, false))
+            if size == 1, header.count == 16 { size = TIFFDirectoryWalker.u64(header, 8, false) }
+            types.insert(String(decoding: header[4..<8], as: UTF8.self))
+            guard size >= 8, at.addingReportingOverflow(size).overflow == false else { break }
+            at += size
+        }
+        return types
     }
 
     private static func format(ofBrand brand: String) -> MediaFormat? {
@@ -121,7 +198,7 @@ enum FormatDetector {
              "MSNV", "NDAS", "f4v ", "XAVC", "mp71", "iso8", "iso9": return .mp4
         default:
             if brand.hasPrefix("3gp") || brand.hasPrefix("3g2") || brand.hasPrefix("3ge") { return .threeGP }
-            return nil  // M4A, M4B, F4A, jp2 … are not indexed
+            return nil  // unknown brands: the boxes decide
         }
     }
 
@@ -162,11 +239,17 @@ enum FormatDetector {
         return false
     }
 
-    /// MPEG transport streams: sync byte 0x47 every 188 bytes (or 192 with a timecode).
+    /// MPEG transport streams: sync byte 0x47 every 188 bytes, or every 192 after the
+    /// 4-byte arrival timestamp of BDAV/AVCHD (`.m2ts`, `.mts`), or every 204 (with
+    /// Reed-Solomon parity). Four syncs in a row (two in a file that short).
     private static func isTransportStream(_ source: ByteSource) throws -> Bool {
-        let head = try source.read(at: 0, count: 192 * 4 + 1)
-        for stride in [188, 192] where head.count > stride * 3 {
-            if (0..<4).allSatisfy({ $0 * stride < head.count && head[$0 * stride] == 0x47 }) { return true }
+        let head = try source.read(at: 0, count: 204 * 4 + 4)
+        for (stride, offset) in [(188, 0), (192, 4), (204, 0)] {
+            let packets = min(4, (head.count - offset + stride - 1) / stride)
+            guard packets >= 2 else { continue }
+            if (0..<packets).allSatisfy({ offset + $0 * stride < head.count && head[offset + $0 * stride] == 0x47 }) {
+                return true
+            }
         }
         return false
     }

@@ -182,6 +182,16 @@ public enum MPEGReader {
             last = scanTransportStream(tail, packetSize: packetSize, syncOffset: syncOffset, streams: streams, collectVideo: false)
         }
         finish(&metadata, first: first, last: last, streamType: videoPID?.type)
+        if videoPID?.type == 0x1B, let camera = H264CameraMetadata.find(inElementaryStream: first.videoBytes) {
+            // AVCHD: the camera's own date, make, model and place, from the H.264 SEI.
+            if let date = camera.captureDate {
+                metadata.captureDate = date
+                metadata.captureDateSource = .h264CameraMetadata
+            }
+            metadata.make = camera.make
+            metadata.model = camera.model
+            metadata.location = camera.location
+        }
         return ContainerReading(metadata: metadata)
     }
 

@@ -279,6 +279,10 @@ private struct MatroskaState {
             result.durationSeconds = rawDuration * Double(timestampScale) / 1e9
         } else if let tagDuration, tagDuration > 0 {
             result.durationSeconds = tagDuration
+        } else if let rawDuration, rawDuration == 0 {
+            // A Duration element of 0, with no tag to say better, is a stated length of zero,
+            // as ffprobe reports it.
+            result.durationSeconds = 0
         }
         if result.captureDate == nil, let tagDate {
             result.captureDate = tagDate

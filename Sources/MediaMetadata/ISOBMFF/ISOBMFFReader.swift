@@ -87,6 +87,9 @@ public enum ISOBMFFReader {
         } else if let longest = parser.tracks.compactMap(\.mediaSeconds).max() {
             // Fragmented files often leave `mvhd` empty; the tracks still know their length.
             metadata.durationSeconds = longest
+        } else if parser.movieTimescale > 0, !parser.isFragmented {
+            // `mvhd` states a length of zero and no track says more: ffprobe reports 0.
+            metadata.durationSeconds = 0
         }
 
         // AVIF and HEIF image sequences carry their frames in a `pict` track.
@@ -107,6 +110,10 @@ public enum ISOBMFFReader {
         }
         metadata.hasAudio = parser.tracks.contains { $0.handler == "soun" }
         metadata.hasStillImageTime = parser.tracks.contains(where: \.hasStillImageTime)
+        if let still = parser.tracks.first(where: \.hasStillImageTime), parser.movieTimescale > 0 {
+            let seconds = Double(still.leadingEmptyEdit) / Double(parser.movieTimescale)
+            if seconds.isFinite, seconds >= 0, seconds < 24 * 3600 { metadata.stillImageTimeSeconds = seconds }
+        }
 
         let keyed = parser.tags.keyed, atoms = parser.tags.atoms
         func text(_ key: String, _ atom: FourCC) -> String? {

@@ -13,6 +13,9 @@ struct TrackFacts {
     /// The `stts` delta that covers the most samples.
     var commonSampleDelta: UInt32?
     var hasStillImageTime = false
+    /// The empty edits (`elst` entries with media time −1) before the track's first sample,
+    /// in the movie's timescale: where that sample is presented.
+    var leadingEmptyEdit: UInt64 = 0
 
     var mediaSeconds: Double? {
         guard mediaTimescale > 0, mediaDuration > 0 else { return nil }
@@ -63,6 +66,9 @@ struct MovieBoxParser {
     var xmp: [UInt8]?
     /// Canon CR3 `CMT1`…`CMT4` TIFF blocks, by number.
     var canonTIFFBlocks: [Int: [UInt8]] = [:]
+    /// Whether the movie has an `mvex` box: its samples are in fragments, so an empty
+    /// `mvhd` duration does not mean a length of zero.
+    var isFragmented = false
 
     static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8,
                                    0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
@@ -75,6 +81,7 @@ struct MovieBoxParser {
         for child in try boxes.children(of: moov, depth: 1) {
             switch child.type {
             case "mvhd": try parseMovieHeader(child)
+            case "mvex": isFragmented = true
             case "trak": tracks.append(try parseTrack(child))
             case "meta": try parseMeta(child, depth: 2)
             case "udta": try parseUserData(child, depth: 2)
@@ -116,6 +123,9 @@ struct MovieBoxParser {
                 boxes.warn("a track header could not be read: \(error)")
             }
         }
+        if let edts = children.first("edts"), let elst = try boxes.children(of: edts, depth: 3).first("elst") {
+            parseEditList(elst, into: &track)
+        }
         guard let mdia = children.first("mdia") else { return track }
         let mediaChildren = try boxes.children(of: mdia, depth: 3)
         if let mdhd = mediaChildren.first("mdhd"), let payload = try boxes.payload(of: mdhd, limit: 4096) {
@@ -148,6 +158,28 @@ struct MovieBoxParser {
             try parseTimeToSample(stts, into: &track)
         }
         return track
+    }
+
+    /// Sums the empty edits that open the edit list: Apple's still-image-time track is one
+    /// sample placed at the still's time by an empty edit before it.
+    private mutating func parseEditList(_ box: BoxHeader, into track: inout TrackFacts) {
+        guard let payload = try? boxes.payload(of: box, limit: 1 << 16) else { return }
+        var cursor = ByteCursor(payload, context: "edit list ('elst')")
+        guard let (version, _) = try? cursor.fullBoxHeader(), let count = try? cursor.u32() else { return }
+        var empty: UInt64 = 0
+        for _ in 0..<min(Int(count), 64) {
+            let duration: UInt64, mediaTime: Int64
+            if version == 1 {
+                guard let d = try? cursor.u64(), let m = try? cursor.u64() else { break }
+                duration = d; mediaTime = Int64(bitPattern: m)
+            } else {
+                guard let d = try? cursor.u32(), let m = try? cursor.i32() else { break }
+                duration = UInt64(d); mediaTime = Int64(m)
+            }
+            guard (try? cursor.skip(4)) != nil, mediaTime == -1 else { break }
+            empty &+= duration
+        }
+        track.leadingEmptyEdit = empty
     }
 
     private mutating func parseTrackHeader(_ box: BoxHeader, into track: inout TrackFacts) throws {

@@ -48,7 +48,7 @@ enum HEIFDecoder {
     ///   as the reference for tests).
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int,
                        threads: Int, skipLoopFiltersWhenShrinking: Bool = true, viaPlanes: Bool = true,
-                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool) {
+                       direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool, colour: ColourSpace) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
         heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
@@ -86,6 +86,7 @@ enum HEIFDecoder {
             }
         }
 
+        let colour = colourSpace(of: chosen) ?? colourSpace(of: primary) ?? .sRGB
         // Skipping HEVC's in-loop filters only shows when the picture is not shrunk much.
         let chosenSize = chosen.size
         let target = ThumbnailGeometry.scaledSize(width: chosenSize.width, height: chosenSize.height, request: request)
@@ -103,11 +104,23 @@ enum HEIFDecoder {
             let image = try? DecodeBudget.shared.withPixels(cost) {
                 try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
             }
-            if let image { return (image, usedThumbnail) }
+            if let image { return (image, usedThumbnail, colour) }
         }
         let pixels = chosenSize.width * chosenSize.height
+        // AV1 cannot decode at a reduced size, and through libheif a picture exists about four
+        // times over at full size (the decoder's frame and references, libheif's copy): a
+        // 10-bit 4:4:4 AVIF of 20 megapixels peaked at 525 MB. Beyond this, it is refused.
+        if isAV1(data), pixels * bytesPerSample > maxAV1SampleBytes {
+            throw ThumbnailError.imageTooLarge(width: chosenSize.width, height: chosenSize.height,
+                                               limit: maxAV1SampleBytes / bytesPerSample)
+        }
         let cost = pixels >= DecodeBudget.exemptBelow ? pixels * bytesPerSample : 0
         let image = try DecodeBudget.shared.withPixels(cost) {
+            // AVIF: the decoder's own YCbCr planes, with no full-size conversion.
+            if viaPlanes, noAlpha, isAV1(data), let conversion = conversion(for: chosen),
+               let image = try decodeNativePlanes(chosen, request: request, conversion: conversion) {
+                return image
+            }
             if viaPlanes, noAlpha, let conversion = conversion(for: chosen) {
                 let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: true)
                 if let image = try HEVCDecoderPlugin.with(policy, {
@@ -119,7 +132,24 @@ enum HEIFDecoder {
             let policy = HEVCDecoderPlugin.Policy(skipLoopFilters: skipLoopFilters, ycbcrLabelledRGB: false)
             return try HEVCDecoderPlugin.with(policy) { try decodeRGB(chosen, request: request) }
         }
-        return (image, usedThumbnail)
+        return (image, usedThumbnail, colour)
+    }
+
+    /// The item's colour: its ICC profile (colr prof/rICC), else its nclx primaries and
+    /// transfer; nil when it declares neither. Wraps `heif_image_handle_get_raw_color_profile`
+    /// and `heif_image_handle_get_nclx_color_profile`.
+    static func colourSpace(of handle: Handle) -> ColourSpace? {
+        let size = heif_image_handle_get_raw_color_profile_size(handle.pointer)
+        if size >= 132, size < 64 << 20 {
+            var bytes = [UInt8](repeating: 0, count: size)
+            if heif_image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok { return .icc(bytes) }
+        }
+        var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(handle.pointer, &profile).code == heif_error_Ok,
+              let profile else { return nil }
+        defer { heif_nclx_color_profile_free(profile) }
+        return .fromCoded(primaries: Int(profile.pointee.color_primaries.rawValue),
+                          transfer: Int(profile.pointee.transfer_characteristics.rawValue))
     }
 
     /// Fresh decoding options; the caller frees them.
@@ -158,33 +188,97 @@ enum HEIFDecoder {
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
-            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
-            var stride: Int32 = 0
             guard heif_image_get_width(imagePointer, channel) == width, heif_image_get_height(imagePointer, channel) == height,
-                  storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
-                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
-                  Int(stride) >= width * storageBits / 8 else { return nil }
-            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
-                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
-            if rangeBits > 8 {
-                let scale = 1 / Float(1 << (rangeBits - 8))
-                for i in values.indices { values[i] *= scale }
-            }
+                  let values = averagedPlane(imagePointer, channel, within: (width, height), to: target) else { return nil }
             averaged.append(values)
         }
         if policy.picturesLabelledRGB > 0 {
+            let conversion = conversion.followsBitstream ? (policy.bitstreamConversion ?? conversion) : conversion
             return conversion.rgb(y: averaged[0], cb: averaged[1], cr: averaged[2], width: target.width, height: target.height)
         }
         return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
     }
 
-    /// How libheif would convert the chosen image's YCbCr: its `colr` nclx box's matrix and
-    /// range, else BT.601 full range. Nil for matrices we leave to libheif.
+    /// AV1 pictures beyond this many bytes of luma samples (24 megapixels at 8 bits, 12 at 10
+    /// or 12) are refused: decoding them would take more than the 300 MB a thumbnail may use.
+    static let maxAV1SampleBytes = 24_000_000
+
+    /// Whether the file's brands announce AV1 images (`avif`, `avis`). Wraps `heif_has_compatible_brand`.
+    static func isAV1(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = data.baseAddress else { return false }
+        let length = Int32(clamping: min(data.count, 4096))
+        return heif_has_compatible_brand(base, length, "avif") == 1 || heif_has_compatible_brand(base, length, "avis") == 1
+    }
+
+    /// Decodes to the decoder's own layout (YCbCr at its chroma resolution, or monochrome),
+    /// which libheif hands over without converting it, and shrinks each plane at its own
+    /// resolution; only the thumbnail's pixels are converted to RGB. Nil for layouts this
+    /// does not read.
+    ///
+    /// Why: asking libheif for RGB makes it convert the whole picture, at 16 bits for a
+    /// 10-bit one: a 10-bit 20-megapixel AVIF peaked at 560 MB that way, and needs one
+    /// 4:2:0 copy (60 MB) here.
+    static func decodeNativePlanes(_ chosen: Handle, request: ThumbnailRequest,
+                                   conversion: YCbCrConversion) throws -> PixelBuffer? {
+        let options = try decodingOptions()
+        defer { heif_decoding_options_free(options) }
+        var imagePointer: OpaquePointer?
+        try check(heif_decode_image(chosen.pointer, &imagePointer, heif_colorspace_undefined, heif_chroma_undefined, options))
+        guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
+        defer { heif_image_release(imagePointer) }
+        let colourspace = heif_image_get_colorspace(imagePointer)
+        let channels: [heif_channel]
+        switch colourspace {
+        case heif_colorspace_YCbCr: channels = [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
+        case heif_colorspace_monochrome: channels = [heif_channel_Y]
+        default: return nil
+        }
+        guard channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
+        let width = Int(heif_image_get_width(imagePointer, heif_channel_Y))
+        let height = Int(heif_image_get_height(imagePointer, heif_channel_Y))
+        guard width > 0, height > 0 else { return nil }
+        let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
+        var averaged: [[Float]] = []
+        for channel in channels {
+            guard let values = averagedPlane(imagePointer, channel, within: (width, height), to: target) else { return nil }
+            averaged.append(values)
+        }
+        if averaged.count == 1 {
+            let neutral = [Float](repeating: 128, count: target.width * target.height)
+            averaged += [neutral, neutral]
+        }
+        // AV1 streams carry no VUI libheif reads: an item without nclx is BT.601 limited range.
+        return conversion.rgb(y: averaged[0], cb: averaged[1], cr: averaged[2], width: target.width, height: target.height)
+    }
+
+    /// One plane of a decoded libheif image (8 or 16 bits a sample, at most `within` in
+    /// size; chroma may be smaller) area-averaged to `target`, in 8-bit units; nil for a
+    /// layout this does not read.
+    static func averagedPlane(_ image: OpaquePointer, _ channel: heif_channel, within: (width: Int, height: Int),
+                              to target: (width: Int, height: Int)) -> [Float]? {
+        let w = Int(heif_image_get_width(image, channel)), h = Int(heif_image_get_height(image, channel))
+        let storageBits = Int(heif_image_get_bits_per_pixel(image, channel))
+        let rangeBits = Int(heif_image_get_bits_per_pixel_range(image, channel))
+        var stride: Int32 = 0
+        guard w > 0, h > 0, w <= within.width, h <= within.height, storageBits == 8 || storageBits == 16,
+              (8...16).contains(rangeBits), let plane = heif_image_get_plane_readonly(image, channel, &stride),
+              Int(stride) >= w * storageBits / 8 else { return nil }
+        var values = PlaneResampler.average(UnsafeRawPointer(plane), width: w, height: h, rowBytes: Int(stride),
+                                            bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
+        if rangeBits > 8 {
+            let scale = 1 / Float(1 << (rangeBits - 8))
+            for i in values.indices { values[i] *= scale }
+        }
+        return values
+    }
+
+    /// How the chosen image's YCbCr becomes RGB: its `colr` nclx box's matrix and range,
+    /// else what its HEVC stream's VUI says (`YCbCrConversion.undeclared`). Nil for matrices
+    /// we leave to libheif.
     static func conversion(for chosen: Handle) -> YCbCrConversion? {
         var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
         guard heif_image_handle_get_nclx_color_profile(chosen.pointer, &profile).code == heif_error_Ok,
-              let profile else { return .bt601Full }
+              let profile else { return .undeclared }
         defer { heif_nclx_color_profile_free(profile) }
         return YCbCrConversion(matrixCoefficients: Int(profile.pointee.matrix_coefficients.rawValue),
                                fullRange: profile.pointee.full_range_flag != 0)

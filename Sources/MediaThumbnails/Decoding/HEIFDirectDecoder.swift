@@ -116,6 +116,7 @@ struct HEIFDirectDecoder {
         var accumulator = TileAccumulator(width: width, height: height, targetWidth: coded.width,
                                           targetHeight: coded.height, channels: 3)
         var monochrome = false
+        var conversion = conversion
         for piece in pieces {
             let expected = try Self.spatialExtent(of: piece.item, in: items)
             try withPicture(of: piece.item, library: library, skipLoopFilters: skipLoopFilters) { picture in
@@ -125,6 +126,7 @@ struct HEIFDirectDecoder {
                 guard lumaWidth == expected.width, lumaHeight == expected.height, (8...16).contains(bits),
                       (0...3).contains(chroma) else { throw Unsupported() }
                 monochrome = chroma == LibDe265.chromaMono
+                if piece.item == pieces[0].item { conversion = conversion.resolved(library: library, picture: picture) }
                 for channel in 0..<(monochrome ? 1 : 3) {
                     let c = Int32(channel)
                     let w = Int(library.imageWidth(picture, c)), h = Int(library.imageHeight(picture, c))

@@ -37,6 +37,8 @@ enum HEVCDecoderPlugin {
         let ycbcrLabelledRGB: Bool
         /// How many pictures were handed over labelled RGB.
         var picturesLabelledRGB = 0
+        /// The first picture's VUI range and matrix, for a file that declares none.
+        var bitstreamConversion: YCbCrConversion?
 
         init(skipLoopFilters: Bool, ycbcrLabelledRGB: Bool) {
             self.skipLoopFilters = skipLoopFilters
@@ -174,6 +176,9 @@ enum HEVCDecoderPlugin {
             more = 0
             guard library.decode(context, &more) == LibDe265.ok else { break }
             if let picture = library.getNextPicture(context) {
+                if let policy = decoder.policy, policy.bitstreamConversion == nil {
+                    policy.bitstreamConversion = YCbCrConversion.undeclared.resolved(library: library, picture: picture)
+                }
                 let labelledRGB = decoder.policy?.ycbcrLabelledRGB ?? false
                 let converted = labelledRGB
                     ? imageLabelledRGB(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)

@@ -24,6 +24,9 @@ struct LibDe265: @unchecked Sendable {  // immutable C function pointers into a 
     let chromaFormat: @convention(c) (Picture?) -> Int32
     let bitsPerPixel: @convention(c) (Picture?, Int32) -> Int32
     let imagePlane: @convention(c) (Picture?, Int32, UnsafeMutablePointer<Int32>?) -> UnsafePointer<UInt8>?
+    /// The picture's VUI `video_full_range_flag` and `matrix_coefficients` (libde265 1.0.9 on; nil before).
+    let fullRangeFlag: (@convention(c) (Picture?) -> Int32)?
+    let matrixCoefficients: (@convention(c) (Picture?) -> Int32)?
 
     // de265.h constants.
     static let ok: Int32 = 0
@@ -72,5 +75,7 @@ struct LibDe265: @unchecked Sendable {  // immutable C function pointers into a 
         self.chromaFormat = chromaFormat
         self.bitsPerPixel = bitsPerPixel
         self.imagePlane = imagePlane
+        fullRangeFlag = lookup("de265_get_image_full_range_flag", (@convention(c) (Picture?) -> Int32).self)
+        matrixCoefficients = lookup("de265_get_image_matrix_coefficients", (@convention(c) (Picture?) -> Int32).self)
     }
 }

@@ -1,4 +1,7 @@
 import CPNG
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Decodes PNG through libpng's simplified `png_image` API, which converts 16-bit,
 /// palette, grayscale and interlaced files to 8-bit RGB(A) and reports errors without
@@ -29,6 +32,16 @@ enum PNGDecoder {
         }
         guard ok != 0 else { throw ThumbnailError.decodeFailed(message(of: &image)) }
         return PixelBuffer(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    /// The PNG's `iCCP` profile as its colour space, else sRGB. Wraps `png_get_iCCP`
+    /// (through `mediaindex_png_read_icc`).
+    static func colourSpace(_ data: UnsafeBufferPointer<UInt8>) -> ColourSpace {
+        guard let base = data.baseAddress else { return .sRGB }
+        var length: UInt32 = 0
+        guard let profile = mediaindex_png_read_icc(base, data.count, &length) else { return .sRGB }
+        defer { free(profile) }
+        return length > 0 ? .icc(Array(UnsafeBufferPointer(start: profile, count: Int(length)))) : .sRGB
     }
 
     private static func message(of image: inout png_image) -> String {

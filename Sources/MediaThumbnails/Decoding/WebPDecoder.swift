@@ -53,6 +53,18 @@ enum WebPDecoder {
         return (PixelBuffer(width: outWidth, height: outHeight, channels: channels, pixels: pixels), scaled)
     }
 
+    /// The `ICCP` chunk's profile as the colour space, else sRGB. Wraps `WebPDemuxGetChunk`.
+    static func colourSpace(_ data: UnsafeBufferPointer<UInt8>) -> ColourSpace {
+        var webpData = WebPData(bytes: data.baseAddress, size: data.count)
+        guard let demux = WebPDemux(&webpData) else { return .sRGB }
+        defer { WebPDemuxDelete(demux) }
+        var iterator = WebPChunkIterator()
+        guard WebPDemuxGetChunk(demux, "ICCP", 1, &iterator) != 0 else { return .sRGB }
+        defer { WebPDemuxReleaseChunkIterator(&iterator) }
+        guard let bytes = iterator.chunk.bytes, iterator.chunk.size >= 132 else { return .sRGB }
+        return .icc(Array(UnsafeBufferPointer(start: bytes, count: iterator.chunk.size)))
+    }
+
     /// The first frame of an animated WebP, through the demuxer.
     private static func decodeFirstFrame(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest,
                                          pixelLimit: Int) throws -> (image: PixelBuffer, scaled: Bool) {

@@ -1,7 +1,8 @@
 import CJPEG
 import CWebP
 
-/// Encodes finished thumbnails: JPEG through TurboJPEG (4:2:0), WebP through libwebp.
+/// Encodes finished thumbnails: JPEG through TurboJPEG (4:2:0 chroma below quality 90,
+/// full-resolution chroma from 90 up, as vips decides), WebP through libwebp.
 enum ThumbnailEncoder {
     static func encode(_ image: PixelBuffer, as format: ThumbnailFormat) throws -> [UInt8] {
         switch format {
@@ -20,7 +21,8 @@ enum ThumbnailEncoder {
         var length: UInt = 0
         let status = image.pixels.withUnsafeBufferPointer { pixels in
             tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height),
-                        Int32(TJPF_RGB.rawValue), &output, &length, Int32(TJSAMP_420.rawValue),
+                        Int32(TJPF_RGB.rawValue), &output, &length,
+                        Int32(quality >= 90 ? TJSAMP_444.rawValue : TJSAMP_420.rawValue),
                         Int32(max(1, min(100, quality))), 0)
         }
         defer { if let output { tjFree(output) } }

@@ -68,20 +68,34 @@ enum PlaneResampler {
 
 }
 
-/// How YCbCr samples become RGB: the matrix (Kr, Kb) and the range, as libheif 1.15
-/// converts them (from the item's `colr` nclx box; BT.601 full range without one).
+/// How YCbCr samples become RGB: the matrix (Kr, Kb) and the range, from the item's
+/// `colr` nclx box, else from the coded picture's own video usability information.
 struct YCbCrConversion: Equatable {
     var kr: Float
     var kb: Float
     var fullRange: Bool
+    /// Whether the file declares nothing (no nclx box), so the HEVC stream's VUI decides:
+    /// its `video_full_range_flag` (0, limited range, when the VUI is absent, as the HEVC
+    /// specification defaults it) and its matrix. Until a picture is decoded, BT.601 limited.
+    var followsBitstream = false
 
-    /// BT.601, full range: libheif's choice when a file has no nclx box.
-    static let bt601Full = YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: true)
+    /// What a file without an nclx box gets until its HEVC stream says otherwise.
+    static let undeclared = YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: false, followsBitstream: true)
 
-    init(kr: Float, kb: Float, fullRange: Bool) {
+    init(kr: Float, kb: Float, fullRange: Bool, followsBitstream: Bool = false) {
         self.kr = kr
         self.kb = kb
         self.fullRange = fullRange
+        self.followsBitstream = followsBitstream
+    }
+
+    /// For an undeclared conversion, the one a decoded HEVC picture's VUI asks for (BT.601 for
+    /// unspecified matrices); a declared one is returned unchanged.
+    func resolved(library: LibDe265, picture: LibDe265.Picture) -> YCbCrConversion {
+        guard followsBitstream, let rangeFlag = library.fullRangeFlag, let matrix = library.matrixCoefficients else { return self }
+        let fullRange = rangeFlag(picture) != 0
+        return YCbCrConversion(matrixCoefficients: Int(matrix(picture)), fullRange: fullRange)
+            ?? YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: fullRange)
     }
 
     /// The conversion an ISO/IEC 23091-2 (nclx) description asks for, or nil for matrices

@@ -1,0 +1,344 @@
+import CTIFF
+import Foundation
+import MediaMetadata
+
+/// Decodes TIFF through libtiff: strips and tiles; 1- to 16-bit; bilevel, grayscale,
+/// palette, RGB(A), CMYK, YCbCr and CIE L*a*b*; every compression libtiff is built with
+/// (none, LZW, Deflate, JPEG, PackBits, CCITT…).
+///
+/// The first page of a multi-page file is decoded, or, when one covers the request, the
+/// smallest reduced-resolution image (a SubIFD or a later directory marked
+/// `NewSubfileType` = reduced). libtiff's RGBA reader converts every layout to 8-bit RGBA;
+/// it is asked for bands of whole strips or tiles, each shrunk into the thumbnail at once,
+/// so only one band of the full-size picture is ever held.
+enum TIFFDecoder {
+    /// A decoded, already shrunk picture.
+    struct Decoded {
+        var image: PixelBuffer
+        /// The size of the image decoded (the full one, or the reduced-resolution one used).
+        var decodedSize: (width: Int, height: Int)
+        /// The first page's full size.
+        var fullSize: (width: Int, height: Int)
+        /// Whether a reduced-resolution image was used.
+        var reduced: Bool
+        /// TIFF tag 34675.
+        var iccProfile: [UInt8]?
+        var warnings: [String]
+    }
+
+    /// No single allocation inside libtiff may exceed this (a lying strip size).
+    static let maxAllocation = 512 << 20
+    /// A band's raster is kept near this many bytes (whole strips or tiles, at least one).
+    static let bandBytes = 16 << 20
+    /// At most this many directories and SubIFDs are looked at for a reduced image.
+    static let maxDirectories = 32
+
+    // MARK: - The handle
+
+    /// Where libtiff reads from: a `ByteSource` and a position, and the whole file when
+    /// libtiff is to see it mapped.
+    final class Cursor {
+        let source: ByteSource
+        var position: UInt64 = 0
+        var whole: [UInt8]?
+        init(source: ByteSource) { self.source = source }
+    }
+
+    /// Files read whole for libtiff's mapped path are at most this large.
+    static let maxMappedBytes: UInt64 = 256 << 20
+
+    /// An open TIFF, closed when released, with the first error libtiff reported on it.
+    final class File {
+        let handle: OpaquePointer
+        private let cursor: Unmanaged<Cursor>
+        private let errors: UnsafeMutablePointer<mediaindex_tiff_message>
+
+        /// Wraps `TIFFClientOpenExt` (through `mediaindex_tiff_open`).
+        ///
+        /// - Parameter mapped: read the whole file first and let libtiff use it as a mapping.
+        init(source: ByteSource, mapped: Bool = false) throws {
+            let reader = Cursor(source: source)
+            if mapped {
+                guard source.size <= TIFFDecoder.maxMappedBytes else {
+                    throw ThumbnailError.unsupportedFormat("uncompressed tiled TIFFs over \(TIFFDecoder.maxMappedBytes >> 20) MiB with tiles of this size")
+                }
+                reader.whole = try ThumbnailGenerator.wrapIO { try source.readExactly(at: 0, count: Int(source.size)) }
+            }
+            let cursor = Unmanaged.passRetained(reader)
+            let errors = UnsafeMutablePointer<mediaindex_tiff_message>.allocate(capacity: 1)
+            errors.initialize(to: mediaindex_tiff_message())
+            guard let handle = mediaindex_tiff_open(cursor.toOpaque(), File.read, File.seek, File.size, mapped ? File.map : nil, errors,
+                                                    tmsize_t(TIFFDecoder.maxAllocation)) else {
+                let message = File.text(errors)
+                cursor.release()
+                errors.deallocate()
+                throw ThumbnailError.decodeFailed(message.isEmpty ? "libtiff could not read the TIFF header" : "libtiff: \(message)")
+            }
+            self.handle = handle
+            self.cursor = cursor
+            self.errors = errors
+        }
+
+        deinit {
+            TIFFClose(handle)
+            cursor.release()
+            errors.deallocate()
+        }
+
+        /// libtiff's first error on this file, or nil.
+        var firstError: String? {
+            let text = File.text(errors)
+            return text.isEmpty ? nil : text
+        }
+
+        private static func text(_ errors: UnsafeMutablePointer<mediaindex_tiff_message>) -> String {
+            withUnsafeBytes(of: &errors.pointee.text) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+        }
+
+        func u32(_ tag: UInt32) -> UInt32? {
+            var value: UInt32 = 0
+            return mediaindex_tiff_get_u32(handle, tag, &value) == 1 ? value : nil
+        }
+
+        func u16(_ tag: UInt32) -> UInt16? {
+            var value: UInt16 = 0
+            return mediaindex_tiff_get_u16(handle, tag, &value) == 1 ? value : nil
+        }
+
+        /// The current directory's size, or nil when it has none.
+        var size: (width: Int, height: Int)? {
+            guard let width = u32(UInt32(TIFFTAG_IMAGEWIDTH)), let height = u32(UInt32(TIFFTAG_IMAGELENGTH)),
+                  width > 0, height > 0 else { return nil }
+            return (Int(width), Int(height))
+        }
+
+        var iccProfile: [UInt8]? {
+            var count: UInt32 = 0
+            var data: UnsafeMutableRawPointer?
+            guard mediaindex_tiff_get_bytes(handle, UInt32(TIFFTAG_ICCPROFILE), &count, &data) == 1, let data,
+                  count >= 132, count < 64 << 20 else { return nil }
+            return Array(UnsafeRawBufferPointer(start: data, count: Int(count)))
+        }
+
+        var subIFDs: [UInt64] {
+            var count: UInt16 = 0
+            var offsets: UnsafeMutablePointer<UInt64>?
+            guard mediaindex_tiff_get_subifds(handle, &count, &offsets) == 1, let offsets else { return [] }
+            return Array(UnsafeBufferPointer(start: offsets, count: min(Int(count), TIFFDecoder.maxDirectories)))
+        }
+
+        private static let read: TIFFReadWriteProc = { handle, buffer, size in
+            guard let handle, let buffer, size > 0 else { return 0 }
+            let cursor = Unmanaged<Cursor>.fromOpaque(handle).takeUnretainedValue()
+            guard let bytes = try? cursor.source.read(at: cursor.position, count: Int(size)) else { return -1 }
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            cursor.position += UInt64(bytes.count)
+            return tmsize_t(bytes.count)
+        }
+
+        private static let seek: TIFFSeekProc = { handle, offset, whence in
+            guard let handle else { return toff_t.max }
+            let cursor = Unmanaged<Cursor>.fromOpaque(handle).takeUnretainedValue()
+            let signed = Int64(bitPattern: offset)
+            let base: Int64
+            switch whence {
+            case SEEK_CUR: base = Int64(cursor.position)
+            case SEEK_END: base = Int64(cursor.source.size)
+            default: base = 0
+            }
+            let (target, overflow) = base.addingReportingOverflow(signed)
+            guard !overflow, target >= 0 else { return toff_t.max }
+            cursor.position = UInt64(target)
+            return cursor.position
+        }
+
+        private static let map: TIFFMapFileProc = { handle, base, size in
+            guard let handle, let base, let size else { return 0 }
+            let cursor = Unmanaged<Cursor>.fromOpaque(handle).takeUnretainedValue()
+            guard let whole = cursor.whole else { return 0 }
+            // The array lives as long as the cursor, which outlives the handle.
+            whole.withUnsafeBytes { base.pointee = UnsafeMutableRawPointer(mutating: $0.baseAddress) }
+            size.pointee = toff_t(whole.count)
+            return 1
+        }
+
+        private static let size: TIFFSizeProc = { handle in
+            guard let handle else { return 0 }
+            return Unmanaged<Cursor>.fromOpaque(handle).takeUnretainedValue().source.size
+        }
+    }
+
+    // MARK: - Decoding
+
+    /// Decodes the first page (or a reduced image covering `request`) into a picture of
+    /// about the thumbnail's size.
+    ///
+    /// - Throws: `ThumbnailError.imageTooLarge` from the header alone, `.decodeFailed`
+    ///   with libtiff's reason (a layout it cannot convert, such as floating-point samples).
+    static func decode(_ source: ByteSource, request: ThumbnailRequest, pixelLimit: Int) throws -> Decoded {
+        _ = silenced
+        var file = try File(source: source)
+        // libtiff 4.5 rejects uncompressed tiles whose size is not a multiple of 1 KiB when it
+        // reads them into its own buffer (its buffer is rounded up, then compared); read
+        // through a mapping, it takes them as they are.
+        if TIFFIsTiled(file.handle) != 0, file.u16(UInt32(TIFFTAG_COMPRESSION)) == UInt16(COMPRESSION_NONE),
+           TIFFTileSize(file.handle) % 1024 != 0 {
+            file = try File(source: source, mapped: true)
+        }
+        guard let full = file.size else { throw ThumbnailError.decodeFailed("the TIFF's first image has no width or height") }
+        guard full.width * full.height <= pixelLimit else {
+            throw ThumbnailError.imageTooLarge(width: full.width, height: full.height, limit: pixelLimit)
+        }
+        let profile = file.iccProfile
+        let chosen = reducedImage(in: file, full: full, request: request)
+        if let chosen {
+            _ = chosen.subIFD.map { TIFFSetSubDirectory(file.handle, $0) } ?? TIFFSetDirectory(file.handle, chosen.directory)
+        } else {
+            _ = TIFFSetDirectory(file.handle, 0)
+        }
+        guard let size = file.size else { throw ThumbnailError.decodeFailed("the TIFF's image has no width or height") }
+        let target = ThumbnailGeometry.scaledSize(width: full.width, height: full.height, request: request)
+        let clamped = (min(target.width, size.width), min(target.height, size.height))
+        if let floats = try decodeFloatingPoint(file, size: size, target: clamped) {
+            // Linear light already encoded as sRGB: the profile (a linear one) is not applied again.
+            return Decoded(image: floats, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
+                           warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
+        }
+        let shrunk = try decodeCurrent(file, size: size, target: clamped)
+        var warnings: [String] = []
+        if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
+        return Decoded(image: shrunk, decodedSize: size, fullSize: full, reduced: chosen != nil,
+                       iccProfile: profile, warnings: warnings)
+    }
+
+    /// The smallest reduced-resolution image with the first page's shape that covers the
+    /// request and libtiff can convert.
+    static func reducedImage(in file: File, full: (width: Int, height: Int), request: ThumbnailRequest)
+        -> (directory: UInt32, subIFD: UInt64?, size: (width: Int, height: Int))? {
+        var best: (directory: UInt32, subIFD: UInt64?, size: (width: Int, height: Int))?
+        func consider(directory: UInt32, subIFD: UInt64?) {
+            let reduced = (file.u32(UInt32(TIFFTAG_SUBFILETYPE)) ?? 0) & UInt32(FILETYPE_REDUCEDIMAGE) != 0
+            guard reduced, let size = file.size,
+                  ThumbnailGeometry.sameAspect(size, full),
+                  ThumbnailGeometry.covers(candidate: size, original: full, request: request),
+                  size.width * size.height < (best.map { $0.size.width * $0.size.height } ?? full.width * full.height)
+            else { return }
+            var message = [CChar](repeating: 0, count: 1024)
+            guard TIFFRGBAImageOK(file.handle, &message) == 1 else { return }
+            best = (directory, subIFD, size)
+        }
+        let subIFDs = file.subIFDs
+        for offset in subIFDs where TIFFSetSubDirectory(file.handle, offset) == 1 {
+            consider(directory: 0, subIFD: offset)
+        }
+        var index: UInt32 = 1
+        while index < UInt32(maxDirectories), TIFFSetDirectory(file.handle, index) == 1 {
+            consider(directory: index, subIFD: nil)
+            index += 1
+        }
+        return best
+    }
+
+    /// Reads the current directory through libtiff's RGBA reader in bands, shrinking each
+    /// into `target`. Wraps `TIFFRGBAImageBegin`, `TIFFRGBAImageGet` and `TIFFRGBAImageEnd`.
+    static func decodeCurrent(_ file: File, size: (width: Int, height: Int), target: (width: Int, height: Int)) throws -> PixelBuffer {
+        var message = [CChar](repeating: 0, count: 1024)
+        var reader = TIFFRGBAImage()
+        guard TIFFRGBAImageOK(file.handle, &message) == 1,
+              TIFFRGBAImageBegin(&reader, file.handle, 0, &message) == 1 else {
+            let reason = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ThumbnailError.decodeFailed("libtiff cannot convert this TIFF: \(reason.isEmpty ? "unknown layout" : reason)")
+        }
+        defer { TIFFRGBAImageEnd(&reader) }
+        // The stored order: the generator applies the Orientation tag to the thumbnail.
+        reader.req_orientation = reader.orientation
+        let hasAlpha = reader.alpha != 0
+        let width = size.width, height = size.height
+
+        // Bands of whole strips or tiles, so each is decoded once.
+        let unit: Int
+        if TIFFIsTiled(file.handle) != 0 {
+            unit = Int(file.u32(UInt32(TIFFTAG_TILELENGTH)) ?? UInt32(height))
+        } else if file.u16(UInt32(TIFFTAG_COMPRESSION)) == UInt16(COMPRESSION_NONE) {
+            // libtiff reads an uncompressed strip only up to the rows asked for: bands of any
+            // height keep a one-strip scan from being held whole.
+            unit = 1
+        } else {
+            unit = Int(file.u32(UInt32(TIFFTAG_ROWSPERSTRIP)) ?? UInt32(height))
+        }
+        let unitRows = max(1, min(height, unit))
+        let unitsPerBand = max(1, bandBytes / max(1, width * 4 * unitRows))
+        let band = min(height, unitRows * unitsPerBand)
+
+        let channels = hasAlpha ? 4 : 3
+        var shrinker = BandShrinker(width: width, height: height, target: target, channels: channels)
+        var raster = [UInt32](repeating: 0, count: width * band)
+        var anyRead = false
+        var y = 0
+        while y < height {
+            let rows = min(band, height - y)
+            reader.row_offset = Int32(y)
+            let ok = raster.withUnsafeMutableBufferPointer {
+                TIFFRGBAImageGet(&reader, $0.baseAddress, UInt32(width), UInt32(rows))
+            }
+            anyRead = anyRead || ok == 1
+            raster.withUnsafeBytes { rgba in
+                shrinker.add(rgba, y: y, width: width, rows: rows, rowBytes: width * 4, sourceChannels: 4)
+            }
+            y += rows
+        }
+        guard anyRead else {
+            throw ThumbnailError.decodeFailed("libtiff could not decode the image data: \(file.firstError ?? "unknown error")")
+        }
+        var image = shrinker.image
+        // libtiff hands out associated (premultiplied) alpha.
+        if hasAlpha { image.unpremultiplyAlpha() }
+        return image
+    }
+
+    /// 32-bit floating-point RGB or gray in strips, which libtiff's RGBA reader refuses:
+    /// values are taken as linear light with sRGB primaries (scRGB, as vips reads them),
+    /// clamped to 0...1 and encoded with sRGB's curve. Nil for any other layout.
+    static func decodeFloatingPoint(_ file: File, size: (width: Int, height: Int),
+                                    target: (width: Int, height: Int)) throws -> PixelBuffer? {
+        guard file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP),
+              file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)) == 32, TIFFIsTiled(file.handle) == 0,
+              (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
+              let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= 1,
+              let photometric = file.u16(UInt32(TIFFTAG_PHOTOMETRIC)),
+              (photometric == UInt16(PHOTOMETRIC_RGB) && samples >= 3) || photometric == UInt16(PHOTOMETRIC_MINISBLACK)
+        else { return nil }
+        let width = size.width, height = size.height
+        let scanline = Int(TIFFScanlineSize(file.handle))
+        guard scanline >= width * samples * 4 else { return nil }
+        var line = [Float](repeating: 0, count: (scanline + 3) / 4)
+        var band = [UInt8](repeating: 0, count: width * 3)
+        var shrinker = BandShrinker(width: width, height: height, target: target, channels: 3)
+        let encode = (0...4096).map { i -> UInt8 in
+            let v = Double(i) / 4096
+            let e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
+            return UInt8(max(0, min(255, (e * 255).rounded())))
+        }
+        for y in 0..<height {
+            let ok = line.withUnsafeMutableBytes { TIFFReadScanline(file.handle, $0.baseAddress, UInt32(y), 0) }
+            if ok != 1 { line.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } }
+            for x in 0..<width {
+                for c in 0..<3 {
+                    let value = line[x * samples + (samples >= 3 ? c : 0)]
+                    let index = value.isFinite ? Int(max(0, min(1, value)) * 4096) : 0
+                    band[x * 3 + c] = encode[index]
+                }
+            }
+            band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 3, sourceChannels: 3) }
+        }
+        return shrinker.image
+    }
+
+    /// libtiff's process-wide handlers print to stderr; ours collect per file instead.
+    private static let silenced: Bool = {
+        mediaindex_tiff_silence()
+        return true
+    }()
+}

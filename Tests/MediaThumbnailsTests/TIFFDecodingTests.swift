@@ -1,0 +1,235 @@
+import Foundation
+import Testing
+import CTIFF
+import CorpusSupport
+import MediaMetadata
+@testable import MediaThumbnails
+
+/// TIFF through libtiff: fixtures written with libtiff in every layout the decoder claims,
+/// and the corpus's TIFFs against exiftool's sizes.
+@Suite("TIFF decoding")
+struct TIFFDecodingTests {
+    /// How a fixture stores its pixels.
+    struct Layout: CustomStringConvertible {
+        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk }
+        var kind: Kind
+        var compression: UInt16
+        var tiled: Bool
+        var description: String { "\(kind.rawValue), compression \(compression)\(tiled ? ", tiled" : ", strips")" }
+    }
+
+    static let width = 96, height = 64
+
+    /// The picture every fixture holds, as RGB: a horizontal red ramp, a vertical green ramp, blue 128.
+    static func expected(_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8) {
+        (UInt8(x * 255 / (width - 1)), UInt8(y * 255 / (height - 1)), 128)
+    }
+
+    /// Writes one page (and optionally a half-size reduced page) with libtiff.
+    static func write(_ layout: Layout, to path: String, reducedPage: Bool = false, pages: Int = 1) throws {
+        guard let tif = TIFFOpen(path, "w") else { throw ThumbnailError.io("cannot create \(path)") }
+        defer { TIFFClose(tif) }
+        for page in 0..<(pages + (reducedPage ? 1 : 0)) {
+            let reduced = reducedPage && page == pages
+            let w = reduced ? width / 2 : width, h = reduced ? height / 2 : height
+            try writeDirectory(tif, layout, width: w, height: h, reduced: reduced, page: page)
+            guard TIFFWriteDirectory(tif) == 1 else { throw ThumbnailError.io("libtiff could not write a directory") }
+        }
+    }
+
+    static func writeDirectory(_ tif: OpaquePointer, _ layout: Layout, width w: Int, height h: Int, reduced: Bool, page: Int) throws {
+        func u16(_ tag: Int32, _ value: Int) { _ = mediaindex_tiff_set_u16(tif, UInt32(tag), UInt16(value)) }
+        func u32(_ tag: Int32, _ value: Int) { _ = mediaindex_tiff_set_u32(tif, UInt32(tag), UInt32(value)) }
+        u32(TIFFTAG_IMAGEWIDTH, w); u32(TIFFTAG_IMAGELENGTH, h)
+        u16(TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG))
+        u16(TIFFTAG_COMPRESSION, Int(layout.compression))
+        if reduced { u32(TIFFTAG_SUBFILETYPE, Int(FILETYPE_REDUCEDIMAGE)) }
+        let samples: Int, bits: Int
+        switch layout.kind {
+        case .rgb: samples = 3; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB))
+        case .rgba: samples = 4; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB))
+        case .gray8: samples = 1; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
+        case .gray16: samples = 1; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
+        case .palette: samples = 1; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_PALETTE))
+        case .bilevel: samples = 1; bits = 1; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
+        case .cmyk: samples = 4; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
+        }
+        u16(TIFFTAG_SAMPLESPERPIXEL, samples); u16(TIFFTAG_BITSPERSAMPLE, bits)
+        if layout.kind == .rgba {
+            var kind = UInt16(EXTRASAMPLE_UNASSALPHA)
+            _ = mediaindex_tiff_set_extrasamples(tif, 1, &kind)
+        }
+        if layout.compression == UInt16(COMPRESSION_JPEG) { u32(TIFFTAG_JPEGQUALITY, 95) }
+        if layout.kind == .palette {
+            // Index i is the gray i, so the fixture's expected picture is its gray.
+            var ramp = (0..<256).map { UInt16($0 * 257) }
+            var green = ramp, blue = ramp
+            _ = mediaindex_tiff_set_colormap(tif, &ramp, &green, &blue)
+        }
+        let rowBytes = (w * samples * bits + 7) / 8
+        func row(_ y: Int) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: rowBytes)
+            for x in 0..<w {
+                let (r, g, b) = expected(x * width / w, y * height / h)
+                let gray = UInt8((Int(r) + Int(g) + Int(b)) / 3)
+                switch layout.kind {
+                case .rgb: bytes[x * 3] = r; bytes[x * 3 + 1] = g; bytes[x * 3 + 2] = b
+                case .rgba: bytes[x * 4] = r; bytes[x * 4 + 1] = g; bytes[x * 4 + 2] = b; bytes[x * 4 + 3] = 255
+                case .gray8, .palette: bytes[x] = gray
+                case .gray16: bytes[x * 2] = gray; bytes[x * 2 + 1] = gray  // native little-endian 16-bit = gray × 257
+                case .bilevel: if x >= w / 2 { bytes[x / 8] |= 0x80 >> UInt8(x % 8) }
+                case .cmyk: bytes[x * 4] = 255 - r; bytes[x * 4 + 1] = 255 - g; bytes[x * 4 + 2] = 255 - b; bytes[x * 4 + 3] = 0
+                }
+            }
+            return bytes
+        }
+        if layout.tiled {
+            let tile = 16
+            u32(TIFFTAG_TILEWIDTH, tile); u32(TIFFTAG_TILELENGTH, tile)
+            let tileRowBytes = (tile * samples * bits + 7) / 8
+            for ty in stride(from: 0, to: h, by: tile) {
+                let rows = (0..<tile).map { ty + $0 < h ? row(ty + $0) : [UInt8](repeating: 0, count: rowBytes) }
+                for tx in stride(from: 0, to: w, by: tile) {
+                    var buffer = [UInt8](repeating: 0, count: tileRowBytes * tile)
+                    let startByte = tx * samples * bits / 8
+                    for r in 0..<tile {
+                        for i in 0..<tileRowBytes where startByte + i < rowBytes { buffer[r * tileRowBytes + i] = rows[r][startByte + i] }
+                    }
+                    guard TIFFWriteTile(tif, &buffer, UInt32(tx), UInt32(ty), 0, 0) >= 0 else {
+                        throw ThumbnailError.io("libtiff could not write a tile")
+                    }
+                }
+            }
+        } else {
+            u32(TIFFTAG_ROWSPERSTRIP, 8)
+            for y in 0..<h {
+                var bytes = row(y)
+                guard TIFFWriteScanline(tif, &bytes, UInt32(y), 0) == 1 else { throw ThumbnailError.io("libtiff could not write a row") }
+            }
+        }
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("mediaindex-tiff-\(UUID().uuidString)-\(name).tif").path
+    }
+
+    static func decode(_ path: String, size: Int) throws -> (thumbnail: EncodedThumbnail, pixels: PixelBuffer) {
+        let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: path, request: ThumbnailRequest(maxPixelSize: size))
+        return (thumbnail, try ThumbnailTestSupport.pixels(ofJPEG: thumbnail.data))
+    }
+
+    static let compressions: [(String, UInt16)] = [
+        ("none", UInt16(COMPRESSION_NONE)), ("LZW", UInt16(COMPRESSION_LZW)),
+        ("Deflate", UInt16(COMPRESSION_ADOBE_DEFLATE)), ("PackBits", UInt16(COMPRESSION_PACKBITS)),
+    ]
+
+    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel and CMYK, in strips and tiles, with every lossless compression")
+    func everyLayout() throws {
+        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk]
+        for kind in kinds {
+            for (name, compression) in Self.compressions {
+                for tiled in [false, true] {
+                    let layout = Layout(kind: kind, compression: compression, tiled: tiled)
+                    let path = Self.temporaryPath("\(kind.rawValue)-\(name)")
+                    defer { try? FileManager.default.removeItem(atPath: path) }
+                    try Self.write(layout, to: path)
+                    let thumbnail: EncodedThumbnail, pixels: PixelBuffer
+                    do { (thumbnail, pixels) = try Self.decode(path, size: 48) } catch {
+                        Issue.record("\(layout): \(error)")
+                        continue
+                    }
+                    #expect(thumbnail.width == 48 && thumbnail.height == 32, "\(layout)")
+                    #expect(thumbnail.path == .fullDecode, "\(layout)")
+                    // Left-centre and right-centre sample points, against the fixture's picture.
+                    for x in [6, 42] {
+                        let i = (16 * pixels.width + x) * 3
+                        let got = (Int(pixels.pixels[i]), Int(pixels.pixels[i + 1]), Int(pixels.pixels[i + 2]))
+                        let (r, g, b) = Self.expected(x * 2 + 1, 33)
+                        let want: (Int, Int, Int)
+                        switch kind {
+                        case .rgb, .rgba, .cmyk: want = (Int(r), Int(g), Int(b))
+                        case .gray8, .gray16, .palette:
+                            let gray = (Int(r) + Int(g) + Int(b)) / 3
+                            want = (gray, gray, gray)
+                        case .bilevel: want = x < 24 ? (0, 0, 0) : (255, 255, 255)
+                        }
+                        #expect(abs(got.0 - want.0) <= 8 && abs(got.1 - want.1) <= 8 && abs(got.2 - want.2) <= 8,
+                                "\(layout) at x=\(x): \(got), expected \(want)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("decodes JPEG-compressed TIFF")
+    func jpegCompressed() throws {
+        for tiled in [false, true] {
+            let path = Self.temporaryPath("jpeg")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try Self.write(Layout(kind: .rgb, compression: UInt16(COMPRESSION_JPEG), tiled: tiled), to: path)
+            let (thumbnail, pixels) = try Self.decode(path, size: 48)
+            #expect(thumbnail.width == 48 && thumbnail.height == 32)
+            let mean = ThumbnailTestSupport.meanColour(pixels)
+            // The fixture's mean colour: both ramps average to about 127.5, blue is 128.
+            #expect(mean.allSatisfy { abs($0 - 128) < 6 }, "tiled \(tiled): mean \(mean)")
+        }
+    }
+
+    @Test("uses the first page of a multi-page file, and a reduced-resolution page when it covers the size")
+    func pagesAndReducedResolution() throws {
+        let path = Self.temporaryPath("pages")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Self.write(Layout(kind: .rgb, compression: UInt16(COMPRESSION_LZW), tiled: false), to: path, reducedPage: true, pages: 2)
+        let small = try Self.decode(path, size: 32)
+        #expect(small.thumbnail.path == .tiffReducedResolution(width: 48, height: 32))
+        #expect(small.thumbnail.width == 32 && small.thumbnail.height == 21)
+        let large = try Self.decode(path, size: 80)
+        #expect(large.thumbnail.path == .fullDecode, "a 48-px reduced page cannot give 80 px")
+        #expect(large.thumbnail.width == 80 && large.thumbnail.height == 53)
+    }
+
+    @Test("a TIFF cut short or with lying sizes gives a readable error or a partial picture, never a crash")
+    func hostile() throws {
+        let path = Self.temporaryPath("whole")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Self.write(Layout(kind: .rgb, compression: UInt16(COMPRESSION_LZW), tiled: true), to: path)
+        let whole = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        for cut in [8, 16, 100, whole.count / 3, whole.count - 10] {
+            let bytes = Array(whole.prefix(cut))
+            do {
+                let thumbnail = try ThumbnailGenerator.thumbnail(of: MemoryByteSource(bytes), format: .tiff, orientation: 1,
+                                                                 request: ThumbnailRequest(maxPixelSize: 32))
+                #expect(thumbnail.width > 0)
+            } catch let error as ThumbnailError {
+                #expect(!error.description.isEmpty)
+            }
+        }
+    }
+
+    @Test("every corpus TIFF that exiftool sizes gets a thumbnail of that shape",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func corpusTIFFs() throws {
+        var made = 0
+        for entry in ThumbnailTestSupport.manifestEntries where !entry.categories.contains("corrupted") {
+            guard let path = ThumbnailTestSupport.path(entry.path), let source = try? FileByteSource(path: path),
+                  (try? MetadataReader.detectFormat(source)) == .tiff,
+                  let reading = Corpus.exiftool[entry.path],
+                  let w = (reading["IFD0:ImageWidth"] ?? reading["File:ImageWidth"])?.number,
+                  let h = (reading["IFD0:ImageHeight"] ?? reading["File:ImageHeight"])?.number, w > 1, h > 1 else { continue }
+            do {
+                let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: path, request: ThumbnailRequest(maxPixelSize: 256))
+                let orientation = Int(reading["IFD0:Orientation"]?.number ?? 1)
+                let (dw, dh) = orientation >= 5 ? (h, w) : (w, h)
+                let expectedLonger = min(256, Int(max(dw, dh)))
+                #expect(max(thumbnail.width, thumbnail.height) == expectedLonger, "\(entry.path)")
+                #expect(abs(Double(thumbnail.width) / Double(thumbnail.height) - dw / dh) < 2.5 / Double(min(thumbnail.width, thumbnail.height)) + 0.02,
+                        "\(entry.path): \(thumbnail.width)×\(thumbnail.height) for \(Int(dw))×\(Int(dh))")
+                made += 1
+            } catch {
+                print("no TIFF thumbnail: \(entry.path): \(error)")
+            }
+        }
+        print("corpus TIFF thumbnails: \(made)")
+        #expect(made >= 24)
+    }
+}
