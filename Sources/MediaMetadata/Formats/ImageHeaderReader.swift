@@ -138,6 +138,7 @@ enum ImageHeaderReader {
     /// `P1`–`P6`: the width and height tokens after the magic (comments from `#` to the
     /// end of the line); `P7` (PAM): the `WIDTH` and `HEIGHT` header lines.
     private static func netpbm(_ h: [UInt8]) -> (width: Int, height: Int)? {
+        guard h.count > 2 else { return nil }
         let text = h.prefix(4096)
         var tokens: [String] = []
         var current = ""
