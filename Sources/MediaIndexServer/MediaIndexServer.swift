@@ -6,7 +6,7 @@ import MediaIndex
 /// ```swift
 /// let token = try ServeToken.loadOrCreate(at: library.location.directory + "/serve.token").token
 /// let policy = AccessPolicy(address: .loopbackDefault, token: token)
-/// let server = try MediaIndexServer(configuration: .init(library: library, cache: .default, policy: policy,
+/// let server = try MediaIndexServer(configuration: .init(library: library, policy: policy,
 ///                                                        isReadOnly: false, watcherState: { [] }))
 /// print("http://\(server.address)/")
 /// ```

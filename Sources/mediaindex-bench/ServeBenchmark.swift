@@ -21,8 +21,8 @@ enum ServeBenchmark {
         for name in ["Canon_40D.jpg", "Nikon_D70.jpg", "Kodak_CX7530.jpg"] {
             try? FileManager.default.copyItem(atPath: media + "/ianare-exif-samples/jpg/" + name, toPath: photos + "/" + name)
         }
-        _ = try library.index(roots: [PathBytes(photos)])
-        guard let photo = try library.asset(path: PathBytes(photos + "/Canon_40D.jpg")) else {
+        _ = try library.blocking.index(roots: [PathBytes(photos)])
+        guard let photo = try library.blocking.asset(path: PathBytes(photos + "/Canon_40D.jpg")) else {
             throw BenchmarkError("the photos copied for the serve benchmark were not indexed")
         }
 

@@ -10,13 +10,13 @@ struct LiveTests {
     private func commitANewFile(_ served: ServedLibrary) throws {
         try FileManager.default.copyItem(atPath: Corpus.media!.path + "/ianare-exif-samples/jpg/Olympus_C8080WZ.jpg",
                                          toPath: served.root + "/new.jpg")
-        _ = try served.library.index()
+        _ = try served.library.blocking.index()
     }
 
     @Test("a long poll answers as soon as a change is committed, with that change")
     func longPollWakesOnCommit() async throws {
         let served = try ServedLibrary()
-        let token = try served.library.currentChangeToken()
+        let token = try served.library.blocking.currentChangeToken().rawValue
         let started = Date()
         let port = served.port
         async let answer = onThread {
@@ -40,7 +40,7 @@ struct LiveTests {
         var started = Date()
         #expect(try served.get("/v1/changes?since=0&wait=30").status == 200)
         #expect(Date().timeIntervalSince(started) < 5)
-        let token = try served.library.currentChangeToken()
+        let token = try served.library.blocking.currentChangeToken().rawValue
         started = Date()
         let empty = try served.get("/v1/changes?since=\(token)&wait=1")
         let elapsed = Date().timeIntervalSince(started)
@@ -52,7 +52,7 @@ struct LiveTests {
     @Test("/v1/events sends id, event: changes and data {token, counts} for each committed batch")
     func serverSentEvents() async throws {
         let served = try ServedLibrary()
-        let token = try served.library.currentChangeToken()
+        let token = try served.library.blocking.currentChangeToken().rawValue
         let port = served.port
         let request = Array("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
         async let received = onThread {
@@ -72,7 +72,7 @@ struct LiveTests {
     @Test("stopping the server ends open event streams and long polls at once")
     func stopEndsStreams() async throws {
         let served = try ServedLibrary()
-        let token = try served.library.currentChangeToken()
+        let token = try served.library.blocking.currentChangeToken().rawValue
         let port = served.port
         async let poll = onThread { try TestClient.send(port: port, path: "/v1/changes?since=\(token)&wait=60") }
         try await Task.sleep(nanoseconds: 300_000_000)

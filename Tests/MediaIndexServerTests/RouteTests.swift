@@ -89,13 +89,13 @@ struct RouteTests {
         let served = try ServedLibrary()
         let all = try served.get("/v1/changes?since=0")
         #expect(all.text == (await served.cli(["changes", "--since", "0", "--json"])))
-        let current = try served.library.currentChangeToken()
+        let current = try served.library.blocking.currentChangeToken().rawValue
         let bare = try served.get("/v1/changes")
         #expect(bare.json as? [String: Int] == ["currentToken": Int(current)])
         let future = try served.get("/v1/changes?since=\(current + 100)")
         #expect(future.status == 410)
         #expect(future.errorCode == "changeTokenExpired")
-        #expect(future.errorMessage == LibraryError.changeTokenExpired(token: current + 100, oldest: 1).description)
+        #expect(future.errorMessage == LibraryError.changeTokenExpired(token: ChangeToken(rawValue: current + 100), oldest: ChangeToken(rawValue: 1)).description)
         #expect(try served.get("/v1/changes?since=-3").status == 400)
         #expect(try served.get("/v1/changes?wait=5").status == 400)
     }
@@ -103,7 +103,7 @@ struct RouteTests {
     @Test("the thumbnail's ETag is its cache key: If-None-Match gets 304; a URL with rev= is immutable")
     func thumbnailCaching() throws {
         let served = try ServedLibrary()
-        let asset = try require(served.library.assets(limit: 1).first)
+        let asset = try served.anyAsset()
         let first = try served.get("/v1/assets/\(asset.id)/thumbnail?size=128&mode=fill&rev=\(asset.revision)")
         #expect(first.status == 200)
         #expect(first.header("Content-Type") == "image/jpeg")
@@ -128,7 +128,7 @@ struct RouteTests {
     @Test("a resource is the original's bytes; Range gets 206 with those bytes, past the end 416")
     func resources() throws {
         let served = try ServedLibrary()
-        let asset = try require(served.library.assets(limit: 1).first)
+        let asset = try served.anyAsset()
         let primary = try require(asset.primaryResource)
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: primary.path.displayString)))
         let whole = try served.get("/v1/assets/\(asset.id)/resources/primary")
@@ -158,7 +158,7 @@ struct RouteTests {
     @Test("a file replaced by a symlink since it was indexed is not followed")
     func symlinkNotFollowed() throws {
         let served = try ServedLibrary()
-        let asset = try require(served.library.assets(limit: 1).first)
+        let asset = try served.anyAsset()
         let path = try require(asset.primaryResource).path.displayString
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/passwd")

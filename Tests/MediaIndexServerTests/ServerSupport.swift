@@ -131,11 +131,12 @@ final class ServedLibrary: @unchecked Sendable {
             try FileManager.default.copyItem(atPath: Corpus.media!.path + "/" + file,
                                              toPath: root + "/" + URL(fileURLWithPath: file).lastPathComponent)
         }
-        library = try MediaLibrary(location: LibraryLocation(directory: libraryPath))
-        _ = try library.index(roots: [PathBytes(root)])
+        library = try MediaLibrary(location: LibraryLocation(directory: libraryPath),
+                                   cache: ThumbnailCache(directory: URL(fileURLWithPath: cachePath)))
+        _ = try library.blocking.index(roots: [PathBytes(root)])
         let policy = AccessPolicy(address: listen, token: token, allowedOrigin: allowedOrigin)
         server = try MediaIndexServer(configuration: MediaIndexAPI.Configuration(
-            library: library, cache: ThumbnailCache(directory: cachePath), policy: policy, isReadOnly: readOnly,
+            library: library, policy: policy, isReadOnly: readOnly,
             watcherState: { [] }))
     }
 
@@ -163,8 +164,21 @@ final class ServedLibrary: @unchecked Sendable {
         return context.standardOutput.capturedText
     }
 
+    /// The first asset of the fixture.
+    func anyAsset() throws -> Asset {
+        var options = FetchOptions.everyAsset
+        options.limit = 1
+        return try require(library.blocking.fetchAssets(options).assets.first, "the fixture has no asset")
+    }
+
+    /// The first asset's identifier, as the routes take it.
     func anyAssetID() throws -> String {
-        try require(library.assets(limit: 1).first?.id, "the fixture has no asset")
+        try anyAsset().id.rawValue
+    }
+
+    /// The asset whose identifier is `id`, as the library has it now.
+    func asset(_ id: String) throws -> Asset? {
+        try library.blocking.asset(id: require(Asset.ID(id), "\(id) is not an asset identifier"))
     }
 }
 

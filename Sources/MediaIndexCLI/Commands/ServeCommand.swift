@@ -58,17 +58,17 @@ struct ServeCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: location.databasePath) else {
             throw LibraryError.noLibrary(path: location.directory)
         }
-        let mediaLibrary = try MediaLibrary(location: location, mode: noWatch ? .readOnly : .readWrite)
+        let mediaLibrary = try library.open(noWatch ? .readOnly : .create, cache: cacheOptions, in: context)
         let tokenPath = tokenFile ?? location.directory + "/serve.token"
         let (token, created) = try ServeToken.loadOrCreate(at: tokenPath)
         context.standardError.writeLine(created ? "serve: created the token file \(tokenPath) (mode 0600)"
                                                 : "serve: token from \(tokenPath)")
 
-        let cache = cacheOptions.cache(in: context)
+        let cache = mediaLibrary.thumbnailCache
         var watcher: LibraryWatcher?
         if !noWatch {
             var configuration = LibraryWatcher.Configuration()
-            configuration.excludedFolders = [PathBytes(cache.directory)]
+            configuration.excludedFolders = [PathBytes(cache.directory.path)]
             let started = LibraryWatcher(library: mediaLibrary, configuration: configuration)
             let events = started.events()
             do {
@@ -81,13 +81,13 @@ struct ServeCommand: ParsableCommand {
                 throw ValidationError(error.description)
             }
             watcher = started
-            Task.detached { await Self.log(events, library: mediaLibrary, cache: cache, to: context.standardError) }
+            Task.detached { await Self.log(events, library: mediaLibrary, to: context.standardError) }
         }
         defer { watcher?.stop() }
 
         let policy = AccessPolicy(address: listen, token: token, allowedOrigin: allowedOrigin)
         let server = try MediaIndexServer(configuration: MediaIndexAPI.Configuration(
-            library: mediaLibrary, cache: cache, policy: policy, isReadOnly: noWatch,
+            library: mediaLibrary, policy: policy, isReadOnly: noWatch,
             watcherState: { [watcher] in watcher.map(Self.rootStates) ?? [] }))
         defer { server.stop() }
         let scope = listen.isLoopback ? "loopback only" : "every request needs the token"
@@ -107,14 +107,14 @@ struct ServeCommand: ParsableCommand {
 
     /// Writes the watcher's events to the log, one line each, and collects the thumbnails of
     /// deleted and changed assets after each run, as `watch` does.
-    static func log(_ events: AsyncStream<WatcherEvent>, library: MediaLibrary, cache: ThumbnailCache,
-                    to log: TextOutput) async {
-        var token = (try? library.currentChangeToken()) ?? 0
+    static func log(_ events: AsyncStream<WatcherEvent>, library: MediaLibrary, to log: TextOutput) async {
+        var token = (try? await library.currentChangeToken()) ?? .initial
         for await event in events {
             log.writeLine(event.logLine)
             log.flush()
             guard case .run(let run) = event, run.summary != nil else { continue }
-            _ = try? ThumbnailArguments.afterIndex(library, since: token, sizes: nil, cache: cache, progressLine: nil)
+            // The library decides what to collect after the run (no sizes: nothing is made).
+            _ = try? await library.updateThumbnails(since: token)
             token = run.changeToken
         }
     }

@@ -2,11 +2,12 @@ import Foundation
 
 /// Runs async code on the thread that waits for it, never on Swift's shared pool.
 ///
-/// libmicrohttpd calls the routes on its own threads, which block; the library's API is
-/// partly async. Running those calls as ordinary tasks would need a thread of the pool,
-/// which has one thread per core and may be busy with other blocking work: under load
-/// the request threads would wait for a pool thread that waits for them. Here the task
-/// prefers this executor, whose jobs the waiting thread runs itself until the task ends.
+/// The routes call `library.blocking` on libmicrohttpd's threads; what is only async
+/// (following `library.changes(after:)`) runs here. As an ordinary task it would need a
+/// thread of the pool, which has one thread per core and may be busy with other blocking
+/// work: under load the request threads would wait for a pool thread that waits for them.
+/// Here the task prefers this executor, whose jobs the waiting thread runs itself until
+/// the task ends.
 final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
     // @unchecked: `jobs` and `finished` are only touched under `condition`.
     private let condition = NSCondition()

@@ -7,16 +7,16 @@ import MediaIndex
 public final class CommitWaiter: @unchecked Sendable {
     // @unchecked: `latest` and `stopped` are only touched under `condition`.
     private let condition = NSCondition()
-    private var latest: Int64
+    private var latest: ChangeToken
     private var stopped = false
 
     /// A waiter that starts from `token`.
-    public init(currentToken token: Int64) {
+    public init(currentToken token: ChangeToken) {
         latest = token
     }
 
     /// The newest token seen.
-    public var currentToken: Int64 {
+    public var currentToken: ChangeToken {
         condition.lock()
         defer { condition.unlock() }
         return latest
@@ -30,7 +30,7 @@ public final class CommitWaiter: @unchecked Sendable {
     }
 
     /// Records a committed token and wakes every waiter.
-    public func publish(_ token: Int64) {
+    public func publish(_ token: ChangeToken) {
         condition.lock()
         if token != latest {
             latest = token
@@ -41,7 +41,7 @@ public final class CommitWaiter: @unchecked Sendable {
 
     /// Blocks until the token differs from `token`, `seconds` pass or the waiter stops;
     /// returns the newest token either way.
-    public func wait(whileTokenIs token: Int64, seconds: Double) -> Int64 {
+    public func wait(whileTokenIs token: ChangeToken, seconds: Double) -> ChangeToken {
         let deadline = Date(timeIntervalSinceNow: max(0, seconds))
         condition.lock()
         defer { condition.unlock() }

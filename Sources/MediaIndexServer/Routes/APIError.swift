@@ -36,7 +36,11 @@ public struct APIError: Error, Equatable, Sendable {
             default: return APIError(status: 500, code: "internal", message: library.description)
             }
         case let query as AssetQueryError:
-            if case .unknownAlbum = query { return APIError(status: 404, code: "notFound", message: query.description) }
+            switch query {
+            case .unknownAlbum: return APIError(status: 404, code: "notFound", message: query.description)
+            case .notAUserAlbum: return .badRequest(code: "notAUserAlbum", query.description)
+            default: break
+            }
             return .badRequest(code: "badQuery", query.description)
         case let thumbnail as ThumbnailUnavailable:
             return APIError(status: 404, code: "thumbnailUnavailable", message: thumbnail.description)

@@ -6,7 +6,7 @@ extension MediaIndexAPI {
     /// `GET /v1/albums`: as `albums --json`.
     func albums(_ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryParameters(request.query, known: [])
-        return Self.jsonResponse(.array(try library.fetchAlbumsNow().map(JSONShapes.album)))
+        return Self.jsonResponse(.array(try library.blocking.fetchAlbums().map(JSONShapes.album)))
     }
 
     /// `POST /v1/albums {"title": …}`: as `album create TITLE --json`; 201 with the album.
@@ -16,8 +16,7 @@ extension MediaIndexAPI {
         guard let title = body["title"] as? String, body.count == 1 else {
             throw APIError.badRequest(code: "badBody", #"the body must be {"title": "…"} with the album's title"#)
         }
-        let library = self.library
-        let album = try blocking { try await library.createAlbum(title: title) }
+        let album = try library.blocking.createAlbum(title: title)
         var response = Self.jsonResponse(JSONShapes.album(album), status: 201)
         response.addHeader("Location", "/v1/albums/\(album.id)")
         return response
@@ -25,26 +24,27 @@ extension MediaIndexAPI {
 
     /// `POST`/`DELETE /v1/albums/{id}/assets {"ids": [...]}`: as `album add` and
     /// `album remove`; answers with the album as it now is.
-    func albumAssets(_ albumID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    func albumAssets(_ albumText: String, _ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryParameters(request.query, known: [])
-        guard albumID.hasPrefix("user.") else {
-            if albumID.hasPrefix("smart.") || albumID.hasPrefix("folder.") {
-                throw APIError.badRequest(code: "notAUserAlbum", "\(albumID) is not a user album; only user albums take assets")
-            }
-            throw APIError.notFound(AssetQueryError.unknownAlbum(albumID).description)
+        guard let albumID = Album.ID(albumText) else {
+            throw APIError.notFound(AssetQueryError.unknownAlbum(albumText).description)
         }
+        guard albumID.kind == .user else { throw APIError.from(AssetQueryError.notAUserAlbum(albumID)) }
         let body = try Self.jsonBody(request, shape: #"{"ids": ["…"]}"#)
-        guard let ids = body["ids"] as? [String], body.count == 1, !ids.isEmpty else {
+        guard let texts = body["ids"] as? [String], body.count == 1, !texts.isEmpty else {
             throw APIError.badRequest(code: "badBody", #"the body must be {"ids": ["…"]} with at least one asset id"#)
         }
-        let library = self.library
-        let adding = request.method == "POST"
-        try blocking {
-            if adding { try await library.addAssets(ids, toAlbum: albumID) }
-            else { try await library.removeAssets(ids, fromAlbum: albumID) }
+        let ids = try texts.map { text in
+            guard let id = Asset.ID(text) else { throw APIError.notFound(LibraryError.assetNotFound(text).description) }
+            return id
         }
-        guard let album = try library.fetchAlbumsNow().first(where: { $0.id == albumID }) else {
-            throw APIError.notFound(AssetQueryError.unknownAlbum(albumID).description)
+        if request.method == "POST" {
+            try library.blocking.addAssets(ids, toAlbum: albumID)
+        } else {
+            try library.blocking.removeAssets(ids, fromAlbum: albumID)
+        }
+        guard let album = try library.blocking.fetchAlbums().first(where: { $0.id == albumID }) else {
+            throw APIError.notFound(AssetQueryError.unknownAlbum(albumText).description)
         }
         return Self.jsonResponse(JSONShapes.album(album))
     }

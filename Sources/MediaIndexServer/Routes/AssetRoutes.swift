@@ -14,16 +14,15 @@ extension MediaIndexAPI {
         guard limit >= 0 else { throw APIError.badRequest("limit must not be negative") }
         let count = try query.flag("count")
         let parameters = try AssetListingParameters(reading: query)
-        let library = self.library
         var options = parameters.options
         options.limit = limit
         if let albumKey = parameters.albumKey {
-            options.album = try blocking { try await library.albumScope(named: albumKey) }
+            options.album = try library.blocking.albumScope(named: albumKey)
         }
         if count {
-            return Self.jsonResponse(JSONShapes.counts(try library.countAssetsNow(options)))
+            return Self.jsonResponse(JSONShapes.counts(try library.blocking.countAssets(options)))
         }
-        let page = try library.fetchAssetsNow(options)
+        let page = try library.blocking.fetchAssets(options)
         return Self.jsonResponse(JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor))
     }
 
@@ -35,7 +34,7 @@ extension MediaIndexAPI {
 
     /// The asset with identifier `id`; any other form of id is not found.
     func existingAsset(_ id: String) throws -> Asset {
-        guard AssetIdentifierFactory.isWellFormed(id), let asset = try library.asset(identifier: id) else {
+        guard let assetID = Asset.ID(id), let asset = try library.blocking.asset(id: assetID) else {
             throw APIError.notFound(LibraryError.assetNotFound(id).description)
         }
         return asset
@@ -45,11 +44,12 @@ extension MediaIndexAPI {
     /// `hide`, `unhide`; answers with the asset as it now is.
     func setFlag(favorite: Bool, _ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryParameters(request.query, known: [])
-        _ = try existingAsset(id)
+        let asset = try existingAsset(id)
         let value = request.method == "PUT"
-        let library = self.library
-        try blocking {
-            if favorite { try await library.setFavorite(value, for: [id]) } else { try await library.setHidden(value, for: [id]) }
+        if favorite {
+            try library.blocking.setFavorite(value, for: [asset.id])
+        } else {
+            try library.blocking.setHidden(value, for: [asset.id])
         }
         return Self.jsonResponse(JSONShapes.asset(try existingAsset(id)))
     }
@@ -72,8 +72,8 @@ extension MediaIndexAPI {
         if let tags = request.header("If-None-Match"), Self.etag(etag, matches: tags) {
             return HTTPResponse(status: 304, headers: [("ETag", etag), ("Cache-Control", caching)])
         }
-        let library = self.library, cache = configuration.cache
-        let path = try library.thumbnailNow(for: asset, request: thumbnailRequest, cache: cache).path
+        let path = try library.blocking.thumbnail(for: asset, size: thumbnailRequest.maxPixelSize,
+                                                  mode: thumbnailRequest.mode, format: thumbnailRequest.format).path
         let file = try OpenedFile(path: path)
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", key.formatName == "webp" ? "image/webp" : "image/jpeg"),

@@ -14,19 +14,19 @@ extension MediaIndexAPI {
             if query.items.contains(where: { $0.name == "wait" }) {
                 throw APIError.badRequest("wait needs since: the token to wait for changes after")
             }
-            return Self.jsonResponse(.object([("currentToken", .int(Int(try library.currentChangeToken())))]))
+            return Self.jsonResponse(.object([("currentToken", .int(Int(try library.blocking.currentChangeToken().rawValue)))]))
         }
-        guard let since = Int64(sinceText), since >= 0 else {
+        guard let since = ChangeToken(sinceText) else {
             throw APIError.badRequest("since takes a change token (a whole number, 0 or more), not '\(sinceText)'")
         }
-        var result = try library.changes(since: since)
+        var result = try library.blocking.changes(since: since)
         let deadline = Date(timeIntervalSinceNow: wait)
         // Each pass either sees a new token (so changes exist) or reaches the deadline.
         while result.changes.isEmpty && !waiter.isStopped {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { break }
             _ = waiter.wait(whileTokenIs: result.currentToken, seconds: remaining)
-            result = try library.changes(since: since)
+            result = try library.blocking.changes(since: since)
         }
         return Self.jsonResponse(JSONShapes.changes(result))
     }
@@ -35,13 +35,13 @@ extension MediaIndexAPI {
     /// its token and its changes counted by kind; resumes after `Last-Event-ID`.
     func events(_ request: HTTPRequest) throws -> HTTPResponse {
         let query = try QueryParameters(request.query, known: ["since"])
-        var start = try library.currentChangeToken()
+        var start = try library.blocking.currentChangeToken()
         let sinceText = try query.value("since")
         if let text = request.header("Last-Event-ID") ?? sinceText {
-            guard let token = Int64(text), token >= 0 else {
+            guard let token = ChangeToken(text) else {
                 throw APIError.badRequest("since (or Last-Event-ID) takes a change token, not '\(text)'")
             }
-            _ = try library.changes(since: token)  // 410 now for a token the feed cannot answer
+            _ = try library.blocking.changes(since: token)  // 410 now for a token the feed cannot answer
             start = token
         }
         let stream = ChangeEventStream(library: library, waiter: waiter, after: start,
@@ -60,11 +60,11 @@ final class ChangeEventStream: HTTPBodyStream, @unchecked Sendable {
     private let waiter: CommitWaiter
     private let keepAliveSeconds: Double
     private let lock = NSLock()
-    private var last: Int64
+    private var last: ChangeToken
     private var started = false
     private var cancelled = false
 
-    init(library: MediaLibrary, waiter: CommitWaiter, after token: Int64, keepAliveSeconds: Double) {
+    init(library: MediaLibrary, waiter: CommitWaiter, after token: ChangeToken, keepAliveSeconds: Double) {
         self.library = library
         self.waiter = waiter
         self.last = token
@@ -101,17 +101,17 @@ final class ChangeEventStream: HTTPBodyStream, @unchecked Sendable {
     }
 
     /// The batch's changes by kind; empty when history after `token` is gone.
-    private func counts(after token: Int64) -> [(String, Int)] {
-        guard let changes = try? library.changes(since: token) else { return [] }
-        return AssetChangeKind.allCases.compactMap { kind in
+    private func counts(after token: ChangeToken) -> [(String, Int)] {
+        guard let changes = try? library.blocking.changes(since: token) else { return [] }
+        return AssetChange.Kind.allCases.compactMap { kind in
             let count = changes.changes.filter { $0.kind == kind }.count
             return count > 0 ? (kind.rawValue, count) : nil
         }
     }
 
     /// `id: TOKEN`, `event: changes`, `data: {"token": …, "counts": {…}}`.
-    static func event(token: Int64, counts: [(String, Int)]) -> String {
-        let data = JSON.object([("token", .int(Int(token))), ("counts", .object(counts.map { ($0.0, JSON.int($0.1)) }))])
+    static func event(token: ChangeToken, counts: [(String, Int)]) -> String {
+        let data = JSON.object([("token", .int(Int(token.rawValue))), ("counts", .object(counts.map { ($0.0, JSON.int($0.1)) }))])
         return "id: \(token)\nevent: changes\ndata: \(data.compactText)\n\n"
     }
 }

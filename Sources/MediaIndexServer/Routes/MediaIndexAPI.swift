@@ -28,10 +28,9 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
 
     /// What the API serves and how.
     public struct Configuration: Sendable {
-        /// The library; opened read-only when `isReadOnly`.
+        /// The library, with the thumbnail cache it was opened with; opened read-only
+        /// when `isReadOnly`.
         public var library: MediaLibrary
-        /// Where thumbnails are cached.
-        public var cache: ThumbnailCache
         /// Host, token and CORS rules.
         public var policy: AccessPolicy
         /// True when another process watches the library (`--no-watch`): writes are refused.
@@ -42,10 +41,9 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         public var eventKeepAliveSeconds: Double = 15
 
         /// A configuration from its parts.
-        public init(library: MediaLibrary, cache: ThumbnailCache, policy: AccessPolicy, isReadOnly: Bool,
+        public init(library: MediaLibrary, policy: AccessPolicy, isReadOnly: Bool,
                     watcherState: @escaping @Sendable () -> [RootWatchState]) {
             self.library = library
-            self.cache = cache
             self.policy = policy
             self.isReadOnly = isReadOnly
             self.watcherState = watcherState
@@ -74,7 +72,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     /// - Throws: `LibraryError` when the change feed cannot be read.
     public init(configuration: Configuration) throws {
         currentConfiguration = configuration
-        waiter = CommitWaiter(currentToken: try configuration.library.currentChangeToken())
+        waiter = CommitWaiter(currentToken: try configuration.library.blocking.currentChangeToken())
         monitor = CommitMonitor(library: configuration.library, waiter: waiter)
         monitor.start()
     }
@@ -222,10 +220,5 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         var response = jsonResponse(error.json, status: error.status)
         for header in error.headers { response.addHeader(header.name, header.value) }
         return response
-    }
-
-    /// Runs one of the library's async calls on a connection's thread.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        try CallingThreadExecutor.run(body)
     }
 }

@@ -52,7 +52,7 @@ extension MediaIndexAPI {
     private func compatibleJPEG(of asset: Asset, resource: AssetResource, _ request: HTTPRequest) throws -> HTTPResponse {
         let side = max(asset.pixelWidth ?? 0, asset.pixelHeight ?? 0)
         let jpeg = ThumbnailRequest(maxPixelSize: side > 0 ? side : 16_384, mode: .fit, format: .jpeg(quality: 90))
-        let path = try library.thumbnailNow(for: asset, request: jpeg, cache: configuration.cache).path
+        let path = try library.blocking.thumbnail(for: asset, size: jpeg.maxPixelSize, mode: jpeg.mode, format: jpeg.format).path
         let file = try OpenedFile(path: path)
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "image/jpeg"), ("Content-Disposition", Self.contentDisposition(Self.fileStem(resource.path) + ".jpg")),

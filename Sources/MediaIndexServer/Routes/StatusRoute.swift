@@ -7,8 +7,8 @@ extension MediaIndexAPI {
     /// index run and whether this server is read-only.
     func status(_ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryParameters(request.query, known: [])
-        let statistics = try library.statistics()
-        let roots = try library.roots()
+        let statistics = try library.blocking.statistics()
+        let roots = try library.blocking.roots()
         let watched = Dictionary(configuration.watcherState().map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         let notWatched = configuration.isReadOnly
             ? "this server does not watch (another process watches the library, or --no-watch was given)"
@@ -20,7 +20,7 @@ extension MediaIndexAPI {
                 ("watcher", .string(state?.watcher ?? "none")),
                 ("reason", state.map { JSON($0.reason) } ?? .string(notWatched)),
                 ("assets", .int(root.assetCount)), ("errors", .int(root.errorCount)),
-                ("lastIndexedDate", root.lastIndexedAt.map { .string(JSONShapes.isoUTC($0)) } ?? .null),
+                ("lastIndexedDate", root.lastIndexedDate.map { .string(JSONShapes.isoUTC($0)) } ?? .null),
             ])
         })
         return Self.jsonResponse(.object([
@@ -31,7 +31,7 @@ extension MediaIndexAPI {
                                 ("videos", .int(statistics.videos)), ("files", .int(statistics.files)),
                                 ("errors", .int(statistics.errors))])),
             ("lastRun", statistics.lastRun.map(JSONShapes.summary) ?? .null),
-            ("changeToken", .int(Int(waiter.currentToken))),
+            ("changeToken", .int(Int(waiter.currentToken.rawValue))),
         ]))
     }
 }
