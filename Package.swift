@@ -52,10 +52,28 @@ let package = Package(
         .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
         .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport", "CTIFF", "CLCMS2"]),
 
+        // What the CLI and the HTTP API share: the JSON shapes and their encoder, suggestions.
+        .target(
+            name: "MediaIndexInterface",
+            dependencies: ["MediaIndex", "MediaMetadata"]
+        ),
+
+        // The HTTP API and the web picker, on libmicrohttpd.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(
+            name: "MediaIndexServer",
+            dependencies: ["MediaIndex", "MediaIndexInterface", "CMicroHTTPD"],
+            plugins: ["EmbedWebPicker"]
+        ),
+        .executableTarget(name: "WebPickerEmbedder"),
+        .plugin(name: "EmbedWebPicker", capability: .buildTool(), dependencies: ["WebPickerEmbedder"]),
+        .testTarget(name: "MediaIndexServerTests",
+                    dependencies: ["MediaIndexServer", "MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
+
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex", "MediaMetadata"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaIndexInterface", "MediaIndexServer"]
         ),
         .executableTarget(
             name: "mediaindex",
@@ -83,7 +101,7 @@ let package = Package(
         .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,6 +20,9 @@ struct Options {
     var watchInterval = 0.05
     var watchBurst = 10_000
     var onlyWatch = false
+    var serveAssets = 1_000_000
+    var serveRequests = 200
+    var onlyServe = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -41,8 +44,11 @@ struct Options {
             case "--watch-interval": watchInterval = max(0, Double(try value()) ?? watchInterval)
             case "--watch-burst": watchBurst = max(0, Int(try value()) ?? watchBurst)
             case "--only-watch": onlyWatch = true
+            case "--serve-assets": serveAssets = max(0, Int(try value()) ?? serveAssets)
+            case "--serve-requests": serveRequests = max(1, Int(try value()) ?? serveRequests)
+            case "--only-serve": onlyServe = true
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -84,8 +90,14 @@ func run() throws {
     }
     let watchRows = { try WatchBenchmark.run(mediaindex: mediaindex, media: media, work: work, files: options.watchFiles,
                                              interval: options.watchInterval, burst: options.watchBurst) }
+    let serveRows = { try ServeBenchmark.run(mediaindex: mediaindex, media: media, work: work, assets: options.serveAssets,
+                                             requestsPerClient: options.serveRequests) }
     if options.onlyWatch {
         printTable(try watchRows())
+        return
+    }
+    if options.onlyServe {
+        printTable(try serveRows())
         return
     }
     let tree = work + "/tree"
@@ -148,6 +160,7 @@ func run() throws {
                                        filesPerKind: options.thumbnailFiles)
     rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.queryAssets)
     rows += try watchRows()
+    rows += try serveRows()
 
     printTable(rows)
     let document: [String: Any] = [

@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaIndexCLI
+import MediaIndexInterface
 
 /// Parses `arguments` against the sample tree and returns the command to run.
 func sampleCommand<Command: ParsableCommand>(

@@ -1,5 +1,6 @@
 import Testing
 @testable import MediaIndexCLI
+import MediaIndexInterface
 
 @Suite("JSON: an ordered value and its serializer")
 struct JSONTests {

@@ -60,6 +60,8 @@ struct MediaIndexCommandTreeTests {
               unhide                  Show hidden assets again.
               thumbnail               Print an asset's thumbnail path (made if needed).
               thumbnails              Make missing thumbnails, or collect old ones (--gc).
+              serve                   Serve the HTTP API and the web picker, keeping the
+                                      library indexed.
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)

@@ -2,6 +2,7 @@ import CorpusSupport
 import Foundation
 import Testing
 @testable import MediaIndexCLI
+import MediaIndexInterface
 
 // Issue 13: what a hostile file name, a narrow terminal or a new user ran into.
 
@@ -180,12 +181,12 @@ struct CaptureTimeDisplayTests {
 struct CommandLinePaperCutTests {
     @Test("--to and --from take minutes with a zone: 2021-04-11T21:00Z is 21:00 UTC")
     func minutesWithZone() throws {
-        let utc = try AssetsCommand.date("2021-04-11T21:00Z", option: "--to", endOfDay: true)
+        let utc = try AssetListingParameters.date("2021-04-11T21:00Z", option: "--to", endOfDay: true)
         #expect(utc.timeIntervalSince1970 == 1_618_174_800)
-        let offset = try AssetsCommand.date("2021-04-11T23:00+02:00", option: "--to", endOfDay: true)
+        let offset = try AssetListingParameters.date("2021-04-11T23:00+02:00", option: "--to", endOfDay: true)
         #expect(offset == utc)
-        #expect(try AssetsCommand.date("2021-04-11T21:00:00Z", option: "--to", endOfDay: true) == utc)
-        #expect(throws: ValidationError.self) { try AssetsCommand.date("2021-04-11T25:00Z", option: "--to", endOfDay: true) }
+        #expect(try AssetListingParameters.date("2021-04-11T21:00:00Z", option: "--to", endOfDay: true) == utc)
+        #expect(throws: ParameterError.self) { try AssetListingParameters.date("2021-04-11T25:00Z", option: "--to", endOfDay: true) }
     }
 
     @Test("UTC times keep the milliseconds they have, without binary noise")

@@ -433,11 +433,10 @@ extension MediaLibrary {
     ///   nil to look this key up.
     func thumbnailOutcome(for asset: Asset, request: ThumbnailRequest, cache: ThumbnailCache,
                           known: [String: ThumbnailRecord]?, retryFailures: Bool) throws -> ThumbnailOutcome {
-        guard let primary = asset.primaryResource else {
+        guard let primary = asset.primaryResource, let key = thumbnailKey(for: asset, request: request) else {
             return ThumbnailOutcome(result: .failure(ThumbnailUnavailable(
                 identifier: asset.id, state: .failed, reason: "the asset has no file")), record: nil)
         }
-        let key = ThumbnailKey(identifier: asset.id.rawValue, revision: asset.revision, sourceBytes: primary.bytes, request: request)
         let hash = key.hash
         let path = cache.path(for: key, library: location)
         if cache.validFileSize(at: path) != nil {

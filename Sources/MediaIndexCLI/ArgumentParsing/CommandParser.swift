@@ -1,3 +1,5 @@
+import MediaIndexInterface
+
 /// What a command line asks for.
 public enum ParseOutcome: Sendable {
     /// Run this command: parsed, built and validated.

@@ -1,26 +1,6 @@
 import Foundation
 import MediaIndex
-
-extension JSONShapes {
-    static func album(_ album: Album) -> JSON {
-        var members: [(String, JSON)] = [
-            ("id", .string(album.id.description)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
-            ("path", album.path.map { .string($0.displayString) } ?? .null),
-            ("parentId", album.parentID.map { .string($0.description) } ?? .null),
-            ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
-            ("countWithSubfolders", .int(album.countWithSubfolders)),
-            ("imageCountWithSubfolders", .int(album.imageCountWithSubfolders)),
-            ("videoCountWithSubfolders", .int(album.videoCountWithSubfolders)),
-            ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
-            ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
-            ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
-        ]
-        if let path = album.path, !path.isValidUTF8 {
-            members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString())))
-        }
-        return .object(members)
-    }
-}
+import MediaIndexInterface
 
 /// `mediaindex albums`: smart, user and folder albums with counts.
 struct AlbumsCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex assets`: assets matching a filter, in pages.
 struct AssetsCommand: ParsableCommand {
@@ -56,96 +57,19 @@ struct AssetsCommand: ParsableCommand {
         count = parsed.flag("count")
         limit = try parsed.option("limit", as: Int.self)
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-        if let text = parsed.option("filter") {
-            do { options.filter = try MediaFilter(parsing: text) } catch let error as MediaFilterParseError {
-                throw ValidationError("--filter: \(error.description)")
-            }
+        do {
+            let parameters = try AssetListingParameters(reading: CommandLineParameters(parsed: parsed))
+            options = parameters.options
+            albumKey = parameters.albumKey
+            recursive = parameters.recursive
+        } catch let error as ParameterError {
+            throw ValidationError(error.message)
         }
-        albumKey = parsed.option("album")
-        recursive = parsed.flag("recursive")
-        if recursive && albumKey == nil { throw ValidationError("--recursive needs --album FOLDER") }
-        if let text = parsed.option("from") { options.capturedFrom = try Self.date(text, option: "--from", endOfDay: false) }
-        if let text = parsed.option("to") { options.capturedBefore = try Self.date(text, option: "--to", endOfDay: true) }
-        if let text = parsed.option("near") {
-            let numbers = try Self.numbers(text, count: 3, option: "--near", shape: "LAT,LON,METRES")
-            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
-        }
-        if let text = parsed.option("bbox") {
-            if options.place != nil { throw ValidationError("--near and --bbox cannot be used together") }
-            let n = try Self.numbers(text, count: 4, option: "--bbox", shape: "SOUTH,WEST,NORTH,EAST")
-            options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
-        }
-        options.make = parsed.option("make")
-        options.model = parsed.option("model")
-        if let text = parsed.option("min-pixels") {
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            if parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0 {
-                options.minimumPixelWidth = w
-                options.minimumPixelHeight = h
-            } else if let n = Int(text), n >= 0 {
-                options.minimumPixelCount = n
-            } else {
-                throw ValidationError("--min-pixels takes WxH (such as 1920x1080) or a pixel count, not '\(text)'")
-            }
-        }
-        options.minimumDuration = try parsed.option("min-duration", as: Double.self)
-        options.maximumDuration = try parsed.option("max-duration", as: Double.self)
-        options.formats = parsed.options("type")
-        options.includeHidden = parsed.flag("include-hidden")
-        options.includeAllBurstAssets = parsed.flag("all-bursts")
-        if let text = parsed.option("sort") {
-            guard let key = AssetSortKey.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                throw ValidationError("--sort takes one of " + AssetSortKey.allCases.map(\.rawValue).joined(separator: ", ") + ", not '\(text)'")
-            }
-            options.sort = AssetSort(key)
-        }
-        if parsed.flag("reverse") {
-            options.sort = options.sort ?? AssetSort.newestFirst
-            options.sort?.ascending.toggle()
-        }
-        options.after = parsed.option("after")
-    }
-
-    /// A date option: local time unless it carries `Z` or an offset.
-    static func date(_ text: String, option: String, endOfDay: Bool) throws -> Date {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime]
-        if let date = iso.date(from: trimmed) { return date }
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = iso.date(from: trimmed) { return date }
-        // Minutes without seconds, with or without a zone (`2021-04-11T21:00Z`).
-        if let (civil, offset) = LocalDateFormatter.parse(trimmed) {
-            if let offset { return Date(timeIntervalSince1970: TimeInterval(civil.secondsSinceEpoch - Int64(offset))) }
-            var components = DateComponents()
-            (components.year, components.month, components.day) = (Int(civil.year), civil.month, civil.day)
-            (components.hour, components.minute, components.second) = (civil.hour, civil.minute, civil.second)
-            var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone.current
-            if let date = calendar.date(from: components) { return date }
-        }
-        let local = DateFormatter()
-        local.locale = Locale(identifier: "en_US_POSIX")
-        local.timeZone = TimeZone.current
-        local.dateFormat = "yyyy-MM-dd"
-        if let day = local.date(from: trimmed) {
-            return endOfDay ? Calendar.current.date(byAdding: .day, value: 1, to: day) ?? day : day
-        }
-        throw ValidationError("\(option) takes a date such as 2024-05-31 or 2024-05-31T18:30 (local) or 2024-05-31T16:30:00Z, not '\(text)'")
     }
 
     /// `1 asset`, `2 assets`.
     static func counted(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
-
-    static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
-        let values = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == count, values.allSatisfy({ $0?.isFinite == true }) else {
-            throw ValidationError("\(option) takes \(shape) as \(count) numbers separated by commas, not '\(text)'")
-        }
-        return values.compactMap { $0 }
     }
 
     func run(in context: CommandContext) async throws {
@@ -159,8 +83,7 @@ struct AssetsCommand: ParsableCommand {
                     context.standardOutput.writeLine(Self.counted(counts.total, "asset") + ": "
                         + Self.counted(counts.images, "image") + ", " + Self.counted(counts.videos, "video"))
                 } else {
-                    let document = JSON.object([("images", .int(counts.images)), ("videos", .int(counts.videos)),
-                                                ("total", .int(counts.total))])
+                    let document = JSONShapes.counts(counts)
                     context.standardOutput.writeLine(format == .json ? document.prettyText : document.compactText)
                 }
                 return
@@ -189,13 +112,12 @@ struct AssetsCommand: ParsableCommand {
                         guard let next = page.nextCursor else { break }
                         options.after = next
                     }
-                    let document = JSON.object([("assets", .array(all.map(JSONShapes.asset))), ("nextCursor", .null)])
+                    let document = JSONShapes.assetPage(all, nextCursor: nil)
                     context.standardOutput.writeLine(document.prettyText)
                 } else {
                     options.limit = limit
                     let page = try await mediaLibrary.fetchAssets(options)
-                    let document = JSON.object([("assets", .array(page.assets.map(JSONShapes.asset))),
-                                                ("nextCursor", page.nextCursor.map(JSON.string) ?? .null)])
+                    let document = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor)
                     context.standardOutput.writeLine(document.prettyText)
                 }
             case .table:
@@ -241,5 +163,25 @@ struct AssetsCommand: ParsableCommand {
         if let next = page.nextCursor {
             context.standardOutput.writeLine("More: --after \(next)")
         }
+    }
+}
+
+/// A command line's options as a `ParameterSource`: `minPixels` is `--min-pixels`.
+struct CommandLineParameters: ParameterSource {
+    var parsed: ParsedArguments
+
+    func value(_ name: String) throws -> String? { parsed.option(Self.optionName(name)) }
+    func values(_ name: String) -> [String] { parsed.options(Self.optionName(name)) }
+    func flag(_ name: String) throws -> Bool { parsed.flag(Self.optionName(name)) }
+    func number(_ name: String) throws -> Double? { try parsed.option(Self.optionName(name), as: Double.self) }
+    func spelling(of name: String) -> String { "--" + Self.optionName(name) }
+
+    /// `minPixels` → `min-pixels`.
+    static func optionName(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase { result += "-" + character.lowercased() } else { result.append(character) }
+        }
+        return result
     }
 }

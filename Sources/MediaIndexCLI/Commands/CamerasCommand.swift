@@ -1,4 +1,5 @@
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex cameras`: makes and models with their counts.
 struct CamerasCommand: ParsableCommand {

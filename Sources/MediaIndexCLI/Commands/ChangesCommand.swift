@@ -1,4 +1,5 @@
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex changes --since TOKEN`: the change feed.
 struct ChangesCommand: ParsableCommand {
@@ -49,14 +50,7 @@ struct ChangesCommand: ParsableCommand {
             throw error
         }
         if json {
-            context.standardOutput.writeLine(JSON.object([
-                ("changes", .array(result.changes.map { change in
-                    .object([("token", .int(Int(change.token.rawValue))), ("id", .string(change.id.description)),
-                             ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map { .string($0.rawValue) })),
-                             ("date", .string(JSONShapes.isoUTC(change.date)))])
-                })),
-                ("currentToken", .int(Int(result.currentToken.rawValue))),
-            ]).prettyText)
+            context.standardOutput.writeLine(JSONShapes.changes(result).prettyText)
             return
         }
         if result.changes.isEmpty {

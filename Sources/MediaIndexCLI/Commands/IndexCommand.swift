@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 /// `mediaindex index [ROOT...]`: registers roots and brings the library up to date.
 struct IndexCommand: ParsableCommand {

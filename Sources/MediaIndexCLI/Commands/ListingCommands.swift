@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 // `mediaindex assets` lives in AssetsCommand.swift.
 

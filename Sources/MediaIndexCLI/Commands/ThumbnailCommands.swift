@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexInterface
 
 /// `--cache DIR`, `--cache-limit`, shared by the thumbnail commands and `index`.
 struct CacheOptions: ParsableArguments {
@@ -29,26 +30,15 @@ struct CacheOptions: ParsableArguments {
 /// `--size`, `--mode`, `--format` of the thumbnail commands.
 enum ThumbnailArguments {
     static func size(_ text: String) throws -> Int {
-        guard let size = Int(text), size >= 16, size <= 4096 else {
-            throw ValidationError("--size takes a number of pixels from 16 to 4096, not '\(text)'")
-        }
-        return size
+        do { return try ThumbnailParameters.size(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     static func mode(_ text: String?) throws -> ThumbnailMode {
-        guard let text else { return .fit }
-        guard let mode = ThumbnailMode(rawValue: text.lowercased()) else {
-            throw ValidationError("--mode takes fit or fill, not '\(text)'")
-        }
-        return mode
+        do { return try ThumbnailParameters.mode(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     static func format(_ text: String?) throws -> ThumbnailFormat {
-        switch text?.lowercased() {
-        case nil, "jpeg", "jpg": return .jpeg
-        case "webp": return .webp
-        default: throw ValidationError("--format takes jpeg or webp, not '\(text ?? "")'")
-        }
+        do { return try ThumbnailParameters.format(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
 
     static func summaryText(_ s: ThumbnailBuildSummary) -> String {
@@ -220,13 +210,5 @@ struct ThumbnailsCommand: ParsableCommand {
                     """)
             }
         }
-    }
-}
-
-extension JSONShapes {
-    /// `{"made": …, "cached": …, "failed": …, "needsFFmpeg": …, "elapsedSeconds": …}`.
-    static func thumbnailSummary(_ s: ThumbnailBuildSummary) -> JSON {
-        .object([("made", .int(s.made)), ("cached", .int(s.cached)), ("failed", .int(s.failed)),
-                 ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
     }
 }

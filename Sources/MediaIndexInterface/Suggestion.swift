@@ -1,9 +1,9 @@
 /// Finds the name a user probably meant, for "Did you mean …?".
-enum Suggestion {
+public enum Suggestion {
     /// The candidate nearest to `typed`: within two edits (a swap of neighbours counts
     /// as one), or one that `typed` abbreviates (at least three characters); nil when
     /// none is near.
-    static func closest(to typed: String, among candidates: [String]) -> String? {
+    public static func closest(to typed: String, among candidates: [String]) -> String? {
         var best: (name: String, distance: Int)?
         for candidate in Set(candidates).sorted() {
             let distance = editDistance(typed, candidate)
@@ -18,7 +18,7 @@ enum Suggestion {
 
     /// Optimal-string-alignment distance: insertions, deletions, substitutions and
     /// transpositions of adjacent characters.
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

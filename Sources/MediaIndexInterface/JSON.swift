@@ -90,13 +90,13 @@ public enum JSON: Sendable, Equatable {
 
     /// Swift's shortest round-tripping form (`2.635`, `1e-05`, `5.0`), which is valid
     /// JSON; NaN and infinities, which JSON cannot hold, become `null`.
-    static func numberText(_ value: Double) -> String {
+    public static func numberText(_ value: Double) -> String {
         value.isFinite ? value.description : "null"
     }
 
     /// Quotes and escapes: `"` `\` and control characters (as `\n`, `\t`… or `\u001f`),
     /// and U+2028/U+2029, which JavaScript strings cannot hold raw.
-    static func writeString(_ value: String, to output: inout String) {
+    public static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -2,9 +2,11 @@ import Foundation
 import MediaIndex
 import MediaMetadata
 
-/// The JSON shapes the CLI prints. Names are stable: later versions add fields, never rename.
-enum JSONShapes {
-    static func asset(_ a: Asset) -> JSON {
+/// The JSON shapes the CLI prints and the HTTP API serves. Names are stable: later versions add
+/// fields, never rename.
+public enum JSONShapes {
+    /// An asset, as `show --json` prints it.
+    public static func asset(_ a: Asset) -> JSON {
         var location = JSON.null
         if let l = a.location {
             location = .object([("latitude", .double(l.latitude)), ("longitude", .double(l.longitude)),
@@ -53,7 +55,8 @@ enum JSONShapes {
         ])
     }
 
-    static func resource(_ r: AssetResource) -> JSON {
+    /// One resource of an asset: role, path, size, content type.
+    public static func resource(_ r: AssetResource) -> JSON {
         var members: [(String, JSON)] = [
             ("role", .string(r.role)),
             ("path", .string(r.path.displayString)),
@@ -65,7 +68,8 @@ enum JSONShapes {
         return .object(members)
     }
 
-    static func summary(_ s: IndexSummary) -> JSON {
+    /// An index run's summary, as `index --json` prints it.
+    public static func summary(_ s: IndexSummary) -> JSON {
         .object([
             ("scanned", .int(s.scanned)), ("added", .int(s.added)), ("updated", .int(s.updated)),
             ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),
@@ -87,17 +91,66 @@ enum JSONShapes {
         ])
     }
 
-    static func error(_ e: IndexedFileError) -> JSON {
+    /// A file that could not be read, as `errors --json` lists it.
+    public static func error(_ e: IndexedFileError) -> JSON {
         var members: [(String, JSON)] = [("path", .string(e.path.displayString)), ("message", .string(e.message)),
                                          ("bytes", .int(Int(e.bytes))), ("recordedAt", .string(isoUTC(e.recordedDate)))]
         if !e.path.isValidUTF8 { members.append(("pathBase64", .string(Data(e.path.bytes).base64EncodedString()))) }
         return .object(members)
     }
 
+    /// An album, as `albums --json` lists it.
+    public static func album(_ album: Album) -> JSON {
+        var members: [(String, JSON)] = [
+            ("id", .string(album.id.description)), ("kind", .string(album.kind.rawValue)), ("title", .string(album.title)),
+            ("path", album.path.map { .string($0.displayString) } ?? .null),
+            ("parentId", album.parentID.map { .string($0.description) } ?? .null),
+            ("count", .int(album.count)), ("imageCount", .int(album.imageCount)), ("videoCount", .int(album.videoCount)),
+            ("countWithSubfolders", .int(album.countWithSubfolders)),
+            ("imageCountWithSubfolders", .int(album.imageCountWithSubfolders)),
+            ("videoCountWithSubfolders", .int(album.videoCountWithSubfolders)),
+            ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
+            ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
+            ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
+        ]
+        if let path = album.path, !path.isValidUTF8 {
+            members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString())))
+        }
+        return .object(members)
+    }
+
+    /// `{"made": …, "cached": …, "failed": …, "needsFFmpeg": …, "elapsedSeconds": …}`.
+    public static func thumbnailSummary(_ s: ThumbnailBuildSummary) -> JSON {
+        .object([("made", .int(s.made)), ("cached", .int(s.cached)), ("failed", .int(s.failed)),
+                 ("needsFFmpeg", .int(s.needsFFmpeg)), ("elapsedSeconds", .double(s.elapsedSeconds))])
+    }
+
+    /// A page of assets, as `assets --json` prints it: `{"assets": [...], "nextCursor": ...}`.
+    public static func assetPage(_ assets: [Asset], nextCursor: String?) -> JSON {
+        .object([("assets", .array(assets.map(asset))), ("nextCursor", nextCursor.map(JSON.string) ?? .null)])
+    }
+
+    /// Counts by media type, as `assets --count --json` prints them.
+    public static func counts(_ counts: AssetCounts) -> JSON {
+        .object([("images", .int(counts.images)), ("videos", .int(counts.videos)), ("total", .int(counts.total))])
+    }
+
+    /// The change feed after a token, as `changes --json` prints it.
+    public static func changes(_ result: AssetChanges) -> JSON {
+        .object([
+            ("changes", .array(result.changes.map { change in
+                .object([("token", .int(Int(change.token.rawValue))), ("id", .string(change.id.description)),
+                         ("kind", .string(change.kind.rawValue)), ("fields", .array(change.fields.map { .string($0.rawValue) })),
+                         ("date", .string(isoUTC(change.date)))])
+            })),
+            ("currentToken", .int(Int(result.currentToken.rawValue))),
+        ])
+    }
+
     /// A moment as ISO 8601 UTC to the millisecond (`2026-11-29T14:27:54.093Z`).
     /// The milliseconds are counted as an integer: a `Double`'s fraction of a second
     /// carries binary noise (`.594000101`).
-    static func isoUTC(_ date: Date) -> String {
+    public static func isoUTC(_ date: Date) -> String {
         let time = date.timeIntervalSince1970
         guard time.isFinite, abs(time) < 1e14 else { return CaptureDate(timestamp: 0, utcOffsetSeconds: 0).iso8601 }
         let milliseconds = Int64((time * 1000).rounded())

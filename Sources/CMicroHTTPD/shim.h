@@ -1,0 +1,43 @@
+#ifndef MEDIAINDEX_CMICROHTTPD_SHIM_H
+#define MEDIAINDEX_CMICROHTTPD_SHIM_H
+// libmicrohttpd: the embedded HTTP server. Swift cannot call C's variadic functions, so the
+// few the server needs are wrapped here with fixed arguments.
+#include <stdint.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Starts a daemon on `address` (IPv4 or IPv6) with one thread per connection, at most
+/// `connection_limit` connections and `timeout_seconds` of inactivity per connection.
+/// Wraps MHD_start_daemon.
+static inline struct MHD_Daemon *mediaindex_mhd_start(
+    const struct sockaddr *address, int is_ipv6, unsigned int connection_limit, unsigned int timeout_seconds,
+    MHD_AccessHandlerCallback handler, void *handler_context,
+    MHD_RequestCompletedCallback completed, void *completed_context)
+{
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+    if (is_ipv6) flags |= MHD_USE_IPv6;
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_END);
+}
+
+/// The port a daemon listens on (the one the kernel chose for port 0). Wraps MHD_get_daemon_info.
+static inline uint16_t mediaindex_mhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+/// The peer address of a connection, or NULL. Wraps MHD_get_connection_info.
+static inline const struct sockaddr *mediaindex_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+/// MHD_SIZE_UNKNOWN and MHD_CONTENT_READER_END_OF_STREAM, which Swift cannot import (cast macros).
+static const uint64_t mediaindex_mhd_size_unknown = MHD_SIZE_UNKNOWN;
+static const ssize_t mediaindex_mhd_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
+#endif

@@ -1,0 +1,165 @@
+import Foundation
+import MediaIndex
+
+/// Named text values a request carries: a command line's options, or a URL's query.
+///
+/// Names are given in camel case (`minPixels`); each source knows how its users spell
+/// them (`--min-pixels`, `minPixels`) for error messages.
+public protocol ParameterSource {
+    /// The single value of `name`, or nil when absent.
+    ///
+    /// - Throws: the source's own error when the value is malformed for it.
+    func value(_ name: String) throws -> String?
+    /// Every value of a repeatable `name`, in order.
+    func values(_ name: String) -> [String]
+    /// Whether the boolean `name` is set.
+    ///
+    /// - Throws: the source's own error for a value that is not a boolean.
+    func flag(_ name: String) throws -> Bool
+    /// The value of `name` as a finite number, or nil when absent.
+    ///
+    /// - Throws: the source's own error when it is not a number.
+    func number(_ name: String) throws -> Double?
+    /// How users of this source write `name` (`--min-pixels` or `minPixels`).
+    func spelling(of name: String) -> String
+}
+
+/// A parameter value that makes no sense: one sentence naming the parameter as its
+/// user spelled it (`--from takes a date such as …`).
+public struct ParameterError: Error, Equatable, CustomStringConvertible {
+    /// The sentence.
+    public var message: String
+    /// An error with its sentence.
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What `mediaindex assets` and `GET /v1/assets` ask for: the fetch options and the
+/// album named, decoded the same way from either.
+public struct AssetListingParameters: Sendable {
+    /// The names this decoder reads, in camel case.
+    public static let names = ["filter", "album", "recursive", "from", "to", "near", "bbox", "make", "model", "minPixels",
+                               "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
+                               "reverse", "after"]
+
+    /// The options for `fetchAssets`, with `album` still unresolved.
+    public var options = FetchOptions()
+    /// The album as given (an id, a smart album name, a title or a folder path), to resolve
+    /// with `albumScope(named:)`.
+    public var albumKey: String?
+    /// With a folder album: also every asset in its subfolders.
+    public var recursive = false
+
+    /// Reads every parameter of `names` from `source`.
+    ///
+    /// - Throws: `ParameterError` for a value that makes no sense, or the source's own
+    ///   errors for malformed values.
+    public init(reading source: some ParameterSource) throws {
+        if let text = try source.value("filter") {
+            do { options.filter = try MediaFilter(parsing: text) } catch let error as MediaFilterParseError {
+                throw ParameterError("\(source.spelling(of: "filter")): \(error.description)")
+            }
+        }
+        albumKey = try source.value("album")
+        recursive = try source.flag("recursive")
+        if recursive && albumKey == nil {
+            throw ParameterError("\(source.spelling(of: "recursive")) needs \(source.spelling(of: "album")) FOLDER")
+        }
+        if let text = try source.value("from") {
+            options.capturedFrom = try Self.date(text, option: source.spelling(of: "from"), endOfDay: false)
+        }
+        if let text = try source.value("to") {
+            options.capturedBefore = try Self.date(text, option: source.spelling(of: "to"), endOfDay: true)
+        }
+        if let text = try source.value("near") {
+            let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
+            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
+        }
+        if let text = try source.value("bbox") {
+            if options.place != nil {
+                throw ParameterError("\(source.spelling(of: "near")) and \(source.spelling(of: "bbox")) cannot be used together")
+            }
+            let n = try Self.numbers(text, count: 4, option: source.spelling(of: "bbox"), shape: "SOUTH,WEST,NORTH,EAST")
+            options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
+        }
+        options.make = try source.value("make")
+        options.model = try source.value("model")
+        if let text = try source.value("minPixels") {
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            if parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0 {
+                options.minimumPixelWidth = w
+                options.minimumPixelHeight = h
+            } else if let n = Int(text), n >= 0 {
+                options.minimumPixelCount = n
+            } else {
+                throw ParameterError("\(source.spelling(of: "minPixels")) takes WxH (such as 1920x1080) or a pixel count, not '\(text)'")
+            }
+        }
+        options.minimumDuration = try source.number("minDuration")
+        options.maximumDuration = try source.number("maxDuration")
+        options.formats = source.values("type")
+        options.includeHidden = try source.flag("includeHidden")
+        options.includeAllBurstAssets = try source.flag("allBursts")
+        if let text = try source.value("sort") {
+            guard let key = AssetSortKey.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
+                throw ParameterError("\(source.spelling(of: "sort")) takes one of "
+                    + AssetSortKey.allCases.map(\.rawValue).joined(separator: ", ") + ", not '\(text)'")
+            }
+            options.sort = AssetSort(key)
+        }
+        if try source.flag("reverse") {
+            options.sort = options.sort ?? AssetSort.newestFirst
+            options.sort?.ascending.toggle()
+        }
+        options.after = try source.value("after")
+    }
+
+    /// A date: local time unless it carries `Z` or an offset; a bare date is the start of
+    /// that day, or with `endOfDay` the start of the next.
+    ///
+    /// - Throws: `ParameterError` naming `option` when `text` is no such date.
+    public static func date(_ text: String, option: String, endOfDay: Bool) throws -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime]
+        if let date = iso.date(from: trimmed) { return date }
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = iso.date(from: trimmed) { return date }
+        // Minutes without seconds before a zone (`2021-04-11T21:00Z`, `…21:00+02:00`).
+        if let withSeconds = Self.insertingSeconds(into: trimmed), let date = iso.date(from: withSeconds) { return date }
+        let local = DateFormatter()
+        local.locale = Locale(identifier: "en_US_POSIX")
+        local.timeZone = TimeZone.current
+        for pattern in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm"] {
+            local.dateFormat = pattern
+            if let date = local.date(from: trimmed) { return date }
+        }
+        local.dateFormat = "yyyy-MM-dd"
+        if let day = local.date(from: trimmed) {
+            return endOfDay ? Calendar.current.date(byAdding: .day, value: 1, to: day) ?? day : day
+        }
+        throw ParameterError("\(option) takes a date such as 2024-05-31 or 2024-05-31T18:30 (local) or 2024-05-31T16:30:00Z, not '\(text)'")
+    }
+
+    /// `2021-04-11T21:00:00Z` for `2021-04-11T21:00Z`: a date-time to the minute with a
+    /// zone, given its seconds; nil for any other text.
+    static func insertingSeconds(into text: String) -> String? {
+        let characters = Array(text)
+        guard characters.count > 16, characters[10] == "T" || characters[10] == "t", characters[13] == ":",
+              characters[16] == "Z" || characters[16] == "z" || characters[16] == "+" || characters[16] == "-"
+        else { return nil }
+        return String(characters[..<16]) + ":00" + String(characters[16...])
+    }
+
+    /// `count` finite numbers separated by commas.
+    ///
+    /// - Throws: `ParameterError` naming `option` and the expected `shape`.
+    public static func numbers(_ text: String, count: Int, option: String, shape: String) throws -> [Double] {
+        let values = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard values.count == count, values.allSatisfy({ $0?.isFinite == true }) else {
+            throw ParameterError("\(option) takes \(shape) as \(count) numbers separated by commas, not '\(text)'")
+        }
+        return values.compactMap { $0 }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import MediaIndex
+import MediaIndexInterface
+
+/// One root as `/v1/status` reports it: how the watcher learns of its changes.
+public struct RootWatchState: Sendable, Equatable {
+    /// The root folder.
+    public var path: PathBytes
+    /// `inotify`, `polling`, or `none` when this server does not watch.
+    public var watcher: String
+    /// Why the root is polled or not watched; nil under inotify.
+    public var reason: String?
+
+    /// A root's state from its parts.
+    public init(path: PathBytes, watcher: String, reason: String?) {
+        self.path = path
+        self.watcher = watcher
+        self.reason = reason
+    }
+}
+
+/// The MediaIndex HTTP API and the web picker: thin routes that decode their parameters
+/// into the library's option types, call the library and encode with the CLI's JSON
+/// shapes. Refusals (Host, token, unknown route or parameter) come before any library call.
+public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
+    // @unchecked: the configuration is only touched under `configurationLock`; the
+    // waiter and monitor are thread-safe; the closure is @Sendable.
+
+    /// What the API serves and how.
+    public struct Configuration: Sendable {
+        /// The library, with the thumbnail cache it was opened with; opened read-only
+        /// when `isReadOnly`.
+        public var library: MediaLibrary
+        /// Host, token and CORS rules.
+        public var policy: AccessPolicy
+        /// True when another process watches the library (`--no-watch`): writes are refused.
+        public var isReadOnly: Bool
+        /// The watcher's state per root, read for each `/v1/status`.
+        public var watcherState: @Sendable () -> [RootWatchState]
+        /// Seconds between keep-alive comments on an idle event stream.
+        public var eventKeepAliveSeconds: Double = 15
+
+        /// A configuration from its parts.
+        public init(library: MediaLibrary, policy: AccessPolicy, isReadOnly: Bool,
+                    watcherState: @escaping @Sendable () -> [RootWatchState]) {
+            self.library = library
+            self.policy = policy
+            self.isReadOnly = isReadOnly
+            self.watcherState = watcherState
+        }
+    }
+
+    /// The longest `/v1/assets` page.
+    public static let maximumLimit = 1000
+    /// The longest long poll.
+    public static let maximumWaitSeconds = 60.0
+
+    private let configurationLock = NSLock()
+    private var currentConfiguration: Configuration
+    /// The configuration, with the policy's port the one actually bound.
+    var configuration: Configuration {
+        configurationLock.lock()
+        defer { configurationLock.unlock() }
+        return currentConfiguration
+    }
+    var library: MediaLibrary { configuration.library }
+    let waiter: CommitWaiter
+    private let monitor: CommitMonitor
+
+    /// The API over `configuration.library`; starts watching for commits at once.
+    ///
+    /// - Throws: `LibraryError` when the change feed cannot be read.
+    public init(configuration: Configuration) throws {
+        currentConfiguration = configuration
+        waiter = CommitWaiter(currentToken: try configuration.library.blocking.currentChangeToken())
+        monitor = CommitMonitor(library: configuration.library, waiter: waiter)
+        monitor.start()
+    }
+
+    /// Records the address the server really bound (the kernel's port for port 0), which
+    /// the Host check compares against.
+    public func serverDidBind(to address: ListenAddress) {
+        configurationLock.lock()
+        currentConfiguration.policy.address = address
+        configurationLock.unlock()
+    }
+
+    public func serverWillStop() {
+        monitor.stop()
+    }
+
+    public func bodyTooLarge() -> HTTPResponse {
+        Self.errorResponse(APIError(status: 413, code: "bodyTooLarge",
+                                    message: "the request body is larger than \(HTTPServer.maximumBodyBytes) bytes (1 MB)"))
+    }
+
+    // MARK: Dispatch
+
+    /// What a path names, and the methods it takes.
+    enum Route: Equatable {
+        case picker, pickerFile(String)
+        case assets, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
+        case albums, albumAssets(String)
+        case changes, events, status
+
+        var methods: [String] {
+            switch self {
+            case .favorite, .hidden: return ["PUT", "DELETE"]
+            case .albumAssets: return ["POST", "DELETE"]
+            case .albums: return ["GET", "HEAD", "POST"]
+            default: return ["GET", "HEAD"]
+            }
+        }
+
+        init?(path: String) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            switch parts.count {
+            case 1 where parts[0].isEmpty: self = .picker
+            case 1 where EmbeddedWebPicker.file(named: parts[0]) != nil: self = .pickerFile(parts[0])
+            case 2 where parts[0] == "v1":
+                switch parts[1] {
+                case "assets": self = .assets
+                case "albums": self = .albums
+                case "changes": self = .changes
+                case "events": self = .events
+                case "status": self = .status
+                default: return nil
+                }
+            case 3 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty: self = .asset(parts[2])
+            case 4 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty:
+                switch parts[3] {
+                case "thumbnail": self = .thumbnail(parts[2])
+                case "favorite": self = .favorite(parts[2])
+                case "hidden": self = .hidden(parts[2])
+                default: return nil
+                }
+            case 4 where parts[0] == "v1" && parts[1] == "albums" && !parts[2].isEmpty && parts[3] == "assets":
+                self = .albumAssets(parts[2])
+            case 5 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty && parts[3] == "resources"
+                && !parts[4].isEmpty:
+                self = .resource(parts[2], parts[4])
+            default: return nil
+            }
+        }
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let policy = configuration.policy
+        var response: HTTPResponse
+        if let refusal = policy.checkHost(request) {
+            response = Self.errorResponse(APIError(status: refusal.status, code: refusal.code, message: refusal.message))
+        } else if request.method == "OPTIONS" && policy.allowsPreflight(request) {
+            response = HTTPResponse(status: 204, headers: [
+                ("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE"),
+                ("Access-Control-Allow-Headers", "Authorization, Content-Type, X-MediaIndex, If-None-Match, Range, Last-Event-ID"),
+                ("Access-Control-Max-Age", "600"),
+            ])
+        } else {
+            do {
+                response = try dispatch(request)
+            } catch {
+                response = Self.errorResponse(APIError.from(error))
+            }
+        }
+        for header in policy.corsHeaders(for: request) { response.addHeader(header.name, header.value) }
+        response.addHeader("X-Content-Type-Options", "nosniff")
+        response.addHeader("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let route = Route(path: request.path) else {
+            throw APIError.notFound("there is no route \(request.path); the API's routes start with /v1/ (see /v1/status)")
+        }
+        guard route.methods.contains(request.method) else {
+            var error = APIError(status: 405, code: "methodNotAllowed",
+                                 message: "\(request.path) does not take \(request.method); it takes " + route.methods.joined(separator: ", "))
+            error.headers = [("Allow", route.methods.joined(separator: ", "))]
+            throw error
+        }
+        let isWrite = !["GET", "HEAD"].contains(request.method)
+        // `/?token=` is how a browser proves it holds the token: the picker route checks it.
+        let presentsToken = route == .picker && request.query.contains { $0.name == "token" }
+        if !presentsToken, let refusal = configuration.policy.authorize(request, isWrite: isWrite) {
+            throw APIError(status: refusal.status, code: refusal.code, message: refusal.message)
+        }
+        if isWrite && configuration.isReadOnly {
+            var error = APIError(status: 405, code: "readOnly",
+                                 message: "this server is read-only (another process watches the library, or --no-watch was given)")
+            error.headers = [("Allow", "GET, HEAD")]
+            throw error
+        }
+        switch route {
+        case .picker: return try picker(request)
+        case .pickerFile(let name): return try pickerFile(name, request)
+        case .assets: return try assets(request)
+        case .asset(let id): return try asset(id, request)
+        case .thumbnail(let id): return try thumbnail(id, request)
+        case .resource(let id, let role): return try resource(id, role: role, request)
+        case .favorite(let id): return try setFlag(favorite: true, id, request)
+        case .hidden(let id): return try setFlag(favorite: false, id, request)
+        case .albums: return request.method == "POST" ? try createAlbum(request) : try albums(request)
+        case .albumAssets(let id): return try albumAssets(id, request)
+        case .changes: return try changes(request)
+        case .events: return try events(request)
+        case .status: return try status(request)
+        }
+    }
+
+    // MARK: Encoding
+
+    /// A JSON document as the CLI prints it (`prettyText` and a newline).
+    static func jsonResponse(_ json: JSON, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                               ("Cache-Control", "no-store")],
+                     body: .bytes(Array((json.prettyText + "\n").utf8)))
+    }
+
+    static func errorResponse(_ error: APIError) -> HTTPResponse {
+        var response = jsonResponse(error.json, status: error.status)
+        for header in error.headers { response.addHeader(header.name, header.value) }
+        return response
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+@_spi(Benchmarks) import MediaIndex
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `mediaindex serve` under 16 concurrent clients on a large library: the first page of
+/// `/v1/assets` and a cached thumbnail. Every connection goes to 127.0.0.1.
+enum ServeBenchmark {
+    static let clients = 16
+
+    static func run(mediaindex: String, media: String, work: String, assets: Int, requestsPerClient: Int) throws -> [Row] {
+        guard assets > 0 else { return [] }
+        let location = LibraryLocation(directory: work + "/serve-library")
+        let library = try MediaLibrary(location: location)
+        print("Seeding a library of \(assets) assets for the server…")
+        try library.seedSyntheticAssets(count: assets, batchSize: 10_000, deferIndexes: true)
+        // A few real photos, for thumbnails (seeded assets have no files).
+        let photos = work + "/serve-photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        for name in ["Canon_40D.jpg", "Nikon_D70.jpg", "Kodak_CX7530.jpg"] {
+            try? FileManager.default.copyItem(atPath: media + "/ianare-exif-samples/jpg/" + name, toPath: photos + "/" + name)
+        }
+        _ = try library.blocking.index(roots: [PathBytes(photos)])
+        guard let photo = try library.blocking.asset(path: PathBytes(photos + "/Canon_40D.jpg")) else {
+            throw BenchmarkError("the photos copied for the serve benchmark were not indexed")
+        }
+
+        let port = try freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: mediaindex)
+        server.arguments = ["serve", "--library", location.directory, "--cache", work + "/serve-cache",
+                            "--listen", "127.0.0.1:\(port)", "--no-watch"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        var ready = false
+        for _ in 0..<200 where !ready {
+            ready = (try? request(port: port, path: "/v1/status"))?.status == 200
+            if !ready { usleep(50_000) }
+        }
+        guard ready else { throw BenchmarkError("mediaindex serve did not answer on 127.0.0.1:\(port)") }
+
+        let thumbnail = "/v1/assets/\(photo.id)/thumbnail?size=256&mode=fill&rev=\(photo.revision)"
+        guard try request(port: port, path: thumbnail).status == 200 else {
+            throw BenchmarkError("the benchmark's thumbnail could not be made")
+        }
+        let firstPage = try load(port: port, path: "/v1/assets?limit=100", requestsPerClient: requestsPerClient)
+        let cached = try load(port: port, path: thumbnail, requestsPerClient: requestsPerClient)
+        func row(_ name: String, _ figure: Figure, target: Double) -> Row {
+            let p50 = figure.percentile(0.5), p99 = figure.percentile(0.99)
+            return Row(measurement: "serve: \(name), \(assets / 1000)k assets, \(clients) clients",
+                       ours: String(format: "p50 %.2f ms, p99 %.2f ms", p50, p99),
+                       reference: "-", ratio: "-", target: String(format: "p99 ≤ %.0f ms", target),
+                       json: ["p50_ms": p50, "p99_ms": p99, "max_ms": figure.max, "requests": figure.values.count,
+                              "clients": clients])
+        }
+        return [row("first page of /v1/assets", firstPage, target: 20), row("cached thumbnail", cached, target: 5)]
+    }
+
+    /// `clients` threads, each making `requestsPerClient` requests one after another (a
+    /// new connection each, as a browser's first request does); every latency in ms.
+    static func load(port: UInt16, path: String, requestsPerClient: Int) throws -> Figure {
+        let results = LoadResults()
+        let group = DispatchGroup()
+        for _ in 0..<clients {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                var mine: [Double] = []
+                for _ in 0..<requestsPerClient {
+                    let start = DispatchTime.now()
+                    guard let response = try? request(port: port, path: path), response.status == 200 else {
+                        results.fail("a request for \(path) failed")
+                        return
+                    }
+                    mine.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
+                }
+                results.add(mine)
+            }
+        }
+        group.wait()
+        if let failure = results.failure { throw BenchmarkError(failure) }
+        return Figure(values: results.latencies)
+    }
+
+    /// What the client threads measured.
+    final class LoadResults: @unchecked Sendable {
+        // @unchecked: both values are only touched under `lock`.
+        private let lock = NSLock()
+        private var values: [Double] = []
+        private var firstFailure: String?
+        var latencies: [Double] { lock.lock(); defer { lock.unlock() }; return values }
+        var failure: String? { lock.lock(); defer { lock.unlock() }; return firstFailure }
+        func add(_ more: [Double]) { lock.lock(); values += more; lock.unlock() }
+        func fail(_ reason: String) { lock.lock(); if firstFailure == nil { firstFailure = reason }; lock.unlock() }
+    }
+
+    /// One GET over a new connection; the status and the body's length.
+    static func request(port: UInt16, path: String) throws -> (status: Int, bytes: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchmarkError("socket failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw BenchmarkError("cannot connect to 127.0.0.1:\(port)") }
+        let text = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+        guard text.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == text.count else {
+            throw BenchmarkError("cannot send to 127.0.0.1:\(port)")
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        let head = String(decoding: received.prefix(64), as: UTF8.self).split(separator: " ")
+        guard head.count > 1, let status = Int(head[1]) else { throw BenchmarkError("no HTTP response from 127.0.0.1:\(port)") }
+        return (status, received.count)
+    }
+
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw BenchmarkError("cannot find a free port on 127.0.0.1") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}
+

@@ -1,0 +1,219 @@
+"""The web picker checked in headless Chromium (run by scripts/test-browser).
+
+Usage: test-browser.py MEDIAINDEX_BINARY CORPUS_MEDIA_FOLDER
+Every connection goes to 127.0.0.1. Exits 0 when every check passes, 1 otherwise.
+"""
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+binary, media = sys.argv[1], sys.argv[2]
+work = tempfile.mkdtemp(prefix="mediaindex-browser-")
+library, cache, extra = f"{work}/library", f"{work}/cache", f"{work}/new-photos"
+os.makedirs(extra)
+failures = []
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + (f": {detail}" if detail and not condition else ""))
+    if not condition:
+        failures.append(name)
+
+
+def get_json(path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as response:
+        return json.load(response)
+
+
+# A photo dated after everything in the corpus, so it lands at the top of the grid: a corpus
+# JPEG whose EXIF dates are rewritten in place (same length), made in the temporary folder.
+def newest_photo(destination):
+    with open(os.path.join(media, "ianare-exif-samples/jpg/Canon_40D.jpg"), "rb") as f:
+        data = f.read()
+    data = re.sub(rb"\d{4}:\d\d:\d\d \d\d:\d\d:\d\d", b"2099:01:01 12:00:00", data)
+    with open(destination + ".part", "wb") as f:
+        f.write(data)
+    os.rename(destination + ".part", destination)
+
+
+subprocess.run([binary, "index", "--library", library, "--quiet", media, extra], check=True)
+port = free_port()
+server = subprocess.Popen([binary, "serve", "--library", library, "--cache", cache, "--listen", f"127.0.0.1:{port}"],
+                          stdout=subprocess.PIPE, stderr=open(f"{work}/serve.log", "w"), text=True)
+
+# The embedding page, from another origin (another port), as a web app would embed the picker.
+embed_port = free_port()
+with open(f"{work}/embed.html", "w") as f:
+    f.write(f"""<!doctype html><title>embed</title>
+<iframe id="picker" src="http://127.0.0.1:{port}/?limit=2" style="width:1000px;height:700px"></iframe>
+<script>
+window.received = null;
+window.addEventListener("message", e => {{
+  if (e.origin === "http://127.0.0.1:{port}" && e.data && e.data.type === "mediaindex.selection") window.received = e.data;
+}});
+</script>""")
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=work, **kwargs)
+
+    def log_message(self, *args):
+        pass
+
+
+embed_server = http.server.ThreadingHTTPServer(("127.0.0.1", embed_port), Quiet)
+threading.Thread(target=embed_server.serve_forever, daemon=True).start()
+
+options = Options()
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900",
+                 "--no-first-run", "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]:
+    options.add_argument(argument)
+options.binary_location = shutil.which("chromium")
+driver = None
+try:
+    for _ in range(100):
+        try:
+            status = get_json("/v1/status")
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        raise SystemExit("test-browser: the server did not start; see " + work + "/serve.log")
+    total = status["counts"]["assets"]
+    print(f"serving {total} assets on 127.0.0.1:{port}")
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    wait = WebDriverWait(driver, 30)
+    driver.get(f"http://127.0.0.1:{port}/?limit=2")
+
+    # The grid shows thumbnails that really loaded.
+    def loaded_thumbnails(d):
+        return d.execute_script("return [...document.querySelectorAll('.tile img')].filter(i => i.complete && i.naturalWidth > 0).length")
+    wait.until(lambda d: loaded_thumbnails(d) >= 6)
+    check("the grid shows thumbnails that loaded (naturalWidth > 0)", loaded_thumbnails(driver) >= 6)
+    check("the grid is virtualised (fewer tiles in the page than assets)",
+          len(driver.find_elements(By.CSS_SELECTOR, ".tile")) < total,
+          f"{len(driver.find_elements(By.CSS_SELECTOR, '.tile'))} tiles for {total} assets")
+    check("date headers are shown", len(driver.find_elements(By.CSS_SELECTOR, ".date-header")) > 0)
+
+    # ?limit=2: a third selection is refused visibly.
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile")
+    for tile in tiles[:3]:
+        tile.click()
+    selected = driver.find_elements(By.CSS_SELECTOR, ".tile[aria-selected='true']")
+    check("with ?limit=2, selecting three leaves two selected", len(selected) == 2, f"{len(selected)} selected")
+    check("the refusal is shown", driver.find_element(By.ID, "toast").is_displayed())
+    orders = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".tile .order")]
+    check("the selection order shows as numbers", sorted(orders) == ["1", "2"], str(orders))
+
+    # Full screen opens (Enter on a focused tile), arrows move, Escape closes.
+    tiles[0].send_keys("\ue007")
+    wait.until(lambda d: d.find_element(By.ID, "viewer").is_displayed())
+    check("full screen opens", driver.find_element(By.ID, "viewer").is_displayed())
+    first_caption = driver.find_element(By.ID, "viewer-caption").text
+    driver.find_element(By.TAG_NAME, "body").send_keys("\ue014")  # arrow right
+    check("the right arrow moves to the next asset", driver.find_element(By.ID, "viewer-caption").text != first_caption)
+    driver.find_element(By.TAG_NAME, "body").send_keys("\ue00c")  # escape
+    wait.until(lambda d: not d.find_element(By.ID, "viewer").is_displayed())
+
+    # Albums, and opening one.
+    driver.find_element(By.ID, "tab-albums").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#album-list .album, #album-list .folder-row"))
+    albums = [a for a in driver.find_elements(By.CSS_SELECTOR, "#album-list .album")
+              if a.find_element(By.CSS_SELECTOR, ".count").text not in ("0", "")]
+    check("the Albums tab lists albums", len(albums) > 0)
+    check("folder albums are listed", len(driver.find_elements(By.CSS_SELECTOR, "#album-list .folder-row")) > 0)
+    if albums:
+        title = albums[0].find_element(By.CSS_SELECTOR, ".title").text
+        albums[0].click()
+        wait.until(lambda d: d.find_element(By.ID, "photos").is_displayed() and loaded_thumbnails(d) > 0)
+        check("opening an album shows its assets", driver.find_element(By.ID, "album-title").text == title
+              and loaded_thumbnails(driver) > 0)
+
+    # Done posts the two assets to the embedding page (cross-origin iframe).
+    driver.get(f"http://127.0.0.1:{embed_port}/embed.html")
+    driver.switch_to.frame(driver.find_element(By.ID, "picker"))
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile")
+    chosen = [tiles[0].get_attribute("data-id"), tiles[1].get_attribute("data-id")]
+    for tile in tiles[:3]:
+        tile.click()
+    driver.find_element(By.ID, "done").click()
+    driver.switch_to.default_content()
+    wait.until(lambda d: d.execute_script("return window.received !== null"))
+    received = driver.execute_script("return window.received")
+    ids = [a["id"] for a in received["assets"]]
+    check("Done posts {type: mediaindex.selection, assets} with the two assets, in order",
+          received["type"] == "mediaindex.selection" and ids == chosen, json.dumps(ids))
+    check("the posted assets are the API's asset JSON",
+          all(a == get_json(f"/v1/assets/{a['id']}") for a in received["assets"]))
+
+    # A file copied into a root appears at the top of the grid without a reload.
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    driver.execute_script("window.notReloaded = true")
+    newest_photo(f"{extra}/from-the-camera.jpg")
+    deadline = time.time() + 30
+    new_id = None
+    while time.time() < deadline and new_id is None:
+        page = get_json("/v1/assets?limit=1")["assets"]
+        if page and page[0]["creationDate"].startswith("2099"):
+            new_id = page[0]["id"]
+        else:
+            time.sleep(0.2)
+    check("the watcher indexed the copied file", new_id is not None)
+    if new_id:
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, f".tile[data-id='{new_id}']"))
+        shown = driver.find_elements(By.CSS_SELECTOR, f".tile[data-id='{new_id}']")
+        check("the copied file appears in the grid without a reload",
+              bool(shown) and driver.execute_script("return window.notReloaded === true"))
+        first = driver.execute_script("""return [...document.querySelectorAll('.tile')].sort((a, b) =>
+            parseFloat(a.style.top) - parseFloat(b.style.top) || parseFloat(a.style.left) - parseFloat(b.style.left))[0].dataset.id""")
+        check("it appears at the top", first == new_id, first)
+
+    # Phone width: the grid still fits the window.
+    driver.set_window_size(390, 844)
+    time.sleep(0.5)
+    overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    check("at phone width nothing overflows sideways", overflow <= 0, f"{overflow} px")
+    driver.save_screenshot(os.environ.get("MEDIAINDEX_BROWSER_SCREENSHOT", f"{work}/phone.png"))
+except Exception as error:  # a failed wait, a crash: reported, never a hang
+    check("the browser test ran to the end", False, f"{type(error).__name__}: {error}")
+finally:
+    if driver:
+        driver.quit()
+    embed_server.shutdown()
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    check("serve exits 0 on SIGTERM", server.returncode == 0, str(server.returncode))
+
+if failures:
+    print(f"test-browser: {len(failures)} check(s) failed; the server's log is {work}/serve.log", file=sys.stderr)
+    sys.exit(1)
+shutil.rmtree(work, ignore_errors=True)
+print("test-browser: every check passed")
