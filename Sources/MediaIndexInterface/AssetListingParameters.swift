@@ -126,6 +126,7 @@ public struct AssetListingParameters: Sendable {
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = iso.date(from: trimmed) { return date }
         // Minutes without seconds before a zone (`2021-04-11T21:00Z`, `…21:00+02:00`).
+        iso.formatOptions = [.withInternetDateTime]
         if let withSeconds = Self.insertingSeconds(into: trimmed), let date = iso.date(from: withSeconds) { return date }
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")

@@ -95,7 +95,8 @@ struct RouteTests {
         let future = try served.get("/v1/changes?since=\(current + 100)")
         #expect(future.status == 410)
         #expect(future.errorCode == "changeTokenExpired")
-        #expect(future.errorMessage == LibraryError.changeTokenExpired(token: ChangeToken(rawValue: current + 100), oldest: ChangeToken(rawValue: 1)).description)
+        #expect(future.errorMessage == LibraryError.changeTokenFromTheFuture(token: ChangeToken(rawValue: current + 100),
+                                                                           current: ChangeToken(rawValue: current)).description)
         #expect(try served.get("/v1/changes?since=-3").status == 400)
         #expect(try served.get("/v1/changes?wait=5").status == 400)
     }

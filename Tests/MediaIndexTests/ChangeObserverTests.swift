@@ -157,7 +157,7 @@ struct ChangeObserverTests {
         #expect(unread.resultAfterChanges.count == 1)
         let future = try library.changeDetails(for: FetchOptions(), from: 99)
         #expect(!future.hasIncrementalChanges)
-        #expect(future.reason?.contains("expired") == true)
+        #expect(future.reason?.contains("newer than any change") == true)
     }
 
     @Test("the fewest moves: a longest increasing run of old positions stays")

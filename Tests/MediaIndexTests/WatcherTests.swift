@@ -43,8 +43,11 @@ final class WatchedTree {
     /// Starts the watcher and waits for its catch-up run.
     @discardableResult
     func start() throws -> LibraryWatcher {
+        // Events are recorded on the watcher's thread: a task reading `events()` could
+        // starve while the tests' waits hold the cooperative pool's few threads.
+        var configuration = configuration
+        configuration.hooks.events = { [recorder] event in recorder.append(event) }
         let watcher = LibraryWatcher(library: library, configuration: configuration)
-        recorder.record(watcher.events())
         try watcher.start()
         self.watcher = watcher
         #expect(eventually { watcher.status.runCount >= 1 }, "the startup run ended")
@@ -71,7 +74,7 @@ final class EventRecorder: @unchecked Sendable {
         }
     }
 
-    private func append(_ event: WatcherEvent) {
+    func append(_ event: WatcherEvent) {
         lock.lock()
         stored.append(event)
         lock.unlock()

@@ -110,8 +110,10 @@ extension MediaLibrary {
         do {
             _ = try hasChanges(since: token, of: [])
         } catch let error as LibraryError {
-            if case .changeTokenExpired = error { return reload(error.description) }
-            throw error
+            switch error {
+            case .changeTokenExpired, .changeTokenFromTheFuture: return reload(error.description)
+            default: throw error
+            }
         }
         guard let before = observation.snapshots.snapshot(for: key, token: token) else {
             return reload("the result at token \(token) was not read by this library object; fetch it with fetchResult")

@@ -73,7 +73,10 @@ final class ChangeObserverHub: @unchecked Sendable {
             self.wake()
         }
         if start {
-            let thread = Thread { [self] in observe(library) }
+            // The connection and its data versions are read here, before this call returns:
+            // a user-state write made right after it is a change from this baseline.
+            let baseline = Self.openBaseline(library.location)
+            let thread = Thread { [self] in observe(library, baseline: baseline) }
             thread.name = "mediaindex-change-observer"
             thread.start()
         } else {
@@ -90,14 +93,32 @@ final class ChangeObserverHub: @unchecked Sendable {
         if fd >= 0 { _ = write(fd, &byte, 1) }
     }
 
+    /// The read connection handed from `subscribe` to the observer thread, which alone uses it after.
+    private struct ObservationBaseline: @unchecked Sendable {
+        var connection: DatabaseConnection
+        var versions: [Int]
+    }
+
+    /// The observer's read connection, with the library and user state attached, and the
+    /// data versions it reads now; nil when the library cannot be opened.
+    private static func openBaseline(_ location: LibraryLocation) -> ObservationBaseline? {
+        guard let connection = try? DatabaseConnection(path: location.databasePath, readOnly: true),
+              (try? connection.execute("ATTACH DATABASE ? AS \(UserStateStore.schema)", [location.userStatePath])) != nil
+        else { return nil }
+        return ObservationBaseline(connection: connection, versions: dataVersions(connection))
+    }
+
+    /// `PRAGMA data_version` of the library and of user state: each changes when another
+    /// connection commits to that database.
+    private static func dataVersions(_ connection: DatabaseConnection) -> [Int] {
+        [(try? connection.scalarInt("PRAGMA main.data_version")) ?? -1,
+         (try? connection.scalarInt("PRAGMA \(UserStateStore.schema).data_version")) ?? -1]
+    }
+
     /// The observer thread: runs while anyone subscribes.
-    private func observe(_ library: MediaLibrary) {
+    private func observe(_ library: MediaLibrary, baseline: ObservationBaseline?) {
         let location = library.location
-        let connection: DatabaseConnection
-        do {
-            connection = try DatabaseConnection(path: location.databasePath, readOnly: true)
-            try connection.execute("ATTACH DATABASE ? AS \(UserStateStore.schema)", [location.userStatePath])
-        } catch {
+        guard let connection = baseline?.connection, let baselineVersions = baseline?.versions else {
             finishAll()
             return
         }
@@ -107,12 +128,9 @@ final class ChangeObserverHub: @unchecked Sendable {
                 | UInt32(IN_DELETE) | UInt32(IN_ONLYDIR)
             _ = PathBytes(location.directory).withCString { inotify_add_watch(instance.descriptor, $0, mask) }
         }
-        func versions() -> [Int] {
-            [(try? connection.scalarInt("PRAGMA main.data_version")) ?? -1,
-             (try? connection.scalarInt("PRAGMA \(UserStateStore.schema).data_version")) ?? -1]
-        }
+        func versions() -> [Int] { Self.dataVersions(connection) }
         var token = (try? library.blocking.currentChangeToken()) ?? .initial
-        var seen = versions()
+        var seen = baselineVersions
         while true {
             lock.lock()
             if subscribers.isEmpty {

@@ -189,6 +189,12 @@ public final class LibraryWatcher: @unchecked Sendable {
         subscribers.subscribe()
     }
 
+    /// Hands `event` to every `events()` stream, and to the test hook at once.
+    private func publish(_ event: WatcherEvent) {
+        configuration.hooks.events?(event)
+        subscribers.send(event)
+    }
+
     // MARK: Test hooks
 
     /// Behaves as if the root's inotify queue had overflowed (`IN_Q_OVERFLOW`).
@@ -274,7 +280,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         if changed || announce {
-            subscribers.send(.mode(WatchedRoot(path: root, mode: mode, reason: watch.pollingReason,
+            publish(.mode(WatchedRoot(path: root, mode: mode, reason: watch.pollingReason,
                                                watchedFolders: watch.watchedFolderCount)))
         }
     }
@@ -403,7 +409,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         let changed = !state.watchRequests.isEmpty || !state.unwatchRequests.isEmpty
         condition.unlock()
         if changed { wakeEventThread() }
-        for root in gone { subscribers.send(.unwatched(root)) }
+        for root in gone { publish(.unwatched(root)) }
     }
 
     /// Runs the index over `plan.roots`, waiting while another process holds the lock.
@@ -422,7 +428,7 @@ public final class LibraryWatcher: @unchecked Sendable {
             do {
                 summary = try library.blocking.index(roots: roots, options: options, progress: configuration.hooks.progress)
             } catch LibraryError.indexRunInProgress(_, let holder) {
-                if !announcedWait { subscribers.send(.waitingForLock(holder: holder)); announcedWait = true }
+                if !announcedWait { publish(.waitingForLock(holder: holder)); announcedWait = true }
                 condition.lock()
                 if !state.stopping { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.25)) }
                 let stopping = state.stopping
@@ -439,7 +445,7 @@ public final class LibraryWatcher: @unchecked Sendable {
         state.lastRun = run
         state.runCount += 1
         condition.unlock()
-        subscribers.send(.run(run))
+        publish(.run(run))
     }
 }
 

@@ -197,4 +197,7 @@ struct WatcherTestHooks: Sendable {
     var watchLimit: Int?
     /// Called with the watcher's index runs' progress (on the run's thread).
     var progress: (@Sendable (IndexProgress) -> Void)?
+    /// Called with each event as it is published (on the watcher's thread), without
+    /// waiting for a task to read `events()`.
+    var events: (@Sendable (WatcherEvent) -> Void)?
 }

@@ -32,7 +32,10 @@ public struct APIError: Error, Equatable, Sendable {
         case let library as LibraryError:
             switch library {
             case .assetNotFound: return APIError(status: 404, code: "notFound", message: library.description)
-            case .changeTokenExpired: return APIError(status: 410, code: "changeTokenExpired", message: library.description)
+            // A token from the future (a rebuilt library, another library's token) asks the
+            // client for the same thing as an expired one: a full sync.
+            case .changeTokenExpired, .changeTokenFromTheFuture:
+                return APIError(status: 410, code: "changeTokenExpired", message: library.description)
             default: return APIError(status: 500, code: "internal", message: library.description)
             }
         case let query as AssetQueryError:
