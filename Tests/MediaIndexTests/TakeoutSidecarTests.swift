@@ -264,6 +264,46 @@ struct TakeoutLayoutTests {
         #expect(try library.blocking.errors().isEmpty)
     }
 
+    @Test("osxphotos' real Takeout sample: the JSON attaches, EXIF's time stands, and a stripped copy gets the JSON's UTC time")
+    func realTakeoutSample() throws {
+        let folder = "osxphotos/tests/test-images/Takeout/Google Photos/Photos from 2019/"
+        let tree = PairingTree()
+        for name in ["wedding.jpg", "wedding.jpg.json", "Tulips.jpg.json"] {
+            try tree.copy("media/" + folder + name, to: "Photos from 2019/" + name)
+        }
+        try tree.copy("media/" + folder + "Tulips.jpg", to: "Photos from 2019/Tulips.jpg")
+        try exiftool(["-all=", tree.path("Photos from 2019/Tulips.jpg")])
+        let library = try MediaLibrary(location: tree.library)
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
+        #expect(summary.added == 2 && summary.skipped == 2 && summary.failed == 0)
+        let byPath = try pairingAssetsByPath(library)
+
+        let wedding = try asset(byPath, tree, "Photos from 2019/wedding.jpg")
+        #expect(wedding.resources.map(\.role) == ["photo", "takeoutMetadata"])
+        // exiftool: ExifIFD:DateTimeOriginal 2019:04:15 14:40:24 (SubSec .86): the file's, not the JSON's.
+        let weddingEXIF = try #require(Corpus.exiftool[folder + "wedding.jpg"]?["ExifIFD:DateTimeOriginal"]?.string)
+        #expect(weddingEXIF == "2019:04:15 14:40:24")
+        #expect(wedding.creationDateText?.hasPrefix("2019-04-15T14:40:24") == true)
+        #expect(wedding.location == nil)  // geoData and geoDataExif are both 0,0.
+
+        // Stripped, Tulips.jpg takes the JSON's time: exiftool's Composite:DateTimeCreated
+        // of the original, 2019:07:04 16:24:01-07:00, is 23:24:01 UTC.
+        let created = try #require(Corpus.exiftool[folder + "Tulips.jpg"]?["Composite:DateTimeCreated"]?.string)
+        #expect(created == "2019:07:04 16:24:01-07:00")
+        let tulips = try asset(byPath, tree, "Photos from 2019/Tulips.jpg")
+        #expect(tulips.creationDateText == "2019-07-04T23:24:01Z")
+        #expect(tulips.resources.map(\.role) == ["photo", "takeoutMetadata"])
+
+        // exiftool's JSON:Description of the sidecar is what the reader gives.
+        let text = try Data(contentsOf: URL(fileURLWithPath: tree.path("Photos from 2019/Tulips.jpg.json")))
+        guard case .media(let values) = try TakeoutSidecar.parse(Array(text), name: "Tulips.jpg.json") else {
+            Issue.record("the real JSON is not read as a media file's")
+            return
+        }
+        #expect(values.description == Corpus.exiftool[folder + "Tulips.jpg.json"]?["JSON:Description"]?.string)
+        #expect(values.title == "Tulips.jpg")
+    }
+
     @Test("the file's EXIF wins where it has the value; the JSON's time is UTC and fills only what is missing")
     func exifWins() throws {
         let tree = PairingTree()
