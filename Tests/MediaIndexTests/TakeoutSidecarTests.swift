@@ -302,6 +302,10 @@ struct TakeoutLayoutTests {
         }
         #expect(values.description == Corpus.exiftool[folder + "Tulips.jpg.json"]?["JSON:Description"]?.string)
         #expect(values.title == "Tulips.jpg")
+        // …and what the asset shows.
+        #expect(tulips.takeoutDescription == "Tulips in a flower shop")
+        #expect(tulips.takeoutTitle == "Tulips.jpg")
+        #expect(wedding.takeoutDescription == Corpus.exiftool[folder + "wedding.jpg.json"]?["JSON:Description"]?.string)
     }
 
     @Test("the file's EXIF wins where it has the value; the JSON's time is UTC and fills only what is missing")
