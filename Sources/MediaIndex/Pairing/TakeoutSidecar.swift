@@ -8,7 +8,7 @@ import MediaMetadata
 /// `{"title": "IMG_1234.jpg", "description": "", "photoTakenTime": {"timestamp":
 /// "1425229200", "formatted": "…"}, "geoData": {"latitude": 48.85, "longitude": 2.29,
 /// "altitude": 35.0, …}, "geoDataExif": {…}, "favorited": true, …}`.
-struct TakeoutValues: Codable, Equatable {
+struct TakeoutValues: StoredFileValues, Equatable {
     /// `photoTakenTime.timestamp`: seconds since 1970, UTC (a string in Takeout's JSON).
     var takenTimestamp: Double?
     /// `geoData`, else `geoDataExif`; `0, 0` (Takeout's "no location") is none.
@@ -27,35 +27,13 @@ struct TakeoutValues: Codable, Equatable {
     var captureDate: CaptureDate? {
         takenTimestamp.map { CaptureDate(timestamp: $0, utcOffsetSeconds: 0) }
     }
-
-    static func decode(_ json: String?) -> TakeoutValues? {
-        guard let json else { return nil }
-        return try? JSONDecoder().decode(TakeoutValues.self, from: Data(json.utf8))
-    }
-
-    func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// A Google Takeout album folder's `metadata.json`: `{"title": "Trip to Rome", …}`
 /// (older exports: `{"albumData": {"title": …}}`). Stored as its row's `files.metadata`.
-struct TakeoutAlbumValues: Codable, Equatable {
+struct TakeoutAlbumValues: StoredFileValues, Equatable {
     /// The album's title, as the user named it in Google Photos.
     var title: String
-
-    static func decode(_ json: String?) -> TakeoutAlbumValues? {
-        guard let json else { return nil }
-        return try? JSONDecoder().decode(TakeoutAlbumValues.self, from: Data(json.utf8))
-    }
-
-    func encoded() -> String {
-        guard let data = try? JSONEncoder().encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// Google Takeout's JSON files: which names they take, and what they say.
