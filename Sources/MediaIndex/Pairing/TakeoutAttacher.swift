@@ -27,8 +27,9 @@ struct TakeoutAttacher {
     /// Attaches the JSON files of every folder the run touched that holds some, and
     /// records their favorites (`takeout_favorites`).
     ///
-    /// - Returns: the assets whose Takeout values may have changed (every asset of a
-    ///   media file in those folders): `SidecarAttacher` merges them.
+    /// - Returns: the assets whose Takeout values may have changed: those a JSON
+    ///   attached to or left, those of JSON files and media files the run wrote, and
+    ///   the edited copies of those folders. `SidecarAttacher` merges them.
     /// - Throws: `DatabaseError`.
     func run(runID: Int64, vanishedPaths: [PathBytes]) throws -> Set<Int64> {
         var takeoutFolders = Set<[UInt8]>()
@@ -59,13 +60,15 @@ struct TakeoutAttacher {
         var name: String
         var assetID: Int64
         var rank: Int
+        /// Written by this run.
+        var touched: Bool
     }
 
-    /// Attaches every JSON of one folder; returns the assets of its media files.
+    /// Attaches every JSON of one folder; returns the assets whose values may have changed.
     private func attach(inFolder folder: [UInt8], since: Double) throws -> Set<Int64> {
         var media: [MediaFile] = []
         try db.cachedStatement("""
-            SELECT path, role, format, asset_id FROM files
+            SELECT path, role, format, asset_id, indexed_at FROM files
             WHERE folder = ? AND status = \(FileStatus.media.sql) AND asset_id IS NOT NULL
             """).forEachRow([folder]) { row in
             guard let path = row.blob("path"), let assetID = row.int64("asset_id") else { return }
@@ -77,7 +80,7 @@ struct TakeoutAttacher {
                 default: 3
             }
             media.append(MediaFile(path: PathBytes(path), name: FileNameKey(PathBytes(path)).fileName,
-                                   assetID: assetID, rank: rank))
+                                   assetID: assetID, rank: rank, touched: (row.double("indexed_at") ?? 0) >= since))
         }
         // Every JSON name Takeout would give each media file (edited copies have none).
         var byKey: [String: [(keyRank: Int, file: MediaFile)]] = [:]
@@ -97,11 +100,15 @@ struct TakeoutAttacher {
         }
 
         let files = FileStore(db: db)
-        var toMerge = Set(media.map(\.assetID))
-        try db.cachedStatement("""
-            SELECT id, path, asset_id, stem_key, metadata FROM files WHERE folder = ? AND role = \(FileRole.takeoutMetadata.sql)
-            """).forEachRow([folder]) { row in
-            guard let id = row.int64("id"), let pathBytes = row.blob("path") else { return }
+        // Media the run wrote (their own values were written over the merged ones) and
+        // edited copies (their original's JSON may have changed).
+        var toMerge = Set(media.filter { $0.touched || TakeoutSidecar.originalName(ofEdited: $0.name) != nil }.map(\.assetID))
+        // Read whole first: the loop writes `files`.
+        let jsonRows = try db.cachedStatement("""
+            SELECT id, path, asset_id, stem_key, metadata, indexed_at FROM files WHERE folder = ? AND role = \(FileRole.takeoutMetadata.sql)
+            """).rows([folder])
+        for row in jsonRows {
+            guard let id = row.int64("id"), let pathBytes = row.blob("path") else { continue }
             let path = PathBytes(pathBytes)
             let key = row.string("stem_key") ?? FileNameKey(path).stemKey
             let values = TakeoutValues.decode(row.string("metadata"))
@@ -115,7 +122,10 @@ struct TakeoutAttacher {
             if target?.assetID != old {
                 try files.setSidecarAsset(fileID: id, assetID: target?.assetID)
                 if let old { toMerge.insert(old) }
+                if let target { toMerge.insert(target.assetID) }
             }
+            // A JSON written this run may say something new.
+            if let target, (row.double("indexed_at") ?? 0) >= since { toMerge.insert(target.assetID) }
             if let target, values?.favorited == true {
                 try recordFavorite(assetID: target.assetID)
             }
