@@ -16,8 +16,9 @@ enum UserStateStore {
     /// 2 added `imported_favorites`.
     static let version = 2
 
-    /// The tables an unstamped store of an earlier MediaIndex holds.
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets"]
+    /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
+    /// version adds: a store holding only these is ours).
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites"]
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.
