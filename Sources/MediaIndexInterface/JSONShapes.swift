@@ -52,6 +52,8 @@ public enum JSONShapes {
             ("hidden", .bool(a.hidden)),
             ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
             ("rating", JSON(a.rating)),
+            ("takeoutTitle", JSON(a.takeoutTitle)),
+            ("takeoutDescription", JSON(a.takeoutDescription)),
         ])
     }
 

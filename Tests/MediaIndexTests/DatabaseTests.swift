@@ -22,7 +22,8 @@ struct MigrationTests {
         let versions = try library.read { db in
             try db.rows("SELECT version FROM schema_migrations ORDER BY version").compactMap { $0.int("version") }
         }
-        #expect(versions == Array(1...EmbeddedMigrations.all.count))
+        #expect(versions == EmbeddedMigrations.all.map(\.version))
+        #expect(versions.first == 1 && versions == versions.sorted())
         #expect(EmbeddedMigrations.all.first?.name == "initial")
         let appID = try library.read { db in try db.scalarInt("PRAGMA application_id") }
         #expect(appID == LibraryFileCheck.applicationID)

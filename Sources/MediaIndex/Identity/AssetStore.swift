@@ -86,7 +86,9 @@ struct AssetStore {
     /// tombstone and recording the deletion in the change feed.
     func deleteIfOrphaned(_ assetID: Int64, now: Double) throws {
         // A sidecar does not keep an asset: deleting it detaches the sidecar (ON DELETE SET NULL).
-        guard try db.cachedStatement("SELECT 1 FROM files WHERE asset_id = ? AND role IS NOT \(FileRole.sidecar.sql) LIMIT 1")
+        guard try db.cachedStatement("""
+            SELECT 1 FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.describing))) LIMIT 1
+            """)
                 .rows([assetID]).isEmpty,
               let row = try db.cachedStatement("SELECT identifier, fingerprint FROM assets WHERE id = ?")
                 .rows([assetID]).first,

@@ -10,6 +10,9 @@ enum FileOutcome {
     case ignored
     /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
     case sidecar(String)
+    /// A Google Takeout JSON's values (role `takeoutMetadata`) or an album folder's
+    /// title (`takeoutAlbumMetadata`), as JSON for `files.metadata` (see `TakeoutAttacher`).
+    case takeout(FileRole, String)
 
     var fingerprint: ContentFingerprint? {
         if case .media(_, _, let fingerprint) = self { return fingerprint }
@@ -49,6 +52,7 @@ enum FileReader {
     private static func read(_ entry: FileWalker.Entry, from source: FileByteSource,
                              fingerprint known: ContentFingerprint?) -> FileOutcome {
         if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
+        if TakeoutSidecar.isJSON(entry.path) { return readTakeout(source, path: entry.path) }
         if source.size == 0 {
             return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
         }
@@ -71,6 +75,23 @@ enum FileReader {
     static func readSidecar(_ source: ByteSource) -> FileOutcome {
         do {
             return .sidecar(try SidecarFile.read(source).encoded())
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// Reads a JSON file as Google Takeout's. One whose name is Takeout's and that
+    /// cannot be read (too large, too deep, not JSON) is an error of its row; any other
+    /// JSON that is not Takeout's is ignored. Never an asset.
+    static func readTakeout(_ source: ByteSource, path: PathBytes) -> FileOutcome {
+        do {
+            switch try TakeoutSidecar.read(source, name: FileNameKey(path).fileName) {
+            case .media(let values): return .takeout(.takeoutMetadata, values.encoded())
+            case .album(let values): return .takeout(.takeoutAlbumMetadata, values.encoded())
+            case .other: return .ignored
+            }
+        } catch let error as TakeoutSidecarError {
+            return TakeoutSidecar.hasTakeoutName(path) ? .failed(error.description) : .ignored
         } catch {
             return .failed(sentence(error))
         }

@@ -95,6 +95,9 @@ struct BatchRecorder {
         case .sidecar(let valuesJSON):
             summary.skipped += 1
             try recordSidecar(work, valuesJSON: valuesJSON)
+        case .takeout(let role, let valuesJSON):
+            summary.skipped += 1
+            try recordSidecar(work, valuesJSON: valuesJSON, role: role)
         case .failed(let message):
             summary.failed += 1
             try recordNotMedia(work, status: .error, message: message)
@@ -217,12 +220,12 @@ struct BatchRecorder {
     /// A sidecar's row: status `ignored` (not an image or video), role `sidecar`, its
     /// values as metadata. Its attachment is kept until the attacher, at the end of
     /// the run, decides it afresh.
-    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String) throws {
+    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String, role: FileRole = .sidecar) throws {
         try files.upsert(FileStore.Write(
-            rootID: work.rootID, entry: work.entry, status: .ignored, role: .sidecar, metadata: valuesJSON,
-            names: FileNameKey(work.entry.path), keepsSidecarAttachment: true), now: now)
+            rootID: work.rootID, entry: work.entry, status: .ignored, role: role, metadata: valuesJSON,
+            names: FileNameKey(work.entry.path), keepsSidecarAttachment: role != .takeoutAlbumMetadata), now: now)
         // The path held a media file before: its asset goes unless another file holds it.
-        if let known = work.known, known.role != .sidecar, let assetID = known.assetID {
+        if let known = work.known, known.role?.isDescribing != true, let assetID = known.assetID {
             try assets.deleteIfOrphaned(assetID, now: now)
         }
     }

@@ -74,6 +74,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var embeddedVideo: EmbeddedVideo?
     /// Star rating, -1 (rejected) to 5, from an XMP sidecar (`xmp:Rating`); nil without one.
     public var rating: Int?
+    /// The `title` of its Google Takeout JSON: the name the file was uploaded to Google
+    /// Photos under; nil without one.
+    public var takeoutTitle: String?
+    /// The `description` of its Google Takeout JSON: the caption written in Google
+    /// Photos; nil without one (or when empty).
+    public var takeoutDescription: String?
     /// The user marked it a favorite (user state, kept by identifier).
     public var favorite: Bool = false
     /// The user hid it; hidden assets are left out of fetches unless asked for.
@@ -187,7 +193,8 @@ public struct EmbeddedVideo: Sendable, Equatable {
 
 /// One file of an asset, as PHAssetResource.
 public struct AssetResource: Sendable, Equatable {
-    /// `photo`, `video`, `pairedVideo`, `alternatePhoto` or `sidecar`.
+    /// `photo`, `video`, `pairedVideo`, `alternatePhoto`, `sidecar` (XMP) or
+    /// `takeoutMetadata` (a Google Takeout JSON).
     public var role: String
     /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes

@@ -59,10 +59,19 @@ enum AssetQueries {
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? (row.string("role") == FileRole.sidecar.rawValue ? "application/rdf+xml" : nil)))
+                        ?? FileRole(stored: row.string("role")).flatMap(Self.describingContentType)))
             }
         }
         return result
+    }
+
+    /// The MIME type of a describing resource: an XMP sidecar's, a Takeout JSON's.
+    static func describingContentType(_ role: FileRole) -> String? {
+        switch role {
+        case .sidecar: "application/rdf+xml"
+        case .takeoutMetadata, .takeoutAlbumMetadata: "application/json"
+        default: nil
+        }
     }
 
     /// Assets for the rows of a query selecting `assetColumns`, with resources.

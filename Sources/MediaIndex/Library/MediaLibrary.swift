@@ -290,7 +290,11 @@ extension MediaLibrary.Blocking {
             defer {
                 if options.maxPageCount != nil { try? writer.write { try $0.execute("PRAGMA max_page_count = 1073741823") } }
             }
-            return try indexer.run(roots: selected, progress: progress)
+            let summary = try indexer.run(roots: selected, progress: progress)
+            // Takeout's favorites, from the user-state side (the index writer never
+            // writes user state); what fails here is applied after the next run.
+            _ = try? library.applyTakeoutFavorites()
+            return summary
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
         }

@@ -204,9 +204,9 @@ struct AssetPairer {
     }
 
     private func files(ofAsset assetID: Int64) throws -> [FileInfo] {
-        // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher does).
+        // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher and TakeoutAttacher do).
         try db.cachedStatement("""
-            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND f.role IS NOT \(FileRole.sidecar.sql) ORDER BY f.path
+            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND (f.role IS NULL OR f.role NOT IN \(FileRole.sqlList(FileRole.describing))) ORDER BY f.path
             """)
             .rows([assetID]).map(Self.fileInfo)
     }

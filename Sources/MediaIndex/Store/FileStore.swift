@@ -33,7 +33,7 @@ struct FileStore {
         ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
             mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = excluded.status, error = excluded.error,
             format = excluded.format, fingerprint = excluded.fingerprint,
-            asset_id = CASE WHEN ?16 AND files.role = \(FileRole.sidecar.sql) THEN files.asset_id ELSE excluded.asset_id END,
+            asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList([.sidecar, .takeoutMetadata])) THEN files.asset_id ELSE excluded.asset_id END,
             role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at,
             folder = coalesce(excluded.folder, files.folder), stem_key = coalesce(excluded.stem_key, files.stem_key)
         """

@@ -32,6 +32,12 @@ enum FileRole: String, StoredEnumeration {
     case alternatePhoto
     /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
     case sidecar
+    /// A Google Takeout JSON (`IMG_1.jpg.json`, `….supplemental-metadata.json`)
+    /// attached to the asset of the media file it describes (see `TakeoutAttacher`).
+    case takeoutMetadata
+    /// A Google Takeout album folder's `metadata.json`: the folder album's title. It
+    /// belongs to no asset.
+    case takeoutAlbumMetadata
 
     /// The primary roles: an asset's still or movie.
     static let primaries: [FileRole] = [.photo, .video]
@@ -41,7 +47,12 @@ enum FileRole: String, StoredEnumeration {
     /// The primary role of a file of this media type.
     init(primaryFor format: MediaFormat) { self = format.mediaType == .video ? .video : .photo }
 
+    /// The roles of files that describe an asset without being its media: they never
+    /// keep an asset alive, and pairing never moves them.
+    static let describing: [FileRole] = [.sidecar, .takeoutMetadata, .takeoutAlbumMetadata]
+
     var isPrimary: Bool { self == .photo || self == .video }
+    var isDescribing: Bool { Self.describing.contains(self) }
     var isSecondary: Bool { self == .pairedVideo || self == .alternatePhoto }
 }
 

@@ -59,6 +59,8 @@ struct ShowCommand: ParsableCommand {
         }
         if let c = asset.contentIdentifier { lines.append(("Content ID", c)) }
         if let b = asset.burstIdentifier { lines.append(("Burst ID", b)) }
+        if let t = asset.takeoutTitle { lines.append(("Takeout title", t)) }
+        if let d = asset.takeoutDescription { lines.append(("Description", d)) }
         lines.append(("Favorite", asset.favorite ? "yes" : "no"))
         lines.append(("Hidden", asset.hidden ? "yes" : "no"))
         lines.append(("Albums", asset.albums.isEmpty ? "none" : asset.albums.map(\.rawValue).joined(separator: ", ")))
