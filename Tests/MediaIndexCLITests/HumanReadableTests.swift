@@ -50,16 +50,6 @@ struct LocalDateFormatterTests {
             #expect(withSeconds.string(fromISO8601: text) == text)
         }
     }
-
-    @Test("civil dates convert to epoch seconds and back, before 1970 too")
-    func civilRoundTrip() {
-        for seconds: Int64 in [0, 951_782_400, -86_401, 1_698_851_477, -62_135_596_800] {
-            let civil = LocalDateFormatter.CivilTime(secondsSinceEpoch: seconds)
-            #expect(civil.secondsSinceEpoch == seconds)
-        }
-        #expect(LocalDateFormatter.CivilTime(secondsSinceEpoch: 951_782_400)
-            == LocalDateFormatter.CivilTime(year: 2000, month: 2, day: 29, hour: 0, minute: 0, second: 0))
-    }
 }
 
 @Suite("ProgressLine: one rewritten line on a terminal")

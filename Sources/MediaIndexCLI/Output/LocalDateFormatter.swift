@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 
 /// Shows the library's ISO 8601 capture dates as `2023-11-01 15:11`.
 ///
@@ -23,9 +24,10 @@ public struct LocalDateFormatter: Sendable {
         guard let parsed = Self.parse(text) else { return text }
         var civil = parsed.civil
         if let offset = parsed.utcOffsetSeconds {
-            let utcSeconds = civil.secondsSinceEpoch - Int64(offset)
-            let localOffset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(utcSeconds)))
-            civil = CivilTime(secondsSinceEpoch: utcSeconds + Int64(localOffset))
+            civil.utcOffsetSeconds = offset
+            let instant = civil.sortTimestamp
+            let localOffset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))
+            civil = CaptureDate(timestamp: instant, utcOffsetSeconds: localOffset)
         }
         var result = "\(civil.year.paddedYear)-\(HumanReadable.twoDigits(civil.month))-\(HumanReadable.twoDigits(civil.day))"
         result += " \(HumanReadable.twoDigits(civil.hour)):\(HumanReadable.twoDigits(civil.minute))"
@@ -56,48 +58,8 @@ public struct LocalDateFormatter: Sendable {
         return result
     }
 
-    /// A wall-clock reading without a zone.
-    struct CivilTime: Equatable {
-        var year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int
-
-        init(year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-            (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
-        }
-
-        /// Seconds since 1970-01-01 00:00 on this same clock (days from civil, Howard
-        /// Hinnant's algorithm).
-        var secondsSinceEpoch: Int64 {
-            let y = month <= 2 ? year - 1 : year
-            let era = (y >= 0 ? y : y - 399) / 400
-            let yearOfEra = y - era * 400
-            let shiftedMonth = Int64(month > 2 ? month - 3 : month + 9)
-            let dayOfYear = (153 * shiftedMonth + 2) / 5 + Int64(day) - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            let days = era * 146_097 + dayOfEra - 719_468
-            return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
-        }
-
-        init(secondsSinceEpoch: Int64) {
-            var days = secondsSinceEpoch / 86_400
-            var rest = secondsSinceEpoch % 86_400
-            if rest < 0 { rest += 86_400; days -= 1 }
-            let z = days + 719_468
-            let era = (z >= 0 ? z : z - 146_096) / 146_097
-            let dayOfEra = z - era * 146_097
-            let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-            let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-            let shiftedMonth = (5 * dayOfYear + 2) / 153
-            let day = Int(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
-            let month = Int(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9)
-            self.init(
-                year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day,
-                hour: Int(rest / 3600), minute: Int(rest / 60 % 60), second: Int(rest % 60)
-            )
-        }
-    }
-
     /// Reads `YYYY-MM-DD[T ]HH:MM[:SS[.fraction]][Z|±HH:MM|±HHMM|±HH]`.
-    static func parse(_ text: String) -> (civil: CivilTime, utcOffsetSeconds: Int?)? {
+    static func parse(_ text: String) -> (civil: CaptureDate, utcOffsetSeconds: Int?)? {
         let bytes = Array(text.utf8)
         var position = 0
         func number(_ digits: Int) -> Int? {
@@ -130,7 +92,7 @@ public struct LocalDateFormatter: Sendable {
             }
         }
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        let civil = CivilTime(year: Int64(year), month: month, day: day, hour: hour, minute: minute, second: min(second, 59))
+        let civil = CaptureDate(year: year, month: month, day: day, hour: hour, minute: minute, second: min(second, 59))
         if position == bytes.count { return (civil, nil) }
         if skip("Z") || skip("z") { return position == bytes.count ? (civil, 0) : nil }
         let sign: Int
@@ -147,7 +109,7 @@ public struct LocalDateFormatter: Sendable {
     }
 }
 
-private extension Int64 {
+private extension Int {
     var paddedYear: String {
         let digits = String(self)
         return self >= 0 && digits.count < 4 ? String(repeating: "0", count: 4 - digits.count) + digits : digits

@@ -35,23 +35,10 @@ struct H264CameraMetadata: Equatable {
             units += 1
             let payloadStart = start + 4
             let end = MPEGReader.findStartCode(es, from: payloadStart, code: { _ in true }) ?? es.count
-            if let found = parseSEI(rbsp(Array(es[payloadStart..<end]))) { return found }
+            if let found = parseSEI(H264NALUnit.rbsp(Array(es[payloadStart..<end]))) { return found }
             i = payloadStart
         }
         return nil
-    }
-
-    /// Removes emulation-prevention bytes (`00 00 03`) from a NAL unit's payload.
-    static func rbsp(_ nal: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(nal.count)
-        var zeros = 0
-        for byte in nal {
-            if zeros >= 2 && byte == 3 { zeros = 0; continue }
-            zeros = byte == 0 ? zeros + 1 : 0
-            out.append(byte)
-        }
-        return out
     }
 
     /// Walks the SEI messages of one SEI RBSP for the MDPM user data.
@@ -143,5 +130,21 @@ struct H264CameraMetadata: Equatable {
         var altitude = rational(0xBA)
         if let a = altitude, let ref = entries[0xB9], ref.contains(where: { $0 != 0 }) { altitude = -a }
         return GeoLocation(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+}
+
+/// H.264 network abstraction layer units (ITU-T H.264 §7.3.1).
+enum H264NALUnit {
+    /// Removes emulation-prevention bytes (`00 00 03`) from a NAL unit's payload.
+    static func rbsp(_ nal: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(nal.count)
+        var zeros = 0
+        for byte in nal {
+            if zeros >= 2 && byte == 3 { zeros = 0; continue }
+            zeros = byte == 0 ? zeros + 1 : 0
+            out.append(byte)
+        }
+        return out
     }
 }

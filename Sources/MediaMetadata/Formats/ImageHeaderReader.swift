@@ -96,9 +96,9 @@ enum ImageHeaderReader {
 
     // MARK: BPG
 
-    /// `ue7` numbers (7 bits a byte, high bit set on all but the last), as the BPG
-    /// specification writes width, height and lengths.
-    private static func ue7(_ b: [UInt8], _ p: inout Int) -> Int? {
+    /// Big-endian base-128 numbers (7 bits a byte, high bit set on all but the last, at
+    /// most 5 bytes): BPG's `ue7` (width, height, lengths) and FLIF's varints.
+    private static func base128(_ b: [UInt8], _ p: inout Int) -> Int? {
         var value = 0
         for _ in 0..<5 {
             guard p < b.count else { return nil }
@@ -114,10 +114,10 @@ enum ImageHeaderReader {
         guard h.count > 6 else { return nil }
         let hasExtensions = h[5] & 0x08 != 0
         var p = 6
-        guard let w = ue7(h, &p), let hgt = ue7(h, &p), w > 0, hgt > 0, ue7(h, &p) != nil else { return nil }
-        if hasExtensions, let total = ue7(h, &p) {
+        guard let w = base128(h, &p), let hgt = base128(h, &p), w > 0, hgt > 0, base128(h, &p) != nil else { return nil }
+        if hasExtensions, let total = base128(h, &p) {
             let end = min(h.count, p + total)
-            while p < end, let tag = ue7(h, &p), let length = ue7(h, &p), p + length <= end {
+            while p < end, let tag = base128(h, &p), let length = base128(h, &p), p + length <= end {
                 var data = Array(h[p..<(p + length)])
                 if tag == 1 {
                     // Some writers put one byte before the TIFF header (exiftool: "Ignored
@@ -182,18 +182,8 @@ enum ImageHeaderReader {
     /// FLIF16: after `FLIF`, a byte of interlacing/animation and channels, a byte of
     /// bytes per channel, then width − 1 and height − 1 as big-endian base-128 varints.
     private static func flif(_ h: [UInt8]) -> (width: Int, height: Int)? {
-        func varint(_ p: inout Int) -> Int? {
-            var value = 0
-            for _ in 0..<5 {
-                guard p < h.count else { return nil }
-                let byte = Int(h[p]); p += 1
-                value = value << 7 | (byte & 0x7F)
-                if byte & 0x80 == 0 { return value }
-            }
-            return nil
-        }
         var p = 6
-        guard let w = varint(&p), let hgt = varint(&p) else { return nil }
+        guard let w = base128(h, &p), let hgt = base128(h, &p) else { return nil }
         return (w + 1, hgt + 1)
     }
 

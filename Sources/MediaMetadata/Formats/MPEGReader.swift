@@ -395,16 +395,7 @@ public enum MPEGReader {
 enum H264SPS {
     /// `rbsp` starts after the NAL header byte; nil when a field runs past the end.
     static func size(_ nal: [UInt8]) -> (width: Int, height: Int)? {
-        // Remove emulation-prevention bytes (00 00 03).
-        var rbsp: [UInt8] = []
-        rbsp.reserveCapacity(nal.count)
-        var zeros = 0
-        for byte in nal {
-            if zeros >= 2 && byte == 3 { zeros = 0; continue }
-            zeros = byte == 0 ? zeros + 1 : 0
-            rbsp.append(byte)
-        }
-        var r = VideoBitReader(bytes: rbsp)
+        var r = VideoBitReader(bytes: H264NALUnit.rbsp(nal))
         guard let profile = r.read(8), r.read(16) != nil, r.readExpGolomb() != nil else { return nil }
         var chroma = 1
         var separatePlanes = false
