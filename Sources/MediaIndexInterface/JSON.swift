@@ -39,53 +39,71 @@ public enum JSON: Sendable, Equatable {
     }
 
     /// The value on one line with no spaces: one record of `--jsonl` output.
-    public var compactText: String {
-        var output = ""
-        write(to: &output, indent: nil, depth: 0)
-        return output
-    }
+    public var compactText: String { String(decoding: compactUTF8, as: UTF8.self) }
 
     /// The value indented by two spaces per level, `"key": value`, empty containers as
     /// `[]` and `{}`; no trailing newline.
-    public var prettyText: String {
-        var output = ""
-        write(to: &output, indent: "  ", depth: 0)
+    public var prettyText: String { String(decoding: prettyUTF8, as: UTF8.self) }
+
+    /// `compactText` as UTF-8 bytes, written without building a `String`.
+    public var compactUTF8: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(to: &output, pretty: false, depth: 0)
         return output
     }
 
-    private func write(to output: inout String, indent: String?, depth: Int) {
+    /// `prettyText` as UTF-8 bytes, written without building a `String`: what the HTTP
+    /// server sends.
+    public var prettyUTF8: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(to: &output, pretty: true, depth: 0)
+        return output
+    }
+
+    private func write(to output: inout [UInt8], pretty: Bool, depth: Int) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .int(let value): output += String(value)
-        case .double(let value): output += Self.numberText(value)
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): output.append(contentsOf: String(value).utf8)
+        case .double(let value): output.append(contentsOf: Self.numberText(value).utf8)
         case .string(let value): Self.writeString(value, to: &output)
         case .array(let elements):
-            writeContainer(open: "[", close: "]", count: elements.count, to: &output, indent: indent, depth: depth) { index, output in
-                elements[index].write(to: &output, indent: indent, depth: depth + 1)
+            Self.writeContainer(open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: elements.count,
+                                to: &output, pretty: pretty, depth: depth) { index, output in
+                elements[index].write(to: &output, pretty: pretty, depth: depth + 1)
             }
         case .object(let members):
-            writeContainer(open: "{", close: "}", count: members.count, to: &output, indent: indent, depth: depth) { index, output in
+            Self.writeContainer(open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: members.count,
+                                to: &output, pretty: pretty, depth: depth) { index, output in
                 Self.writeString(members[index].0, to: &output)
-                output += indent == nil ? ":" : ": "
-                members[index].1.write(to: &output, indent: indent, depth: depth + 1)
+                output.append(UInt8(ascii: ":"))
+                if pretty { output.append(UInt8(ascii: " ")) }
+                members[index].1.write(to: &output, pretty: pretty, depth: depth + 1)
             }
         }
     }
 
-    private func writeContainer(
-        open: String, close: String, count: Int, to output: inout String, indent: String?, depth: Int,
-        element: (Int, inout String) -> Void
+    private static func writeContainer(
+        open: UInt8, close: UInt8, count: Int, to output: inout [UInt8], pretty: Bool, depth: Int,
+        element: (Int, inout [UInt8]) -> Void
     ) {
-        output += open
-        guard count > 0 else { output += close; return }
+        output.append(open)
+        guard count > 0 else { output.append(close); return }
         for index in 0..<count {
-            if index > 0 { output += "," }
-            if let indent { output += "\n" + String(repeating: indent, count: depth + 1) }
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            if pretty { newline(indentedBy: depth + 1, to: &output) }
             element(index, &output)
         }
-        if let indent { output += "\n" + String(repeating: indent, count: depth) }
-        output += close
+        if pretty { newline(indentedBy: depth, to: &output) }
+        output.append(close)
+    }
+
+    /// A line break and two spaces per level.
+    private static func newline(indentedBy depth: Int, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
     /// Swift's shortest round-tripping form (`2.635`, `1e-05`, `5.0`), which is valid
@@ -97,28 +115,62 @@ public enum JSON: Sendable, Equatable {
     /// Quotes and escapes: `"` `\` and control characters (as `\n`, `\t`… or `\u001f`),
     /// and U+2028/U+2029, which JavaScript strings cannot hold raw.
     public static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{2028}": output += "\\u2028"
-            case "\u{2029}": output += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        var bytes: [UInt8] = []
+        writeString(value, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `writeString(_:to:)` into UTF-8 bytes. A Swift `String` is valid Unicode, so its
+    /// UTF-8 bytes are copied as they are, except for the ones to escape.
+    static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { bytes in
+            var index = 0
+            var runStart = 0
+            func flush(upTo end: Int) {
+                if runStart < end { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<end])) }
+            }
+            while index < bytes.count {
+                let byte = bytes[index]
+                var escape: StaticString?
+                var length = 1
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case UInt8(ascii: "\n"): escape = "\\n"
+                case UInt8(ascii: "\r"): escape = "\\r"
+                case UInt8(ascii: "\t"): escape = "\\t"
+                case 0x08: escape = "\\b"
+                case 0x0C: escape = "\\f"
+                case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80
+                    && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    length = 3
+                default:
+                    if byte < 0x20 {
+                        flush(upTo: index)
+                        let hex = Array("0123456789abcdef".utf8)
+                        output.append(contentsOf: "\\u00".utf8)
+                        output.append(hex[Int(byte >> 4)])
+                        output.append(hex[Int(byte & 0x0F)])
+                        index += 1
+                        runStart = index
+                        continue
+                    }
+                }
+                if let escape {
+                    flush(upTo: index)
+                    escape.withUTF8Buffer { output.append(contentsOf: $0) }
+                    index += length
+                    runStart = index
                 } else {
-                    output.unicodeScalars.append(scalar)
+                    index += 1
                 }
             }
+            flush(upTo: bytes.count)
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }
 

@@ -31,6 +31,10 @@ public final class DatabaseReader: @unchecked Sendable {
     private var idle: [DatabaseConnection] = []
     /// Databases attached to every connection, as (schema name, file path).
     private let attachments: [(schema: String, path: String)]
+    /// Connections kept open between reads. Opening one (schema, attachments, statement
+    /// cache) costs more than a picker's first page, so a server's concurrent readers
+    /// reuse theirs; beyond this many they are closed after use.
+    static let maximumIdleConnections = 16
 
     init(path: String, attachments: [(schema: String, path: String)] = []) {
         self.path = path
@@ -57,7 +61,7 @@ public final class DatabaseReader: @unchecked Sendable {
 
     private func checkIn(_ connection: DatabaseConnection) {
         lock.lock()
-        if idle.count < 4 { idle.append(connection) }
+        if idle.count < Self.maximumIdleConnections { idle.append(connection) }
         lock.unlock()
     }
 }

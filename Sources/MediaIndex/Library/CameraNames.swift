@@ -82,8 +82,17 @@ public enum CameraNames {
         return [normalised] + knownMakes.filter { $0.value == normalised }.map(\.key).sorted()
     }
 
+    /// Whitespace, newlines and NUL padding, trimmed from both ends of a name.
+    private static let padding = CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0"))
+
     private static func trim(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\0")))
+        // Most names start and end with a visible ASCII character: nothing to trim, and
+        // no need for Foundation's slower path (this runs for every asset listed).
+        let utf8 = text.utf8
+        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return text
+        }
+        return text.trimmingCharacters(in: padding)
     }
 
     /// Registers `camera_make(make)` and `camera_model(make, model)`, deterministic SQL

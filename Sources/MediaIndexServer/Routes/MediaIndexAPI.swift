@@ -211,9 +211,11 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
 
     /// A JSON document as the CLI prints it (`prettyText` and a newline).
     static func jsonResponse(_ json: JSON, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                               ("Cache-Control", "no-store")],
-                     body: .bytes(Array((json.prettyText + "\n").utf8)))
+        var body = json.prettyUTF8
+        body.append(UInt8(ascii: "\n"))
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                                      ("Cache-Control", "no-store")],
+                            body: .bytes(body))
     }
 
     static func errorResponse(_ error: APIError) -> HTTPResponse {
