@@ -25,4 +25,17 @@ struct CaptureDateTests {
         #expect(date.sortTimestamp == 1_698_847_877)
         #expect(date.iso8601 == "2023-11-01T15:11:17+01:00")
     }
+
+    @Test("ISO 8601 text shows sub-seconds only when recorded, to milliseconds or finer as needed")
+    func iso8601Fractions() {
+        func text(_ nanosecond: Int, offset: Int? = nil) -> String {
+            CaptureDate(year: 2023, month: 7, day: 4, hour: 9, minute: 5, second: 7, nanosecond: nanosecond,
+                        utcOffsetSeconds: offset).iso8601
+        }
+        #expect(text(0) == "2023-07-04T09:05:07")
+        #expect(text(250_000_000, offset: 0) == "2023-07-04T09:05:07.250Z")
+        #expect(text(123_456_789, offset: -34_200) == "2023-07-04T09:05:07.123456789-09:30")
+        #expect(text(1_000, offset: 19_800) == "2023-07-04T09:05:07.000001+05:30")
+        #expect(CaptureDate(year: 812, month: 1, day: 1, hour: 0, minute: 0, second: 0).iso8601 == "0812-01-01T00:00:00")
+    }
 }

@@ -24,6 +24,9 @@ extension MediaLibrary {
             try writer.write { db in for (name, _) in indexes { try db.execute("DROP INDEX \(name)") } }
             defer {
                 try? writer.write { db in for (_, sql) in indexes { try db.execute(sql) } }
+                // The index builds went through the WAL; copy them into the database and
+                // empty it, so readers do not look up every page in a large WAL.
+                try? writer.write { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
             }
             try seedSyntheticAssets(count: count, folderCount: folderCount, batchSize: batchSize, startingAt: first)
             return

@@ -209,24 +209,38 @@ public struct CaptureDate: Sendable, Equatable, Hashable, Codable {
     /// offset is unknown. Sub-seconds appear only when recorded, to millisecond
     /// precision or finer as needed.
     public var iso8601: String {
-        func pad(_ v: Int, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-        if nanosecond > 0 {
-            var fraction = pad(nanosecond, 9)
-            while fraction.count > 3 && fraction.hasSuffix("0") { fraction.removeLast() }
-            text += "." + fraction
-        }
-        if let offset = utcOffsetSeconds {
-            if offset == 0 { text += "Z" } else {
-                let sign = offset < 0 ? "-" : "+"
-                let a = abs(offset)
-                text += "\(sign)\(pad(a / 3600, 2)):\(pad((a % 3600) / 60, 2))"
+        // Written digit by digit into bytes: this runs for every date of every asset listed.
+        var text: [UInt8] = []
+        text.reserveCapacity(35)
+        func digits(_ value: Int, _ width: Int) {
+            let magnitude = value.magnitude
+            if value < 0 { text.append(UInt8(ascii: "-")) }
+            var divisor: UInt = 1
+            var count = 1
+            while count < width || magnitude / divisor >= 10 { divisor *= 10; count += 1 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
             }
         }
-        return text
+        digits(year, 4); text.append(UInt8(ascii: "-")); digits(month, 2); text.append(UInt8(ascii: "-"))
+        digits(day, 2); text.append(UInt8(ascii: "T")); digits(hour, 2); text.append(UInt8(ascii: ":"))
+        digits(minute, 2); text.append(UInt8(ascii: ":")); digits(second, 2)
+        if nanosecond > 0 {
+            var fraction = nanosecond
+            var width = 9
+            while width > 3 && fraction % 10 == 0 { fraction /= 10; width -= 1 }
+            text.append(UInt8(ascii: "."))
+            digits(fraction, width)
+        }
+        if let offset = utcOffsetSeconds {
+            if offset == 0 { text.append(UInt8(ascii: "Z")) } else {
+                let a = abs(offset)
+                text.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+                digits(a / 3600, 2); text.append(UInt8(ascii: ":")); digits((a % 3600) / 60, 2)
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Seconds since 1970 in UTC, for sorting. A date without an offset is taken as
