@@ -68,7 +68,8 @@ let package = Package(
         .executableTarget(name: "WebPickerEmbedder"),
         .plugin(name: "EmbedWebPicker", capability: .buildTool(), dependencies: ["WebPickerEmbedder"]),
         .testTarget(name: "MediaIndexServerTests",
-                    dependencies: ["MediaIndexServer", "MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
+                    dependencies: ["MediaIndexServer", "MediaIndexCLI", "MediaIndexInterface", "CorpusSupport",
+                                   "LoopbackHTTPClient"]),
 
         // Argument parsing, commands and output.
         .target(
@@ -83,7 +84,7 @@ let package = Package(
         // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
         .executableTarget(
             name: "mediaindex-bench",
-            dependencies: ["MediaIndex"]
+            dependencies: ["MediaIndex", "LoopbackHTTPClient"]
         ),
 
         // The README's library example, built with the tests so it keeps compiling.
@@ -99,6 +100,8 @@ let package = Package(
 
         // Finds the shared corpus and reads the reference tools' readings, for tests.
         .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
+        // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
+        .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),

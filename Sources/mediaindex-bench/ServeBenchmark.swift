@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTPClient
 @_spi(Benchmarks) import MediaIndex
 #if canImport(Glibc)
 import Glibc
@@ -97,35 +98,10 @@ enum ServeBenchmark {
         func fail(_ reason: String) { lock.lock(); if firstFailure == nil { firstFailure = reason }; lock.unlock() }
     }
 
-    /// One GET over a new connection; the status and the body's length.
+    /// One GET over a new connection (as a browser's first request); the status.
     static func request(port: UInt16, path: String) throws -> (status: Int, bytes: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchmarkError("socket failed") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw BenchmarkError("cannot connect to 127.0.0.1:\(port)") }
-        let text = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-        guard text.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == text.count else {
-            throw BenchmarkError("cannot send to 127.0.0.1:\(port)")
-        }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
-        let head = String(decoding: received.prefix(64), as: UTF8.self).split(separator: " ")
-        guard head.count > 1, let status = Int(head[1]) else { throw BenchmarkError("no HTTP response from 127.0.0.1:\(port)") }
-        return (status, received.count)
+        let response = try LoopbackClient.send(port: port, path: path, timeout: 30)
+        return (response.status, response.body.count)
     }
 
     static func freePort() throws -> UInt16 {

@@ -3,14 +3,6 @@ import Foundation
 import Testing
 @testable import MediaIndexCLI
 
-/// Runs `mediaindex` in-process with captured output.
-private func mediaindex(_ arguments: [String], library: String) async -> (code: Int32, out: String, err: String) {
-    let context = CommandContext.capturing(environment: ["MEDIAINDEX_LIBRARY": library, "HOME": "/nonexistent"])
-    let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
-                                       context: context)
-    return (code, context.standardOutput.capturedText, context.standardError.capturedText)
-}
-
 private func temporaryLibrary() -> String {
     NSTemporaryDirectory() + "mediaindex-cli-" + UUID().uuidString
 }

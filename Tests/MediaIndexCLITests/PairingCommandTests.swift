@@ -10,18 +10,12 @@ struct PairingCommandTests {
         let library = NSTemporaryDirectory() + "mediaindex-cli-pairing-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: library) }
         let root = try #require(Corpus.root).path
-        func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
-            let context = CommandContext.capturing(environment: ["MEDIAINDEX_LIBRARY": library, "HOME": "/nonexistent"])
-            let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
-                                               context: context)
-            return (code, context.standardOutput.capturedText, context.standardError.capturedText)
-        }
-        let indexed = await run(["index", "--json", root])
+        let indexed = await mediaindex(["index", "--json", root], library: library)
         #expect(indexed.code == 0, "\(indexed.err)")
         let summary = try #require(try JSONSerialization.jsonObject(with: Data(indexed.out.utf8)) as? [String: Any])
         #expect((summary["paired"] as? Int ?? 0) > 0)
 
-        let listed = await run(["assets", "--jsonl"])
+        let listed = await mediaindex(["assets", "--jsonl"], library: library)
         #expect(listed.code == 0, "\(listed.err)")
         var assetByPath: [String: [String: Any]] = [:]
         for line in listed.out.split(separator: "\n") {

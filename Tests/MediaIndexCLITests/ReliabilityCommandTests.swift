@@ -6,16 +6,6 @@ import MediaIndexInterface
 
 // Issue 13: what a hostile file name, a narrow terminal or a new user ran into.
 
-/// Runs `mediaindex` in-process with captured output; `width` makes stdout a terminal that wide.
-private func mediaindex(_ arguments: [String], folder: String, width: Int? = nil) async -> (code: Int32, out: String, err: String) {
-    let context = CommandContext.capturing(environment: [
-        "MEDIAINDEX_LIBRARY": folder + "/library", "MEDIAINDEX_CACHE": folder + "/cache", "HOME": "/nonexistent",
-    ], terminalWidth: width)
-    let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
-                                       context: context)
-    return (code, context.standardOutput.capturedText, context.standardError.capturedText)
-}
-
 private func temporaryFolder() throws -> String {
     let folder = NSTemporaryDirectory() + "mediaindex-reliability-" + UUID().uuidString
     try FileManager.default.createDirectory(atPath: folder + "/photos", withIntermediateDirectories: true)

@@ -3,16 +3,6 @@ import Foundation
 import Testing
 @testable import MediaIndexCLI
 
-/// Runs `mediaindex` in-process with captured output, a library and a cache.
-private func mediaindex(_ arguments: [String], folder: String) async -> (code: Int32, out: String, err: String) {
-    let context = CommandContext.capturing(environment: [
-        "MEDIAINDEX_LIBRARY": folder + "/library", "MEDIAINDEX_CACHE": folder + "/cache", "HOME": "/nonexistent",
-    ])
-    let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
-                                       context: context)
-    return (code, context.standardOutput.capturedText, context.standardError.capturedText)
-}
-
 /// A folder holding `photos/` with copies of corpus files under plain names.
 private func folderWithCopies(_ relatives: [String]) throws -> String {
     let folder = NSTemporaryDirectory() + "mediaindex-thumbs-" + UUID().uuidString

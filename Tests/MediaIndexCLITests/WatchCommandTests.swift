@@ -41,11 +41,9 @@ struct WatchCommandTests {
     func noRoots() async throws {
         let library = NSTemporaryDirectory() + "mediaindex-watch-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: library) }
-        let context = CommandContext.capturing(environment: ["MEDIAINDEX_LIBRARY": library, "HOME": "/nonexistent"])
-        let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: [RawArgument("watch")],
-                                           context: context)
+        let (code, _, errors) = await mediaindex(["watch"], library: library)
         #expect(code == 64)
-        #expect(context.standardError.capturedText.contains("mediaindex watch ~/Pictures"))
+        #expect(errors.contains("mediaindex watch ~/Pictures"))
     }
 
     @Test("the systemd user unit runs mediaindex serve, stops it with SIGTERM and does not restart on 64 or 75")

@@ -1,5 +1,6 @@
 import CorpusSupport
 import Foundation
+import LoopbackHTTPClient
 import MediaIndex
 import Testing
 @testable import MediaIndexServer
@@ -21,7 +22,7 @@ struct LiveTests {
         // Times are taken on the threads that see them: the test's own task may resume late
         // when other suites hold the shared pool's threads.
         async let answer = onThread {
-            (try TestClient.send(port: port, path: "/v1/changes?since=\(token)&wait=30"), Date())
+            (try LoopbackClient.send(port: port, path: "/v1/changes?since=\(token)&wait=30"), Date())
         }
         try await Task.sleep(nanoseconds: 500_000_000)
         try commitANewFile(served)
@@ -58,7 +59,7 @@ struct LiveTests {
         let port = served.port
         let request = Array("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n".utf8)
         async let received = onThread {
-            try TestClient.exchange(port: port, request: request, timeout: 20) { bytes in
+            try LoopbackClient.exchange(port: port, request: request, timeout: 20) { bytes in
                 String(decoding: bytes, as: UTF8.self).contains("event: changes")
                     && String(decoding: bytes, as: UTF8.self).contains("}\n\n")
             }
@@ -78,7 +79,7 @@ struct LiveTests {
         let port = served.port
         // The poll's end is timed on its own thread: this task may resume late under load.
         async let pollEnded = onThread { () -> Date in
-            _ = try? TestClient.send(port: port, path: "/v1/changes?since=\(token)&wait=60")
+            _ = try? LoopbackClient.send(port: port, path: "/v1/changes?since=\(token)&wait=60")
             return Date()
         }
         try await Task.sleep(nanoseconds: 300_000_000)

@@ -62,17 +62,11 @@ final class WatchedTree {
     func changes(since token: ChangeToken = .initial) -> [AssetChange] { (try? library.blocking.changes(since: token).changes) ?? [] }
 }
 
-/// Collects a watcher's events on a task of its own.
+/// Collects a watcher's events as its test hook hands them over, on the watcher's thread.
 final class EventRecorder: @unchecked Sendable {
     // @unchecked: `stored` is only touched under `lock`.
     private let lock = NSLock()
     private var stored: [WatcherEvent] = []
-
-    func record(_ stream: AsyncStream<WatcherEvent>) {
-        Task.detached { [self] in
-            for await event in stream { append(event) }
-        }
-    }
 
     func append(_ event: WatcherEvent) {
         lock.lock()
@@ -84,6 +78,48 @@ final class EventRecorder: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return stored
+    }
+}
+
+/// Runs the jobs of the tasks that prefer it on one thread of its own, so that such a task
+/// goes on at once even while other tests' waits hold every thread of the cooperative pool.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: `jobs` and `stopped` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var stopped = false
+
+    init(name: String) {
+        let thread = Thread { [self] in runJobs() }
+        thread.name = name
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Ends the thread once the jobs already enqueued have run.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func runJobs() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty { condition.unlock(); return }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 }
 
@@ -123,6 +159,35 @@ struct LibraryWatcherTests {
         #expect(asset.pixelHeight.map(Double.init) == readings["File:ImageHeight"]?.number)
         let entries = tree.changes().filter { $0.id == asset.id }
         #expect(entries.map(\.kind) == [.inserted], "inserted once, never as a partial file")
+    }
+
+    @Test("events() delivers the run that indexed a new file, with the file counted as added")
+    func eventsStream() async throws {
+        let tree = try WatchedTree()
+        let watcher = try tree.start()
+        let stream = watcher.events()  // subscribed before the file appears: its run cannot be missed
+        // The stream is read on a thread of its own: a task on the shared pool may resume minutes late.
+        let reader = DedicatedThreadExecutor(name: "watcher-events-test")
+        defer { reader.stop() }
+        let firstRunWithAFile = Task(executorPreference: reader) { () -> WatchRun? in
+            for await event in stream {
+                if case .run(let run) = event, (run.summary?.added ?? 0) > 0 { return run }
+            }
+            return nil  // the watcher stopped first
+        }
+        let target = tree.first + "/new.jpg"
+        try tree.copy(WatchedTree.canon, to: target)
+        // Ends the stream (and so the reader) if no such run comes within a minute.
+        let giveUp = DispatchWorkItem { watcher.stop() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: giveUp)
+        let run = await firstRunWithAFile.value
+        giveUp.cancel()
+        #expect(run != nil, "events() delivered no run with an added file within 60 s")
+        #expect(run?.summary?.added == 1)
+        #expect(run?.error == nil)
+        #expect(run?.roots == [PathBytes(tree.first)])
+        let asset = try #require(tree.asset(target), "the run's file is in the library")
+        #expect(tree.changes().filter { $0.id == asset.id }.map(\.kind) == [.inserted])
     }
 
     @Test("a renamed file keeps its identifier, and the feed says moved")

@@ -80,11 +80,7 @@ extension MediaLibrary {
 
     /// The exact thumbnail when it is already in the cache.
     func cachedThumbnail(for asset: Asset, request: ThumbnailRequest) throws -> DeliveredThumbnail? {
-        guard let key = thumbnailKey(for: asset, request: request) else { return nil }
-        let cache = thumbnailCache
-        let path = cache.path(for: key, library: location)
-        guard cache.validFileSize(at: path) != nil else { return nil }
-        cache.markUsed(path)
+        guard let path = cachedPath(for: asset, request: request) else { return nil }
         return try delivered(path: path, isDegraded: false)
     }
 
@@ -175,10 +171,11 @@ extension MediaLibrary.Blocking {
     public func fastThumbnail(for asset: Asset, size: Int = 256, mode: ThumbnailMode = .fit,
                               format: ThumbnailFormat = .jpeg) throws -> CachedThumbnail? {
         let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
+        if let exact = library.cachedPath(for: asset, request: request) {
+            return CachedThumbnail(url: URL(fileURLWithPath: exact), made: false)
+        }
         guard let key = library.thumbnailKey(for: asset, request: request) else { return nil }
         let cache = library.thumbnailCache
-        let exact = cache.path(for: key, library: library.location)
-        if cache.validFileSize(at: exact) != nil { return CachedThumbnail(url: URL(fileURLWithPath: exact), made: false) }
         guard let quick = try library.quickThumbnail(for: asset, request: request) else { return nil }
         let path = "\(cache.folderPath)/fast/\(key.hash).\(request.format.fileExtension)"
         try cache.store(Array(quick.data), at: path)

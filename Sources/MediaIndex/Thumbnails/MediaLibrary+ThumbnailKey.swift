@@ -5,4 +5,15 @@ extension MediaLibrary {
         guard let primary = asset.primaryResource else { return nil }
         return ThumbnailKey(identifier: asset.id.rawValue, revision: asset.revision, sourceBytes: primary.bytes, request: request)
     }
+
+    /// The path of `asset`'s exact thumbnail for `request` when the cache holds it whole,
+    /// marked as just used; nil when it is not cached (or cut short, or the asset has no
+    /// file) and has to be made.
+    func cachedPath(for asset: Asset, request: ThumbnailRequest) -> String? {
+        guard let key = thumbnailKey(for: asset, request: request) else { return nil }
+        let path = thumbnailCache.path(for: key, library: location)
+        guard thumbnailCache.validFileSize(at: path) != nil else { return nil }
+        thumbnailCache.markUsed(path)
+        return path
+    }
 }

@@ -160,7 +160,7 @@ extension MediaLibrary.Blocking {
                           format: ThumbnailFormat = .jpeg, retryFailures: Bool = false) throws -> CachedThumbnail {
         let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
         let cache = library.thumbnailCache
-        let outcome = try library.thumbnailOutcome(for: asset, request: request, cache: cache, known: nil,
+        let outcome = try library.thumbnailOutcome(for: asset, request: request, known: nil,
                                                    retryFailures: retryFailures)
         if let record = outcome.record, let writer = library.writer {
             try? writer.write { db in try ThumbnailStateStore.record([record], db: db) }
@@ -246,7 +246,7 @@ extension MediaLibrary.Blocking {
                     let (asset, request) = jobs[index]
                     let outcome: MediaLibrary.ThumbnailOutcome?
                     do {
-                        outcome = try library.thumbnailOutcome(for: asset, request: request, cache: cache, known: known,
+                        outcome = try library.thumbnailOutcome(for: asset, request: request, known: known,
                                                                retryFailures: options.retryFailures)
                     } catch let error as LibraryError {
                         // The cache's fault, not the asset's: stop the build, record nothing.
@@ -431,18 +431,18 @@ extension MediaLibrary {
     ///
     /// - Parameter known: the non-ready state rows by key, when the caller loaded them;
     ///   nil to look this key up.
-    func thumbnailOutcome(for asset: Asset, request: ThumbnailRequest, cache: ThumbnailCache,
+    func thumbnailOutcome(for asset: Asset, request: ThumbnailRequest,
                           known: [String: ThumbnailRecord]?, retryFailures: Bool) throws -> ThumbnailOutcome {
         guard let primary = asset.primaryResource, let key = thumbnailKey(for: asset, request: request) else {
             return ThumbnailOutcome(result: .failure(ThumbnailUnavailable(
                 identifier: asset.id, state: .failed, reason: "the asset has no file")), record: nil)
         }
+        if let cached = cachedPath(for: asset, request: request) {
+            return ThumbnailOutcome(result: .success(cached), record: nil)
+        }
+        let cache = thumbnailCache
         let hash = key.hash
         let path = cache.path(for: key, library: location)
-        if cache.validFileSize(at: path) != nil {
-            cache.markUsed(path)
-            return ThumbnailOutcome(result: .success(path), record: nil)
-        }
         if !retryFailures {
             let previous = try known.map { $0[hash] } ?? read { db in
                 ThumbnailStateStore.records(try db.rows("SELECT * FROM thumbnails WHERE key = ?", [hash])).first

@@ -10,21 +10,17 @@ struct AlbumsCommand: ParsableCommand {
         discussion: "Smart albums other than Recents, Favorites and Hidden are listed only when they hold something."
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .flag("json", help: "Print a JSON array of albums."),
-    ]
+    static let arguments = ReadOnlyListingOptions.arguments(json: "Print a JSON array of albums.")
 
-    var library: LibraryOptions
-    var json: Bool
+    var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        library = try LibraryOptions(parsed: parsed)
-        json = parsed.flag("json")
+        options = try ReadOnlyListingOptions(parsed: parsed)
     }
 
     func run(in context: CommandContext) async throws {
-        let albums = try await library.open(.readOnly, in: context).fetchAlbums()
-        if json {
+        let albums = try await options.openLibrary(in: context).fetchAlbums()
+        if options.json {
             context.standardOutput.writeLine(JSON.array(albums.map(JSONShapes.album)).prettyText)
             return
         }

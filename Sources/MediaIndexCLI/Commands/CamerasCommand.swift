@@ -12,21 +12,18 @@ struct CamerasCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .flag("json", help: "Print [{\"make\", \"count\", \"models\": [{\"model\", \"count\"}]}]."),
-    ]
+    static let arguments = ReadOnlyListingOptions.arguments(
+        json: "Print [{\"make\", \"count\", \"models\": [{\"model\", \"count\"}]}].")
 
-    var library: LibraryOptions
-    var json: Bool
+    var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        library = try LibraryOptions(parsed: parsed)
-        json = parsed.flag("json")
+        options = try ReadOnlyListingOptions(parsed: parsed)
     }
 
     func run(in context: CommandContext) async throws {
-        let cameras = try await library.open(.readOnly, in: context).cameras()
-        if json {
+        let cameras = try await options.openLibrary(in: context).cameras()
+        if options.json {
             context.standardOutput.writeLine(JSON.array(cameras.map { camera in
                 .object([("make", JSON(camera.make)), ("count", .int(camera.count)),
                          ("models", .array(camera.models.map { .object([("model", JSON($0.model)), ("count", .int($0.count))]) }))])

@@ -122,22 +122,18 @@ struct ErrorsCommand: ParsableCommand {
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(name: "stats", abstract: "Show counts over the library.")
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .flag("json", help: "Print the counts as JSON."),
-    ]
+    static let arguments = ReadOnlyListingOptions.arguments(json: "Print the counts as JSON.")
 
-    var library: LibraryOptions
-    var json: Bool
+    var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        library = try LibraryOptions(parsed: parsed)
-        json = parsed.flag("json")
+        options = try ReadOnlyListingOptions(parsed: parsed)
     }
 
     func run(in context: CommandContext) async throws {
-        let mediaLibrary = try library.open(.readOnly, in: context)
+        let mediaLibrary = try options.openLibrary(in: context)
         let s = try await mediaLibrary.statistics()
-        if json {
+        if options.json {
             context.standardOutput.writeLine(JSON.object([
                 ("library", .string(mediaLibrary.location.directory)),
                 ("schemaVersion", .int(s.schemaVersion)),

@@ -62,6 +62,30 @@ struct LibraryOptions: ParsableArguments {
     }
 }
 
+/// `--library` and `--json`: all a listing that only reads the library takes (`albums`,
+/// `cameras`, `stats`). Declared with the command's own words for what `--json` prints:
+/// `ReadOnlyListingOptions.arguments(json: "Print …")`.
+struct ReadOnlyListingOptions: Sendable {
+    /// The declarations of `--library` and of `--json`, with `help` for the latter.
+    static func arguments(json help: String) -> [ArgumentDefinition] {
+        LibraryOptions.arguments + [.flag("json", help: help)]
+    }
+
+    var library: LibraryOptions
+    /// Whether `--json` was given.
+    var json: Bool
+
+    init(parsed: ParsedArguments) throws {
+        library = try LibraryOptions(parsed: parsed)
+        json = parsed.flag("json")
+    }
+
+    /// The library, opened read-only.
+    func openLibrary(in context: CommandContext) throws -> MediaLibrary {
+        try library.open(.readOnly, in: context)
+    }
+}
+
 /// `--json` / `--jsonl` output choice, shared by listing commands.
 enum OutputFormat {
     case table, json, jsonLines
