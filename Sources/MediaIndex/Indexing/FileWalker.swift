@@ -5,30 +5,20 @@ import Musl
 #endif
 import Dispatch
 
-/// Walks the folders under a root and lists every regular file with its `lstat`.
+/// Walks the folders under a root and gives every regular file with its `lstat`, one
+/// at a time, in byte order of their paths (the order `files` is read in by its path
+/// index), without ever holding a list of the files.
 ///
 /// Symbolic links are never followed, so a walk cannot leave its root or loop;
 /// folders already seen (by device and inode: bind mounts) are skipped too. Hidden
 /// entries (names starting with `.`) and the excluded folders (the library's own)
-/// are skipped. At most one folder per core is open at a time, whatever the tree.
+/// are skipped. What is held is the listing of each folder from the root down to the
+/// current one, whatever the size of the tree.
 public struct FileWalker: Sendable {
     /// One regular file found.
     public struct Entry: Sendable {
         public var path: PathBytes
         public var stat: FileStat
-    }
-
-    /// What the walk found.
-    public struct Result: Sendable {
-        public var files: [Entry] = []
-        /// Folders that could not be read, with the reason. Their contents are unknown,
-        /// so the indexer keeps what it had recorded under them.
-        public var unreadableFolders: [(path: PathBytes, reason: String)] = []
-        public var skippedSymlinks = 0
-        public var skippedHidden = 0
-        public var skippedSpecial = 0
-        /// The special files (FIFOs, sockets, devices) found, with what each is; never opened.
-        public var specialFiles: [(path: PathBytes, kind: String)] = []
     }
 
     /// Folders never entered (by device and inode).
@@ -38,62 +28,128 @@ public struct FileWalker: Sendable {
         excludedFolders = folders.compactMap { path in FileStat.of(path).map { ($0.device, $0.inode) } }
     }
 
-    /// Walks `root` breadth-first, listing the folders of each level on all cores.
+    /// A walk of `root`: call `next()` until it gives nil.
+    public func walk(_ root: PathBytes) -> Walk { Walk(root: root, excluding: excludedFolders) }
+
+    /// A walk of one root in progress: depth first, each folder's files and sub-folders
+    /// taken in path order.
     ///
-    /// The result is the same whatever the number of cores: a level's listings are
-    /// merged in path order, and only then are the next level's folders chosen
-    /// (skipping excluded and already-visited ones), on one thread.
-    public func walk(_ root: PathBytes, onFile: ((Int) -> Void)? = nil) -> Result {
-        var result = Result()
-        var visited = Set<[UInt64]>()
-        guard let rootStat = FileStat.of(root) else {
-            result.unreadableFolders.append((root, systemErrorMessage(errno)))
-            return result
+    /// A folder's entries are ordered by their name, a sub-folder's name followed by
+    /// `/`: so every path comes out in byte order of the whole path (`a-b` before
+    /// `a/x`, as `-` sorts before `/`), and a sub-folder's files come out together.
+    /// What the walk met besides files (unreadable folders, links, hidden and special
+    /// files) is complete once `next()` has given nil.
+    public struct Walk: IteratorProtocol {
+        /// Folders that could not be read, with the reason. Their contents are unknown,
+        /// so the indexer keeps what it had recorded under them.
+        public private(set) var unreadableFolders: [(path: PathBytes, reason: String)] = []
+        public private(set) var skippedSymlinks = 0
+        public private(set) var skippedHidden = 0
+        public private(set) var skippedSpecial = 0
+        /// The special files (FIFOs, sockets, devices) found, with what each is; never opened.
+        public private(set) var specialFiles: [(path: PathBytes, kind: String)] = []
+        /// Seconds spent listing folders (opening, reading, `lstat` of each entry, sorting).
+        public private(set) var listingSeconds = 0.0
+
+        private let excludedFolders: [(device: UInt64, inode: UInt64)]
+        private var visited = Set<[UInt64]>()
+        /// The listings of the folders from the root down to the one being walked.
+        private var stack: [Frame] = []
+
+        /// One listed folder: its files and sub-folders, each in order, and how far the walk is in each.
+        private struct Frame {
+            var files: [Entry]
+            var folders: [(path: PathBytes, stat: FileStat)]
+            var nextFile = 0
+            var nextFolder = 0
         }
-        // Folders to list, with the stat their parent's listing already gave.
-        var level: [(path: PathBytes, stat: FileStat)] = []
-        func enqueue(_ folder: (path: PathBytes, stat: FileStat), into next: inout [(path: PathBytes, stat: FileStat)]) {
+
+        init(root: PathBytes, excluding excludedFolders: [(device: UInt64, inode: UInt64)]) {
+            self.excludedFolders = excludedFolders
+            guard let rootStat = FileStat.of(root) else {
+                unreadableFolders.append((root, systemErrorMessage(errno)))
+                return
+            }
+            enter((root, rootStat))
+        }
+
+        /// The next regular file in path order, or nil at the end of the walk.
+        public mutating func next() -> Entry? {
+            while !stack.isEmpty {
+                let top = stack.count - 1
+                let frame = stack[top]
+                let hasFile = frame.nextFile < frame.files.count
+                let hasFolder = frame.nextFolder < frame.folders.count
+                if hasFile && (!hasFolder || Self.precedes(frame.files[frame.nextFile].path,
+                                                           folder: frame.folders[frame.nextFolder].path)) {
+                    stack[top].nextFile += 1
+                    return frame.files[frame.nextFile]
+                }
+                guard hasFolder else {
+                    stack.removeLast()
+                    continue
+                }
+                stack[top].nextFolder += 1
+                enter(frame.folders[frame.nextFolder])
+            }
+            return nil
+        }
+
+        /// Lists `folder` and makes it the one walked, unless it is excluded or was seen.
+        private mutating func enter(_ folder: (path: PathBytes, stat: FileStat)) {
             if excludedFolders.contains(where: { $0.device == folder.stat.device && $0.inode == folder.stat.inode }) {
                 return
             }
             guard visited.insert([folder.stat.device, folder.stat.inode]).inserted else { return }
-            next.append(folder)
-        }
-        enqueue((root, rootStat), into: &level)
-        while !level.isEmpty {
-            let listings: [FolderListing]
-            if level.count == 1 {
-                listings = [Self.list(level[0].path)]
-            } else {
-                let slots = ConcurrentSlots<FolderListing?>(count: level.count, initial: nil)
-                let folders = level.map(\.path)
-                DispatchQueue.concurrentPerform(iterations: folders.count) { index in
-                    slots.set(index, Self.list(folders[index]))
-                }
-                listings = slots.values.map { $0 ?? FolderListing() }
+            let started = ContinuousClock.now
+            var listing = FileWalker.list(folder.path)
+            listing.files.sort { $0.path < $1.path }
+            let elapsed = ContinuousClock.now - started
+            listingSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            if let failure = listing.failure { unreadableFolders.append((folder.path, failure)) }
+            skippedHidden += listing.skippedHidden
+            skippedSymlinks += listing.skippedSymlinks
+            skippedSpecial += listing.skippedSpecial
+            specialFiles += listing.specialFiles
+            if !listing.files.isEmpty || !listing.folders.isEmpty {
+                stack.append(Frame(files: listing.files, folders: listing.folders))
             }
-            var next: [(path: PathBytes, stat: FileStat)] = []
-            for (folder, listing) in zip(level, listings) {
-                if let failure = listing.failure { result.unreadableFolders.append((folder.path, failure)) }
-                result.skippedHidden += listing.skippedHidden
-                result.skippedSymlinks += listing.skippedSymlinks
-                result.skippedSpecial += listing.skippedSpecial
-                result.specialFiles += listing.specialFiles
-                if !listing.files.isEmpty {
-                    result.files.append(contentsOf: listing.files)
-                    onFile?(result.files.count)
-                }
-                for child in listing.folders { enqueue(child, into: &next) }
-            }
-            level = next
         }
-        return result
+
+        /// Whether the file at `file` comes before everything inside the sibling folder
+        /// `folder` in byte order, that is whether `file` < `folder` + `/`.
+        static func precedes(_ file: PathBytes, folder: PathBytes) -> Bool {
+            file.bytes.withUnsafeBufferPointer { a in
+                folder.bytes.withUnsafeBufferPointer { b in
+                    let common = min(a.count, b.count)
+                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                    if order != 0 { return order < 0 }
+                    // `file` is a prefix of `folder` (or equal to it): shorter sorts first.
+                    if a.count <= b.count { return true }
+                    return a[b.count] < UInt8(ascii: "/")
+                }
+            }
+        }
+
+        /// Whether the contents of folder `a` come before those of its sibling `b`: `a/` < `b/`.
+        static func sortsBefore(folder a: PathBytes, _ b: PathBytes) -> Bool {
+            a.bytes.withUnsafeBufferPointer { x in
+                b.bytes.withUnsafeBufferPointer { y in
+                    let common = min(x.count, y.count)
+                    let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                    if order != 0 { return order < 0 }
+                    if x.count == y.count { return false }
+                    return x.count < y.count ? UInt8(ascii: "/") < y[x.count] : x[y.count] < UInt8(ascii: "/")
+                }
+            }
+        }
     }
 
     /// What one folder holds.
     struct FolderListing: Sendable {
         var files: [Entry] = []
-        /// Sub-folders in path order, with their `lstat`.
+        /// Sub-folders, with their `lstat`, in byte order of their paths followed by `/`
+        /// (the order their contents come in a walk).
         var folders: [(path: PathBytes, stat: FileStat)] = []
         /// Why the folder could not be listed (wholly or partly).
         var failure: String?
@@ -129,19 +185,18 @@ public struct FileWalker: Sendable {
                 if errno != 0 { listing.failure = "listing stopped: " + systemErrorMessage(errno) }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
+            // The name, and its `lstat` through the entry's own NUL-terminated bytes.
+            var info = stat()
+            let (name, statResult) = withUnsafeBytes(of: &entry.pointee.d_name) { raw -> ([UInt8], Int32) in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 let length = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[0..<length])
+                let name = Array(bytes[0..<length])
+                if name.first == 46 || length == bytes.count { return (name, -1) }  // hidden, ".", ".."
+                let cName = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+                return (name, fstatat(descriptor, cName, &info, AT_SYMLINK_NOFOLLOW))
             }
             if name == [46] || name == [46, 46] { continue }  // "." and ".."
             if name.first == 46 { listing.skippedHidden += 1; continue }
-            var info = stat()
-            let statResult = name.withUnsafeBufferPointer { buffer -> Int32 in
-                var cName = buffer.map { CChar(bitPattern: $0) }
-                cName.append(0)
-                return fstatat(descriptor, cName, &info, AT_SYMLINK_NOFOLLOW)
-            }
             // Vanished between readdir and stat: nothing to index.
             guard statResult == 0 else { continue }
             let path = folder.appending(name)
@@ -154,8 +209,9 @@ public struct FileWalker: Sendable {
                 listing.specialFiles.append((path, Self.kind(of: info.st_mode)))
             }
         }
-        // Sorted, so a walk lists folders in a stable order whatever readdir gives.
-        listing.folders.sort { $0.path < $1.path }
+        // Sorted, so a walk lists folders in a stable order whatever readdir gives: by
+        // the path with a `/` after it, the order of the paths inside.
+        listing.folders.sort { Walk.sortsBefore(folder: $0.path, $1.path) }
         return listing
     }
 }

@@ -14,7 +14,7 @@ struct IndexCommit {
     let batchSize: Int
 
     /// Reads and commits `toRead`; `progress` gets the number of files read and failed so far after each batch.
-    func run(_ toRead: [Indexer.Work], plan: inout IndexPlan, summary: inout IndexSummary,
+    func run(_ toRead: ToReadList, plan: inout IndexPlan, summary: inout IndexSummary,
              progress: (_ read: Int, _ failed: Int) -> Void) throws {
         // The first batches are small, so the writer starts while the rest is read (the
         // writer waits for the whole first batch), then they grow to `batchSize`.
@@ -25,10 +25,11 @@ struct IndexCommit {
             start += size
             size = min(batchSize, size * 4)
         }
-        // Batches are cut from `toRead` one at a time: the list is not held twice.
+        // Batches are taken from `toRead` in order, one at a time: at most two are held.
+        var reader = toRead.makeReader()
         func cutBatch(_ number: Int) -> (works: [Indexer.Work], held: [FileOutcome?]) {
             let range = batchStarts[number]..<(number + 1 < batchStarts.count ? batchStarts[number + 1] : toRead.count)
-            return (Array(toRead[range]), range.map { plan.takeOutcome($0) })
+            return (reader.next(range.count), range.map { plan.takeOutcome($0) })
         }
         var ahead = batchStarts.isEmpty ? nil : startReading(cutBatch(0))
         var read = 0

@@ -1,32 +1,44 @@
-/// Phase 2 of an index run: what the walk found against what `files` records.
+/// Phase 2 of an index run: what the walk finds against what `files` records.
 ///
-/// A merge of two lists in the same byte order of paths, the walk's and the rows'
-/// (read in the order of the path index, one row at a time): nothing is held per
-/// recorded file but the rows of files that changed or vanished.
+/// A merge of two streams in the same byte order of paths, the walk's (one file at a
+/// time) and the rows' (read in the order of the path index, one row at a time):
+/// nothing is held per recorded or found file but the files to read (a bounded number
+/// of them in memory, see `ToReadList`) and the rows of files that vanished.
 struct IndexDiff {
     /// New files and files whose size, mtime or inode changed, in path order, each
     /// with its row when it had one.
-    var toRead: [Indexer.Work] = []
+    var toRead: ToReadList
     /// Files whose size, mtime and inode are as recorded.
     var unchanged = 0
     /// Rows of files not found (except under folders that could not be listed).
     var vanished: [PathBytes: FileRecord.Known] = [:]
 
+    /// Runs `walk` to its end, merging it with the rows.
+    ///
     /// - Parameters:
-    ///   - walk: the files found, sorted by path.
+    ///   - walk: the walk, started; at the end, the finished walk (for what it met besides files).
+    ///   - makeWalk: starts the walk again, when the rows turn out not to be in byte order
+    ///     (a path stored as text by an old build).
     ///   - rootIDs: the roots walked; rows of other roots are not compared.
-    init(_ walk: IndexWalk, rootIDs: Set<Int64>, files: FileStore) throws {
+    ///   - spillFolder: where files to read past the held ones are written out.
+    ///   - heldLimit: how many files to read are held in memory.
+    /// - Throws: `DatabaseError`.
+    init(_ walk: inout IndexWalk, restart makeWalk: () -> IndexWalk, rootIDs: Set<Int64>, files: FileStore,
+         spillFolder: String, heldLimit: Int = ToReadList.defaultHeldLimit) throws {
+        toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
         var unseen: [FileRecord.Known]
         do {
-            unseen = try merge(walk.files) { try files.forEachKnownFile(inRoots: rootIDs, $0) }
+            unseen = try merge(&walk) { try files.forEachKnownFile(inRoots: rootIDs, $0) }
         } catch is OutOfOrder {
             // Rows SQLite does not order as bytes (a path stored as text by an old
-            // build): merged from a sorted copy instead.
+            // build): merged from a sorted copy instead, with the walk started again.
             var rows: [FileRecord.Known] = []
             try files.forEachKnownFile(inRoots: rootIDs) { rows.append($0) }
             rows.sort { $0.path < $1.path }
-            self = IndexDiff()
-            unseen = try merge(walk.files) { body in try rows.forEach(body) }
+            toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
+            unchanged = 0
+            walk = makeWalk()
+            unseen = try merge(&walk) { body in try rows.forEach(body) }
         }
         // Files recorded but not seen: gone, unless under a folder we could not list.
         for row in unseen {
@@ -38,30 +50,28 @@ struct IndexDiff {
         }
     }
 
-    private init() {}
-
     private struct OutOfOrder: Error {}
 
-    /// Merges the sorted walk with the rows `forEachRow` gives in path order; returns the rows not found.
-    private mutating func merge(_ found: [Indexer.Work],
+    /// Merges the walk with the rows `forEachRow` gives in path order, to the walk's end;
+    /// returns the rows not found.
+    private mutating func merge(_ walk: inout IndexWalk,
                                 _ forEachRow: (_ body: (FileRecord.Known) throws -> Void) throws -> Void) throws
         -> [FileRecord.Known] {
-        var next = 0
+        var found = walk.next()
         var unseen: [FileRecord.Known] = []
         var previous: PathBytes?
         try forEachRow { row in
             if let previous, !(previous < row.path) { throw OutOfOrder() }
             previous = row.path
-            while next < found.count, found[next].entry.path < row.path {
-                toRead.append(found[next])  // new
-                next += 1
+            while let work = found, work.entry.path < row.path {
+                toRead.append(work)  // new
+                found = walk.next()
             }
-            guard next < found.count, found[next].entry.path == row.path else {
+            guard var work = found, work.entry.path == row.path else {
                 unseen.append(row)
                 return
             }
-            var work = found[next]
-            next += 1
+            found = walk.next()
             if row.isUnchanged(work.entry, rootID: work.rootID) {
                 unchanged += 1
             } else {
@@ -69,7 +79,10 @@ struct IndexDiff {
                 toRead.append(work)
             }
         }
-        toRead.append(contentsOf: found[next...])
+        while let work = found {
+            toRead.append(work)
+            found = walk.next()
+        }
         return unseen
     }
 }

@@ -65,9 +65,13 @@ struct IndexFinish {
             try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
         }
         let takeoutAssets = try TakeoutAttacher(db: db, now: now).run(runID: runID, vanishedPaths: Array(vanished.keys))
+        // The files read are taken a slice at a time: the list may be mostly on disk.
+        var formerHolders = SidecarAttacher.formerHolders(toRead: [], vanished: vanished)
+        diff.toRead.forEachChunk { _, works in
+            formerHolders.formUnion(SidecarAttacher.formerHolders(toRead: works, vanished: [:]))
+        }
         try SidecarAttacher(db: db, now: now).run(
-            runID: runID, vanishedPaths: Array(vanished.keys),
-            formerHolders: SidecarAttacher.formerHolders(toRead: diff.toRead, vanished: vanished),
+            runID: runID, vanishedPaths: Array(vanished.keys), formerHolders: formerHolders,
             takeoutAssets: takeoutAssets)
         summary.paired = pairer.pairedCount
         summary.unpaired = pairer.unpairedCount

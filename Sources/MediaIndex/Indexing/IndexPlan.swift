@@ -18,29 +18,24 @@ struct IndexPlan {
     private(set) var held: [Int: FileOutcome] = [:]
 
     /// - Parameter toRead: the files to read; those read here get their fingerprint.
-    init(toRead: inout [Indexer.Work], vanished: [PathBytes: FileRecord.Known]) {
+    init(toRead: ToReadList, vanished: [PathBytes: FileRecord.Known]) {
         let donors = vanished.values.compactMap { row -> IdentityPlanner.Donor? in
             guard row.status == .media, let assetID = row.assetID, let fingerprint = row.fingerprint else { return nil }
             return IdentityPlanner.Donor(path: row.path, assetID: assetID, role: row.role ?? .photo,
                                          fingerprint: fingerprint, vanished: true)
         }
         var held: [Int: FileOutcome] = [:]
-        let changedKnown = toRead.indices.filter { toRead[$0].known?.isTrackedMedia == true }
-        Self.read(changedKnown, of: &toRead, holdingInto: &held)
         var changed: [IdentityPlanner.ChangedFile] = []
-        for index in changedKnown {
-            let work = toRead[index]
-            guard let row = work.known, let assetID = row.assetID, let old = row.fingerprint else { continue }
+        Self.read(toRead, where: { $0.known?.isTrackedMedia == true }, holdingInto: &held) { work in
+            guard let row = work.known, let assetID = row.assetID, let old = row.fingerprint else { return }
             changed.append(IdentityPlanner.ChangedFile(
                 path: work.entry.path, assetID: assetID, role: row.role ?? .photo, oldFingerprint: old,
                 newFingerprint: work.fingerprint?.description))
         }
         var newFiles: [(path: PathBytes, fingerprint: String)] = []
         if changed.contains(where: { $0.newFingerprint != $0.oldFingerprint }) {
-            let fresh = toRead.indices.filter { toRead[$0].known?.assetID == nil }
-            Self.read(fresh, of: &toRead, holdingInto: &held)
-            for index in fresh {
-                if let fingerprint = toRead[index].fingerprint { newFiles.append((toRead[index].entry.path, fingerprint.description)) }
+            Self.read(toRead, where: { $0.known?.assetID == nil }, holdingInto: &held) { work in
+                if let fingerprint = work.fingerprint { newFiles.append((work.entry.path, fingerprint.description)) }
             }
         }
         planner = IdentityPlanner(vanished: donors, changed: changed, newFiles: newFiles)
@@ -50,23 +45,33 @@ struct IndexPlan {
     /// The outcome read for the plan of `toRead[index]`, handed over once.
     mutating func takeOutcome(_ index: Int) -> FileOutcome? { held.removeValue(forKey: index) }
 
-    /// Reads the files at `indices` on all cores, a chunk at a time (so at most a
-    /// chunk of outcomes beyond the held ones is in memory).
-    private static func read(_ indices: [Int], of toRead: inout [Indexer.Work], holdingInto held: inout [Int: FileOutcome]) {
-        let chunkSize = 1024
-        var start = 0
-        while start < indices.count {
-            let chunk = Array(indices[start..<min(start + chunkSize, indices.count)])
-            start += chunk.count
-            let entries = chunk.map { toRead[$0].entry }
+    /// Reads the files of `toRead` that `isChosen` picks on all cores, a chunk at a time
+    /// (so at most a chunk of outcomes beyond the held ones is in memory), and gives
+    /// each to `body` in order, its fingerprint set.
+    private static func read(_ toRead: ToReadList, where isChosen: (Indexer.Work) -> Bool,
+                             holdingInto held: inout [Int: FileOutcome], _ body: (Indexer.Work) -> Void) {
+        var chunk: [(index: Int, work: Indexer.Work)] = []
+        func readChunk() {
+            let entries = chunk.map(\.work.entry)
             let results = ConcurrentSlots<(FileOutcome, ContentFingerprint?)>(count: chunk.count, initial: (.ignored, nil))
             DispatchQueue.concurrentPerform(iterations: chunk.count) { i in
                 results.set(i, FileReader.readFingerprinting(entries[i]))
             }
-            for (index, (outcome, fingerprint)) in zip(chunk, results.values) {
-                toRead[index].fingerprint = fingerprint
+            for ((index, work), (outcome, fingerprint)) in zip(chunk, results.values) {
+                toRead.setFingerprint(fingerprint, at: index)
                 if held.count < maxHeldOutcomes { held[index] = outcome }
+                var read = work
+                read.fingerprint = fingerprint
+                body(read)
+            }
+            chunk.removeAll(keepingCapacity: true)
+        }
+        toRead.forEachChunk { start, works in
+            for (offset, work) in works.enumerated() where isChosen(work) {
+                chunk.append((start + offset, work))
+                if chunk.count == 1024 { readChunk() }
             }
         }
+        if !chunk.isEmpty { readChunk() }
     }
 }

@@ -4,8 +4,9 @@ import MediaMetadata
 /// Brings the database in line with the files under the roots, in phases, each its
 /// own type:
 ///
-/// 1. `IndexWalk`: every regular file under the roots, sorted by path.
-/// 2. `IndexDiff`: compared with the recorded rows by size, mtime and inode.
+/// 1. `IndexWalk`: every regular file under the roots, one at a time in path order.
+/// 2. `IndexDiff`: compared with the recorded rows by size, mtime and inode as the
+///    walk goes; the files to read are kept in a `ToReadList` (bounded in memory).
 /// 3. `IndexPlan`: which asset each new or changed file belongs to, so identifiers
 ///    follow content (`IdentityPlanner`).
 /// 4. `IndexCommit`: new and changed files read in parallel (`FileReader`), each
@@ -22,6 +23,8 @@ struct Indexer {
     /// Folders never walked: the library's own.
     let excludedFolders: [PathBytes]
     var batchSize = 256
+    /// Files to read held in memory; the rest wait in a temporary file (`ToReadList`).
+    var heldFilesToRead = ToReadList.defaultHeldLimit
     /// How long a deleted asset's identifier is kept for its content's return.
     var tombstoneRetention = Tombstones.defaultRetention
 
@@ -45,22 +48,25 @@ struct Indexer {
         }
         let runID = try writer.write { db in try IndexRunLog(db: db).begin(now: Date().timeIntervalSince1970) }
 
+        // Phases 1 and 2 run together: the diff takes the walk's files one at a time.
         var phase = ContinuousClock.now
-        let walk = IndexWalk(roots: roots, excluding: excludedFolders) { report(.walking, scanned: $0) }
+        let makeWalk = { IndexWalk(roots: roots, excluding: excludedFolders) { report(.walking, scanned: $0) } }
+        var walk = makeWalk()
+        let diff = try writer.write { db in
+            try IndexDiff(&walk, restart: makeWalk, rootIDs: Set(roots.map(\.id)), files: FileStore(db: db),
+                          spillFolder: location.directory, heldLimit: heldFilesToRead)
+        }
         // Special files are seen and skipped, never opened (a FIFO would block a reader).
-        summary.scanned = walk.files.count + walk.specialFiles.count
+        summary.scanned = walk.count + walk.specialFiles.count
         summary.skipped = walk.specialFiles.count
         summary.specialFiles = walk.specialFiles
         summary.unreadableFolders = walk.unreadableFolders.count
-        summary.timings.walk = Self.seconds(since: phase)
-
-        phase = ContinuousClock.now
-        var diff = try writer.write { db in try IndexDiff(walk, rootIDs: Set(roots.map(\.id)), files: FileStore(db: db)) }
         summary.unchanged = diff.unchanged
-        summary.timings.diff = Self.seconds(since: phase)
+        summary.timings.walk = walk.listingSeconds
+        summary.timings.diff = max(0, Self.seconds(since: phase) - walk.listingSeconds)
 
         phase = ContinuousClock.now
-        var plan = IndexPlan(toRead: &diff.toRead, vanished: diff.vanished)
+        var plan = IndexPlan(toRead: diff.toRead, vanished: diff.vanished)
         summary.timings.read = Self.seconds(since: phase)
 
         let scanned = summary.scanned, toReadCount = diff.toRead.count

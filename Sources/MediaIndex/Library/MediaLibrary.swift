@@ -168,6 +168,8 @@ public final class MediaLibrary: Sendable {
         public var tombstoneRetention: Double = 30 * 86_400
         /// Tests only: caps the database at this many pages, to simulate a full disk.
         var maxPageCount: Int?
+        /// Tests only: files to read held in memory before the rest wait on disk (`ToReadList`).
+        var heldFilesToRead = ToReadList.defaultHeldLimit
         /// Default options.
         public init() {}
     }
@@ -284,6 +286,7 @@ extension MediaLibrary.Blocking {
             var indexer = Indexer(writer: writer, location: location, excludedFolders: excluded)
             indexer.batchSize = max(1, options.batchSize)
             indexer.tombstoneRetention = options.tombstoneRetention
+            indexer.heldFilesToRead = max(1, options.heldFilesToRead)
             if let maxPageCount = options.maxPageCount {
                 try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
             }
