@@ -10,6 +10,8 @@ enum FileOutcome {
     case ignored
     /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
     case sidecar(String)
+    /// An Apple adjustments file's values, as JSON for `files.metadata` (see `AdjustmentFile`).
+    case adjustmentData(String)
 
     var fingerprint: ContentFingerprint? {
         if case .media(_, _, let fingerprint) = self { return fingerprint }
@@ -49,6 +51,7 @@ enum FileReader {
     private static func read(_ entry: FileWalker.Entry, from source: FileByteSource,
                              fingerprint known: ContentFingerprint?) -> FileOutcome {
         if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
+        if AdjustmentFile.isAdjustmentFile(entry.path) { return readAdjustments(source) }
         if source.size == 0 {
             return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
         }
@@ -71,6 +74,16 @@ enum FileReader {
     static func readSidecar(_ source: ByteSource) -> FileOutcome {
         do {
             return .sidecar(try SidecarFile.read(source).encoded())
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// Reads an Apple adjustments file; one that is not Apple's property list is an
+    /// error of its row.
+    static func readAdjustments(_ source: ByteSource) -> FileOutcome {
+        do {
+            return .adjustmentData(try AdjustmentFile.read(source).encoded())
         } catch {
             return .failed(sentence(error))
         }

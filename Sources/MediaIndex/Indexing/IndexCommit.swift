@@ -95,6 +95,9 @@ struct BatchRecorder {
         case .sidecar(let valuesJSON):
             summary.skipped += 1
             try recordSidecar(work, valuesJSON: valuesJSON)
+        case .adjustmentData(let valuesJSON):
+            summary.skipped += 1
+            try recordSidecar(work, valuesJSON: valuesJSON, role: .adjustmentData)
         case .failed(let message):
             summary.failed += 1
             try recordNotMedia(work, status: .error, message: message)
@@ -113,8 +116,12 @@ struct BatchRecorder {
                 summary.moved += 1
                 try move(media, from: donor)
             case .fresh:
-                summary.added += 1
-                try create(media)
+                if try attachEdit(media) {
+                    summary.updated += 1
+                } else {
+                    summary.added += 1
+                    try create(media)
+                }
             }
         }
     }
@@ -157,8 +164,22 @@ struct BatchRecorder {
     }
 
     /// A paired video or RAW alternate with new content gets its own asset again; the
-    /// pairer decides afresh whether it still belongs with its partner.
-    private func separate(_ media: MediaFile) throws { try create(media) }
+    /// pairer decides afresh whether it still belongs with its partner. An edited
+    /// rendering stays with its original.
+    private func separate(_ media: MediaFile) throws {
+        if try !attachEdit(media) { try create(media) }
+    }
+
+    /// An edit (`IMG_E1234.JPG`, `IMG_1234 (Edited).HEIC`, …) whose original is indexed
+    /// joins the original's asset at once: it never becomes an asset of its own. The
+    /// pairer then updates the asset (`hasAdjustments`, `revision`). False when the
+    /// name is no edit's or no original is indexed.
+    private func attachEdit(_ media: MediaFile) throws -> Bool {
+        guard let target = try AssetPairer.editTarget(forNewFile: media.path, format: media.metadata.format, db: db)
+        else { return false }
+        try writeRow(media, assetID: target.assetID, role: target.role)
+        return true
+    }
 
     /// The path keeps its asset: its content is unchanged or was edited in place.
     private func keep(_ media: MediaFile, assetID: Int64, role: FileRole, edited: Bool,
@@ -217,12 +238,13 @@ struct BatchRecorder {
     /// A sidecar's row: status `ignored` (not an image or video), role `sidecar`, its
     /// values as metadata. Its attachment is kept until the attacher, at the end of
     /// the run, decides it afresh.
-    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String) throws {
+    /// An adjustments file (`role` `adjustmentData`) is written the same way; the pairer attaches it.
+    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String, role: FileRole = .sidecar) throws {
         try files.upsert(FileStore.Write(
-            rootID: work.rootID, entry: work.entry, status: .ignored, role: .sidecar, metadata: valuesJSON,
+            rootID: work.rootID, entry: work.entry, status: .ignored, role: role, metadata: valuesJSON,
             names: FileNameKey(work.entry.path), keepsSidecarAttachment: true), now: now)
         // The path held a media file before: its asset goes unless another file holds it.
-        if let known = work.known, known.role != .sidecar, let assetID = known.assetID {
+        if let known = work.known, known.role != role, let assetID = known.assetID {
             try assets.deleteIfOrphaned(assetID, now: now)
         }
     }

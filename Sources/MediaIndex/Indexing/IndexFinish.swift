@@ -43,6 +43,7 @@ struct IndexFinish {
     private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
+        pairer.insertedSince = try IndexRunLog(db: db).startedAt(runID) ?? now
         let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
         // Assets this very run inserted: their insert already says everything.
         var insertedThisRun: Set<String> = []

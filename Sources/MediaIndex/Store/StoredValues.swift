@@ -32,17 +32,36 @@ enum FileRole: String, StoredEnumeration {
     case alternatePhoto
     /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
     case sidecar
+    /// An edited rendering of the asset's photo (`IMG_E1234.JPG`, `IMG_1234 (Edited).HEIC`).
+    case fullSizePhoto
+    /// An edited rendering of the asset's video.
+    case fullSizeVideo
+    /// An edited rendering of a live photo's movie (`IMG_E1234.MOV`).
+    case fullSizePairedVideo
+    /// Apple's adjustments (`IMG_1234.AAE`, a property list; see `AdjustmentFile`): not
+    /// an image or video, never a primary.
+    case adjustmentData
 
     /// The primary roles: an asset's still or movie.
     static let primaries: [FileRole] = [.photo, .video]
-    /// The roles pairing gives a file that joins another file's asset.
-    static let secondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
+    /// The roles pairing gives a media file that joins another file's asset.
+    static let secondaries: [FileRole] = [.pairedVideo, .alternatePhoto, .fullSizePhoto, .fullSizeVideo,
+                                          .fullSizePairedVideo]
+    /// The roles that make a pair (a live photo, RAW+JPEG): an asset of a multi-file
+    /// pairing rule without one is broken.
+    static let pairingSecondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
+    /// The roles of an edited rendering.
+    static let renderings: [FileRole] = [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
+    /// The roles of files that are not images or videos but ride along with an asset.
+    static let attachments: [FileRole] = [.sidecar, .adjustmentData]
 
     /// The primary role of a file of this media type.
     init(primaryFor format: MediaFormat) { self = format.mediaType == .video ? .video : .photo }
 
     var isPrimary: Bool { self == .photo || self == .video }
-    var isSecondary: Bool { self == .pairedVideo || self == .alternatePhoto }
+    var isSecondary: Bool { Self.secondaries.contains(self) }
+    /// An edited rendering (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`).
+    var isRendering: Bool { Self.renderings.contains(self) }
 }
 
 /// What the index made of a file (`files.status`).
