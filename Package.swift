@@ -100,7 +100,7 @@ let package = Package(
         // Finds the shared corpus and reads the reference tools' readings, for tests.
         .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "CorpusSupport"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -104,6 +104,10 @@ struct AssetStore {
         try !db.cachedStatement("SELECT 1 FROM assets WHERE id = ?").rows([assetID]).isEmpty
     }
 
+    func exists(identifier: String) throws -> Bool {
+        try !db.cachedStatement("SELECT 1 FROM assets WHERE identifier = ?").rows([identifier]).isEmpty
+    }
+
     func identifier(of assetID: Int64) throws -> String? {
         try db.cachedStatement("SELECT identifier FROM assets WHERE id = ?").rows([assetID]).first?.string("identifier")
     }
