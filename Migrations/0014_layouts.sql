@@ -17,6 +17,9 @@ BEGIN
     UPDATE files SET base_key = NULL WHERE id = NEW.id;
 END;
 
+-- `files.role` gains `fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo` (edited
+-- renderings, media rows) and `adjustmentData` (an `.AAE`, status 'ignored' like a sidecar).
+
 -- Whether the asset has an edit: an edited rendering (`fullSizePhoto`, `fullSizeVideo`,
 -- `fullSizePairedVideo`) or Apple's adjustments (`adjustmentData`, an `.AAE` file) among
 -- its resources. Kept by the pairer; the `edited` filter reads it.
@@ -25,3 +28,6 @@ CREATE INDEX assets_with_adjustments ON assets (id) WHERE has_adjustments <> 0;
 
 -- `.AAE` files were ignored before: read them again (their stat no longer matches).
 UPDATE files SET mtime_ns = -1 WHERE status = 'ignored' AND lower(name_text) LIKE '%.aae';
+-- Pixel, Sony and Huawei bursts are named in their files' names (`…_BURST…`): read the
+-- frames again, so that they get the burst's identifier.
+UPDATE files SET mtime_ns = -1 WHERE status = 'media' AND lower(name_text) LIKE '%\_burst%' ESCAPE '\';

@@ -38,8 +38,9 @@ struct IndexerTests {
         #expect(first.opened == first.scanned)
 
         // Every file is exactly one of: a resource of an asset, an error, or skipped.
-        // An attached XMP sidecar is a resource too, but counted as skipped (not media).
-        let resourcePaths = try library.assets().flatMap(\.resources).filter { $0.role != "sidecar" }.map(\.path)
+        // An attached XMP sidecar or .AAE is a resource too, but counted as skipped (not media).
+        let resourcePaths = try library.assets().flatMap(\.resources)
+            .filter { $0.role != "sidecar" && $0.role != "adjustmentData" }.map(\.path)
         let errorPaths = try library.blocking.errors().map(\.path)
         #expect(Set(resourcePaths).count == resourcePaths.count)
         #expect(Set(resourcePaths).isDisjoint(with: errorPaths))

@@ -463,3 +463,69 @@ extension PathBytes {
     /// The last component as text, for test expectations.
     var lastComponentString: String { String(decoding: lastComponent, as: UTF8.self) }
 }
+
+@Suite("Edits and adjustments in the corpus", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct CorpusEditTests {
+    static let folder = "osxphotos/tests/test-images/"
+
+    /// The string after `<key>KEY</key>` in an XML property list, read as text: an
+    /// independent reading of what the file says.
+    static func xmlValue(_ key: String, in text: String) -> String? {
+        guard let keyRange = text.range(of: "<key>\(key)</key>") else { return nil }
+        let rest = text[keyRange.upperBound...]
+        guard let open = rest.firstIndex(of: ">"), let close = rest.range(of: "</") else { return nil }
+        let value = rest[rest.index(after: open)..<close.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
+    }
+
+    @Test("every .AAE of the corpus reads as its text says")
+    func everyAAE() throws {
+        let media = try #require(Corpus.media)
+        let files = Corpus.manifest.compactMap { $0["path"]?.string }.filter { $0.lowercased().hasSuffix(".aae") }
+        #expect(files.count >= 5)
+        for relative in files {
+            let text = try String(contentsOf: media.appendingPathComponent(relative), encoding: .utf8)
+            let values = try AdjustmentFile.read(try FileByteSource(path: media.path + "/" + relative))
+            #expect(values.formatIdentifier == Self.xmlValue("adjustmentFormatIdentifier", in: text), "\(relative)")
+            #expect(values.formatVersion == Self.xmlValue("adjustmentFormatVersion", in: text), "\(relative)")
+            #expect(values.editorBundleID == Self.xmlValue("adjustmentEditorBundleID", in: text), "\(relative)")
+            let date = Self.xmlValue("adjustmentTimestamp", in: text).flatMap { ISO8601DateFormatter().date(from: $0) }
+            #expect(values.timestamp == date?.timeIntervalSince1970, "\(relative)")
+        }
+    }
+
+    @Test("osxphotos's IMG_1853.HEIC + IMG_E1853.heic + IMG_1853.AAE and wedding.jpg + wedding_edited.jpg + wedding.AAE are two assets")
+    func osxphotosLayouts() throws {
+        let tree = PairingTree()
+        for name in ["IMG_1853.HEIC", "IMG_E1853.heic", "IMG_1853.AAE", "wedding.jpg", "wedding_edited.jpg", "wedding.AAE",
+                     "St James Park.AAE"] {
+            try tree.copy(LayoutFixtures.media(Self.folder + name), to: name)
+        }
+        let library = try MediaLibrary(location: tree.library)
+        try library.blocking.index(roots: [PathBytes(tree.root)])
+        let assets = try library.assets()
+        try #require(assets.count == 2)
+        #expect(try library.blocking.errors().isEmpty)
+        let byName = Dictionary(uniqueKeysWithValues: assets.map { ($0.primaryResource?.path.lastComponentString ?? "", $0) })
+        let heic = try #require(byName["IMG_1853.HEIC"]), wedding = try #require(byName["wedding.jpg"])
+        #expect(heic.resources.map(\.role).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
+        #expect(wedding.resources.map(\.role).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
+        #expect(heic.hasAdjustments && wedding.hasAdjustments)
+        let text = try String(contentsOf: try #require(Corpus.media).appendingPathComponent(Self.folder + "IMG_1853.AAE"),
+                              encoding: .utf8)
+        #expect(heic.adjustments?.formatIdentifier == Self.xmlValue("adjustmentFormatIdentifier", in: text))
+        #expect(heic.adjustments?.date == Self.xmlValue("adjustmentTimestamp", in: text).flatMap { ISO8601DateFormatter().date(from: $0) })
+
+        // The thumbnail is the edit's: exiftool reads wedding_edited.jpg as 1526×1325 (the
+        // original is 2048×1367), and IMG_E1853.heic as 3024×4032 with orientation 1.
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: tree.folder.file("cache")))
+        for (asset, edit) in [(wedding, "wedding_edited.jpg"), (heic, "IMG_E1853.heic")] {
+            let size = try LayoutFixtures.size(Self.folder + edit)
+            let made = try library.with(cache).blocking.thumbnail(for: asset, size: 128)
+            let thumbnail = try #require(ThumbnailTestFiles.jpegSize([UInt8](try made.data())))
+            let scale = 128.0 / Double(max(size.width, size.height))
+            #expect(thumbnail.width == Int((Double(size.width) * scale).rounded()), "\(edit)")
+            #expect(thumbnail.height == Int((Double(size.height) * scale).rounded()), "\(edit)")
+        }
+    }
+}

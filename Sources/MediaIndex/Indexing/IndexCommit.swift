@@ -116,12 +116,8 @@ struct BatchRecorder {
                 summary.moved += 1
                 try move(media, from: donor)
             case .fresh:
-                if try attachEdit(media) {
-                    summary.updated += 1
-                } else {
-                    summary.added += 1
-                    try create(media)
-                }
+                summary.added += 1
+                if try !attachEdit(media) { try create(media) }
             }
         }
     }

@@ -12,7 +12,7 @@ import MediaMetadata
 /// `adjustmentData` (the edit itself, opaque to us). Sources: Apple's `PHAdjustmentData`
 /// documentation; AAE samples published on openaaefile.com, rae.tnir.org ("Data inside
 /// Apple's AAE files") and Stack Overflow question 61023739.
-struct AdjustmentValues: Codable, Equatable {
+struct AdjustmentValues: StoredJSON, Equatable {
     /// `adjustmentFormatIdentifier`.
     var formatIdentifier: String?
     /// `adjustmentFormatVersion` (a string; a number is written as its text).
@@ -29,18 +29,6 @@ struct AdjustmentValues: Codable, Equatable {
     var dataBytes: Int?
     /// Keys that were present with a value of the wrong type.
     var warnings: [String] = []
-
-    static func decode(_ json: String?) -> AdjustmentValues? {
-        guard let json else { return nil }
-        return try? JSONDecoder().decode(AdjustmentValues.self, from: Data(json.utf8))
-    }
-
-    func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// Apple's adjustments files: `IMG_1234.AAE` (and `IMG_O1234.AAE`) beside `IMG_1234.HEIC`.

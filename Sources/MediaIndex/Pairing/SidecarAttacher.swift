@@ -4,7 +4,7 @@ import MediaMetadata
 /// What an XMP sidecar says that the index uses: the fields people edit in a photo
 /// manager (darktable, digiKam, Lightroom write them there). Stored as the sidecar
 /// row's `files.metadata`.
-struct SidecarValues: Codable, Equatable {
+struct SidecarValues: StoredJSON, Equatable {
     /// `exif:DateTimeOriginal`, else `photoshop:DateCreated`, else `xmp:CreateDate`.
     var captureDate: CaptureDate?
     /// `exif:GPSLatitude`/`GPSLongitude` (and `GPSAltitude`), when plausible.
@@ -23,18 +23,6 @@ struct SidecarValues: Codable, Equatable {
             String($0.lowercased().drop { $0 == "." })
         }.flatMap { $0.isEmpty ? nil : $0 }
         warnings = properties.warnings
-    }
-
-    static func decode(_ json: String?) -> SidecarValues? {
-        guard let json else { return nil }
-        return try? JSONDecoder().decode(SidecarValues.self, from: Data(json.utf8))
-    }
-
-    func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 
