@@ -12,7 +12,7 @@ import MediaMetadata
 /// `adjustmentData` (the edit itself, opaque to us). Sources: Apple's `PHAdjustmentData`
 /// documentation; AAE samples published on openaaefile.com, rae.tnir.org ("Data inside
 /// Apple's AAE files") and Stack Overflow question 61023739.
-struct AdjustmentValues: StoredJSON, Equatable {
+struct AdjustmentValues: StoredFileValues, Equatable {
     /// `adjustmentFormatIdentifier`.
     var formatIdentifier: String?
     /// `adjustmentFormatVersion` (a string; a number is written as its text).

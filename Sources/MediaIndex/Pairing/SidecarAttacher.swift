@@ -4,7 +4,7 @@ import MediaMetadata
 /// What an XMP sidecar says that the index uses: the fields people edit in a photo
 /// manager (darktable, digiKam, Lightroom write them there). Stored as the sidecar
 /// row's `files.metadata`.
-struct SidecarValues: StoredJSON, Equatable {
+struct SidecarValues: StoredFileValues, Equatable {
     /// `exif:DateTimeOriginal`, else `photoshop:DateCreated`, else `xmp:CreateDate`.
     var captureDate: CaptureDate?
     /// `exif:GPSLatitude`/`GPSLongitude` (and `GPSAltitude`), when plausible.

@@ -72,6 +72,27 @@ enum FileRecord {
     }
 }
 
+/// What a describing file's row (`FileRole.describing`: an XMP sidecar, a Takeout JSON)
+/// stores as `files.metadata`: its parsed values as JSON with sorted keys, so equal
+/// values are equal text.
+protocol StoredFileValues: Codable {}
+
+extension StoredFileValues {
+    /// The values a row's `metadata` holds; nil for NULL or text that does not decode.
+    static func decode(_ json: String?) -> Self? {
+        guard let json else { return nil }
+        return try? JSONDecoder().decode(Self.self, from: Data(json.utf8))
+    }
+
+    /// The values as `files.metadata` text.
+    func encoded() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
 /// The names of a path that the index keys on: one split of a path into its folder,
 /// its name and its stem.
 ///
