@@ -178,6 +178,31 @@ struct AdjustmentFileTests {
         }
     }
 
+    @Test("a few thousand damaged copies of real-form .AAE files are read or refused, never a crash")
+    func mutations() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return Int(truncatingIfNeeded: state & 0x7FFF_FFFF)
+        }
+        var read = 0, refused = 0
+        for original in [[UInt8](try LayoutFixtures.adjustments()), [UInt8](try LayoutFixtures.adjustments(format: .binary))] {
+            for round in 0..<1500 {
+                var bytes = original
+                switch round % 3 {
+                case 0: for _ in 0..<(1 + next() % 4) { bytes[next() % bytes.count] = UInt8(truncatingIfNeeded: next()) }
+                case 1: bytes = Array(bytes.prefix(next() % bytes.count))
+                default:
+                    let at = next() % bytes.count
+                    bytes.insert(contentsOf: bytes[at..<min(bytes.count, at + 1 + next() % 64)], at: at)
+                }
+                do { _ = try AdjustmentFile.parse(bytes); read += 1 } catch is MetadataError { refused += 1 }
+            }
+        }
+        #expect(read + refused == 3000)
+        #expect(refused > 0)
+    }
+
     private func be64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
 }
 
