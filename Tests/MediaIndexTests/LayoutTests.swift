@@ -232,9 +232,11 @@ struct AppleEditTests {
         #expect(asset.adjustments?.date == LayoutFixtures.adjustmentDate)
         #expect(asset.playbackStyle == .livePhoto)
         #expect(asset.pairingRule == "contentIdentifier")
-        // The original's metadata: exiftool's size of the HEIC, not the edit's.
+        // The size is the current version's (PhotoKit's): exiftool's of the edit; the rest is the original's.
+        let edit = try LayoutFixtures.size(LayoutFixtures.landscape)
+        #expect(asset.pixelWidth == edit.width && asset.pixelHeight == edit.height)
         let heic = try #require(Corpus.syntheticExiftool["live-apple/IMG_7001.HEIC"])
-        #expect(asset.pixelWidth == heic["File:ImageWidth"]?.number.map { Int($0) })
+        #expect(asset.contentIdentifier == heic["Apple:MediaGroupUUID"]?.string)
         #expect(asset.renderingResource?.path.lastComponentString == "IMG_E7001.JPG")
 
         var options = FetchOptions()
@@ -275,10 +277,11 @@ struct AppleEditTests {
         let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
         #expect(changes.first?.id == before.id)
-        #expect(Set(changes.first?.fields ?? []) == [.hasAdjustments, .revision])
+        #expect(Set(changes.first?.fields ?? []) == [.hasAdjustments, .pixelWidth, .pixelHeight, .revision])
 
-        // Thumbnails come from the edit: exiftool's 400×300 fitted into 256.
+        // The size and thumbnails are the edit's: exiftool's 400×300, fitted into 256.
         let edit = try LayoutFixtures.size(LayoutFixtures.landscape)
+        #expect(after.pixelWidth == edit.width && after.pixelHeight == edit.height)
         let thumbnail = try library.with(cache).blocking.thumbnail(for: after, size: 256)
         #expect(thumbnail.made && thumbnail.path != original.path)
         let size = try #require(ThumbnailTestFiles.jpegSize([UInt8](try thumbnail.data())))
@@ -290,6 +293,7 @@ struct AppleEditTests {
         try library.blocking.index()
         let reverted = try #require(try library.assets().first)
         #expect(reverted.id == before.id && !reverted.hasAdjustments && reverted.revision == after.revision + 1)
+        #expect(reverted.pixelWidth == before.pixelWidth && reverted.pixelHeight == before.pixelHeight)
         #expect(try library.blocking.changes(since: token2).changes.map(\.kind) == [.updated])
         #expect(reverted.renderingResource == reverted.primaryResource)
     }
@@ -541,8 +545,11 @@ struct CorpusEditTests {
         #expect(heic.adjustments?.formatIdentifier == Self.xmlValue("adjustmentFormatIdentifier", in: text))
         #expect(heic.adjustments?.date == Self.xmlValue("adjustmentTimestamp", in: text).flatMap { ISO8601DateFormatter().date(from: $0) })
 
-        // The thumbnail is the edit's: exiftool reads wedding_edited.jpg as 1526×1325 (the
-        // original is 2048×1367), and IMG_E1853.heic as 3024×4032 with orientation 1.
+        // The size and the thumbnail are the edit's: exiftool reads wedding_edited.jpg as
+        // 1526×1325 (the original is 2048×1367), and IMG_E1853.heic as 3024×4032 with
+        // orientation 1 (IMG_1853.HEIC: 4032×3024, orientation 6).
+        let weddingEdit = try LayoutFixtures.size(Self.folder + "wedding_edited.jpg")
+        #expect(wedding.pixelWidth == weddingEdit.width && wedding.pixelHeight == weddingEdit.height)
         let cache = ThumbnailCache(directory: URL(fileURLWithPath: tree.folder.file("cache")))
         for (asset, edit) in [(wedding, "wedding_edited.jpg"), (heic, "IMG_E1853.heic")] {
             let size = try LayoutFixtures.size(Self.folder + edit)

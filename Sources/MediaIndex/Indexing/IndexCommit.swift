@@ -184,8 +184,10 @@ struct BatchRecorder {
             summary.updated += 1
         } else {
             // Its sidecars' values still win: touching the file changes nothing.
+            // Nor does it change the size of an edited asset, which is its rendering's.
             let values = try SidecarAttacher.values(media.values, withSidecarsOf: assetID, primary: media.metadata,
                                                     primaryPath: media.path, db: db)
+                .overlaying(displaySize: try AssetPairer.renderingSize(ofAsset: assetID, db: db))
             var fields = try assets.changedFields(assetID, values)
             try assets.update(assetID, values, fingerprint: media.fingerprint.description, bumpRevision: edited,
                               now: now)
@@ -206,7 +208,8 @@ struct BatchRecorder {
         try files.releaseAsset(atPath: donor.path, assetID: donor.assetID, clearingFingerprint: !donor.vanished)
         try writeRow(media, assetID: donor.assetID, role: donor.role)
         if !donor.role.isSecondary {
-            try assets.update(donor.assetID, media.values, fingerprint: media.fingerprint.description,
+            let values = media.values.overlaying(displaySize: try AssetPairer.renderingSize(ofAsset: donor.assetID, db: db))
+            try assets.update(donor.assetID, values, fingerprint: media.fingerprint.description,
                               bumpRevision: false, now: now)
         }
         if let identifier = try assets.identifier(of: donor.assetID) {

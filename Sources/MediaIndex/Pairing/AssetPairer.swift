@@ -400,6 +400,19 @@ struct AssetPairer {
         return (assetID, !edit.isMovie ? .fullSizePhoto : original.isMovie ? .fullSizeVideo : .fullSizePairedVideo)
     }
 
+    /// The displayed size of an asset's edited rendering (`fullSizePhoto`, or `fullSizeVideo`
+    /// for a video): PhotoKit gives an edited asset the size of its current version.
+    /// nil when the asset has no rendering or its size is unknown.
+    static func renderingSize(ofAsset assetID: Int64, db: DatabaseConnection) throws -> (width: Int, height: Int)? {
+        guard let row = try db.cachedStatement("""
+            SELECT f.metadata FROM files f JOIN assets a ON a.id = f.asset_id
+            WHERE f.asset_id = ? AND f.status = \(FileStatus.media.sql)
+            AND f.role = CASE a.media_type WHEN 'video' THEN \(FileRole.fullSizeVideo.sql) ELSE \(FileRole.fullSizePhoto.sql) END
+            ORDER BY f.path LIMIT 1
+            """).rows([assetID]).first else { return nil }
+        return FileRecord.decodeMetadata(row.string("metadata"))?.displaySize
+    }
+
     /// Attaches an adjustments file to its original's asset (or detaches it: no original).
     private mutating func attachAdjustments(fileID: Int64) throws {
         guard let row = try db.cachedStatement("""
@@ -516,7 +529,7 @@ struct AssetPairer {
     private mutating func finalize(assetID: Int64) throws -> String? {
         guard let asset = try db.cachedStatement("""
             SELECT subtypes, pairing_rule, content_identifier, burst_identifier, embedded_video_offset,
-                has_adjustments, added_at
+                has_adjustments, added_at, pixel_width, pixel_height
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return nil }
         let members = try files(ofAsset: assetID)
@@ -559,10 +572,22 @@ struct AssetPairer {
         let hasAdjustments = try members.contains { $0.role?.isRendering == true } || !db.cachedStatement(
             "SELECT 1 FROM files WHERE asset_id = ? AND role = \(FileRole.adjustmentData.sql) LIMIT 1").rows([assetID]).isEmpty
         let bump = renderingsChanged.contains(assetID) && (asset.double("added_at") ?? 0) < insertedSince
+        var sizeFields: [String] = []
+        if renderingsChanged.contains(assetID) {
+            // The size as displayed is the current version's: the rendering's, else the original's again.
+            let wanted = try Self.renderingSize(ofAsset: assetID, db: db)
+                ?? files.storedMetadata(fileID: primary.id)?.displaySize
+            if let wanted, wanted.width != asset.int("pixel_width") || wanted.height != asset.int("pixel_height") {
+                try assets.update(assetID, columns: [(.pixelWidth, wanted.width), (.pixelHeight, wanted.height)], now: now)
+                sizeFields = ["pixelWidth", "pixelHeight"]
+            }
+        }
         if hasAdjustments != hadAdjustments || bump {
             try assets.setAdjustments(assetID, hasAdjustments: hasAdjustments, bumpRevision: bump, now: now)
+        }
+        if hasAdjustments != hadAdjustments || bump || !sizeFields.isEmpty {
             try record(assetID, .updated, fields: (hasAdjustments != hadAdjustments ? ["hasAdjustments"] : [])
-                + (bump ? ["revision"] : []))
+                + sizeFields + (bump ? ["revision"] : []))
         }
         return asset.string("burst_identifier")
     }

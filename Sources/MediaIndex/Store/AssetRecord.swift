@@ -126,6 +126,17 @@ enum AssetRecord {
         /// The columns metadata fills, in the order of `values`.
         static let columns = MetadataValues(MediaMetadata(format: .jpeg)).values.map(\.0)
 
+        /// These values with the displayed size of an edited rendering put over the
+        /// primary's (see `AssetPairer.renderingSize`); unchanged for nil.
+        func overlaying(displaySize size: (width: Int, height: Int)?) -> MetadataValues {
+            guard let size else { return self }
+            var result = self
+            result.values = values.map { column, value in
+                column == .pixelWidth ? (column, size.width) : column == .pixelHeight ? (column, size.height) : (column, value)
+            }
+            return result
+        }
+
         /// These values with the columns an asset's sidecars set put over them (see
         /// `SidecarAttacher.apply`): `merged` is the primary's metadata with the
         /// sidecars' values applied.
