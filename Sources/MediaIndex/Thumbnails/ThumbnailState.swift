@@ -68,6 +68,16 @@ enum ThumbnailStateStore {
         }
     }
 
+    /// The sizes of the ready thumbnails of one asset revision in one mode and format,
+    /// largest first, leaving out `excluded`.
+    static func readySizes(of asset: Asset.ID, revision: Int, mode: ThumbnailMode, format: String,
+                           excluding excluded: Int, db: DatabaseConnection) throws -> [Int] {
+        try db.rows("""
+            SELECT size FROM thumbnails WHERE identifier = ? AND revision = ? AND mode = ? AND format = ?
+            AND state = 'ready' AND size <> ? ORDER BY size DESC
+            """, [asset.rawValue, revision, mode.rawValue, format, excluded]).compactMap { $0.int("size") }
+    }
+
     static func records(_ rows: [Row]) -> [ThumbnailRecord] {
         rows.compactMap { row in
             guard let key = row.string("key"), let identifier = row.string("identifier"),

@@ -73,12 +73,14 @@ struct ThumbnailCommand: ParsableCommand {
         .option("size", valueName: "pixels", default: "256", help: "The longer side (fit) or the square's side (fill)."),
         .option("mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."),
         .option("format", valueName: "format", default: "jpeg", help: "jpeg or webp (webp keeps transparency)."),
+        .flag("fast", help: "Print at once the file's own EXIF or HEIF thumbnail (or another cached size), even when smaller; it is written to the cache's fast/ folder, not into the keyed cache."),
     ]
 
     var library: LibraryOptions
     var cacheOptions: CacheOptions
     var key: RawArgument
     var request: ThumbnailRequest
+    var fast: Bool
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
@@ -87,11 +89,17 @@ struct ThumbnailCommand: ParsableCommand {
         request = ThumbnailRequest(maxPixelSize: try ThumbnailArguments.size(parsed.option("size") ?? "256"),
                                    mode: try ThumbnailArguments.mode(parsed.option("mode")),
                                    format: try ThumbnailArguments.format(parsed.option("format")))
+        fast = parsed.flag("fast")
     }
 
     func run(in context: CommandContext) async throws {
         let mediaLibrary = try library.open(.existing, cache: cacheOptions, in: context)
         let asset = try await AssetArgument.asset(named: key, in: mediaLibrary)
+        if fast, let quick = try mediaLibrary.blocking.fastThumbnail(for: asset, size: request.maxPixelSize,
+                                                                      mode: request.mode, format: request.format) {
+            context.standardOutput.writeLine(quick.path)
+            return
+        }
         // Asked for explicitly: try again even if it failed before.
         let thumbnail = try await mediaLibrary.thumbnail(for: asset, size: request.maxPixelSize, mode: request.mode,
                                                          format: request.format, retryFailures: true)
