@@ -486,17 +486,20 @@ extension MediaLibrary {
             return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)
         }
-        // The index already knows the format and the orientation: the file is not read for them again.
         // By the path's bytes: a name that is not UTF-8 would not survive a String.
-        var format = primary.contentType.flatMap(MediaFormat.init(contentType:)), orientation = asset.orientation ?? 1
-        if primary != asset.primaryResource {
-            // An edited rendering has its own format and orientation (Photos writes it upright).
-            let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) })) ?? nil
-            format = metadata?.format ?? format
-            orientation = metadata?.orientation ?? 1
-        }
+        let (format, orientation) = stillFormatAndOrientation(of: asset, resource: primary)
         return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                 format: format, orientation: orientation)
+    }
+
+    /// The format and orientation a still thumbnail of `resource` (the asset's rendering
+    /// resource) is made with: the index already knows them, so the file is not read for
+    /// them again. An edited rendering has its own (Photos writes it upright).
+    func stillFormatAndOrientation(of asset: Asset, resource: AssetResource) -> (MediaFormat?, Int) {
+        let format = resource.contentType.flatMap(MediaFormat.init(contentType:))
+        guard resource != asset.primaryResource else { return (format, asset.orientation ?? 1) }
+        let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: resource.path, db: db) })) ?? nil
+        return (metadata?.format ?? format, metadata?.orientation ?? 1)
     }
 
     /// After making a thumbnail one at a time (a picker scrolling), trims the cache at
