@@ -60,6 +60,8 @@ public enum JSONShapes {
                          ("date", adjustment.date.map { .string(isoUTC($0)) } ?? .null)])
             } ?? .null),
             ("playbackStyle", .string(a.playbackStyle.rawValue)),
+            ("takeoutTitle", JSON(a.takeoutTitle)),
+            ("takeoutDescription", JSON(a.takeoutDescription)),
         ])
     }
 

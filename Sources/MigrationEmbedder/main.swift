@@ -32,8 +32,12 @@ for path in arguments.dropFirst() {
     migrations.append(Migration(version: version, name: String(parts[1]), sql: sql))
 }
 migrations.sort { $0.version < $1.version }
-for (index, migration) in migrations.enumerated() where migration.version != index + 1 {
-    FileHandle.standardError.write(Data("error: migrations must be numbered 1, 2, 3… without gaps; found \(migration.version) at position \(index + 1)\n".utf8))
+// Numbers are unique and positive. A gap is allowed while a change made in parallel
+// holds the number between: the migrator applies every version a library lacks, so
+// the lower number, when it arrives, is applied after the higher one.
+for (index, migration) in migrations.enumerated()
+where migration.version < 1 || (index > 0 && migrations[index - 1].version == migration.version) {
+    FileHandle.standardError.write(Data("error: migration numbers must be positive and unique; found \(migration.version) twice or below 1\n".utf8))
     exit(1)
 }
 

@@ -198,6 +198,14 @@ extension MediaLibrary {
                 }
             }
         }
+        // A Google Takeout album folder's title (its `metadata.json`), by folder path.
+        var takeoutTitles: [[UInt8]: String] = [:]
+        try db.cachedStatement("SELECT folder, metadata FROM files WHERE role = \(FileRole.takeoutAlbumMetadata.sql)")
+            .forEachRow { row in
+                if let folder = row.blob("folder"), let title = TakeoutAlbumValues.decode(row.string("metadata"))?.title {
+                    takeoutTitles[folder] = title
+                }
+            }
         var albums: [Album] = []
         // By path, as SQLite orders BLOBs: bytes, then length, as `PathBytes` does.
         // Rows are read by position and as they come: one per folder, 10,000s of them.
@@ -220,7 +228,7 @@ extension MediaLibrary {
             let path = PathBytes(pathBytes)
             albums.append(Album(
                 id: AlbumScope.folder(path).id, kind: .folder,
-                title: String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
+                title: takeoutTitles[pathBytes] ?? String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
                 imageCount: images, videoCount: videos, keyAssetID: key.map(Asset.ID.init(stored:)),
                 // The newest asset is dated unless none is (undated ones sort oldest).
                 startDate: first.map(Date.init(timeIntervalSince1970:)),
@@ -322,6 +330,37 @@ extension MediaLibrary {
     fileprivate static func requireAsset(_ id: Asset.ID, db: DatabaseConnection) throws {
         guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [id.rawValue]) == 1 else {
             throw LibraryError.assetNotFound(id.rawValue)
+        }
+    }
+
+    /// Applies the favorites Google Takeout recorded (`takeout_favorites`, written by
+    /// the index run) that were never applied: each asset becomes a favorite once, on
+    /// its first attach, and is remembered in `userstate.imported_favorites`, so a later
+    /// change by the user (or a rebuild of `library.sqlite`) is never overridden.
+    ///
+    /// A user-state write like `setFavorite`: it never waits for an index run, and the
+    /// index writer never touches user state. Called after every index run; what a
+    /// failure leaves unapplied is applied after the next one.
+    ///
+    /// - Returns: how many assets became favorites.
+    /// - Throws: `LibraryError.readOnly`, `.database`.
+    @discardableResult
+    func applyTakeoutFavorites() throws -> Int {
+        try writeUserState { db in
+            let now = Date().timeIntervalSince1970
+            let pending = try db.rows("""
+                SELECT t.asset_identifier FROM takeout_favorites t
+                WHERE NOT EXISTS (SELECT 1 FROM userstate.imported_favorites i WHERE i.identifier = t.asset_identifier)
+                """).compactMap { $0.string("asset_identifier") }
+            for identifier in pending {
+                try db.execute("""
+                    INSERT INTO userstate.asset_user_state (identifier, favorite, modified_at) VALUES (?, 1, ?)
+                    ON CONFLICT (identifier) DO UPDATE SET favorite = 1, modified_at = excluded.modified_at
+                    """, [identifier, now])
+                try db.execute("INSERT INTO userstate.imported_favorites (identifier, applied_at) VALUES (?, ?)",
+                               [identifier, now])
+            }
+            return pending.count
         }
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 
-/// The user's own data: favorites, hidden assets, titles and captions, user albums.
+/// The user's own data: favorites, hidden assets, titles and captions, user albums;
+/// and which assets an import's favorite mark has been applied to
+/// (`imported_favorites`: a Google Takeout `favorited` sets the favorite once, never again).
 ///
 /// It lives in `user-state.sqlite` beside `library.sqlite`, attached to every
 /// connection as the schema `userstate`, and is keyed by asset identifier, never by
@@ -11,10 +13,12 @@ enum UserStateStore {
     /// The schema name the store is attached under.
     static let schema = "userstate"
     /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
-    static let version = 1
+    /// 2 added `imported_favorites`.
+    static let version = 2
 
-    /// The tables an unstamped store of an earlier MediaIndex holds.
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets"]
+    /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
+    /// version adds: a store holding only these is ours).
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites"]
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.
@@ -70,6 +74,10 @@ enum UserStateStore {
                 ) WITHOUT ROWID;
                 CREATE UNIQUE INDEX IF NOT EXISTS \(schema).album_assets_by_position ON album_assets (album_id, position);
                 CREATE INDEX IF NOT EXISTS \(schema).album_assets_by_asset ON album_assets (asset_identifier);
+                CREATE TABLE IF NOT EXISTS \(schema).imported_favorites (
+                    identifier TEXT PRIMARY KEY,
+                    applied_at REAL NOT NULL
+                ) WITHOUT ROWID;
                 PRAGMA \(schema).user_version = \(version);
                 """)
         }

@@ -85,9 +85,10 @@ struct AssetStore {
     /// Deletes an asset that no file refers to any more, keeping its identifier in a
     /// tombstone and recording the deletion in the change feed.
     func deleteIfOrphaned(_ assetID: Int64, now: Double) throws {
-        // A sidecar or adjustments file does not keep an asset: deleting it detaches them (ON DELETE SET NULL).
+        // A describing file (sidecar, adjustments, Takeout JSON) does not keep an asset:
+        // deleting the asset detaches it (ON DELETE SET NULL).
         guard try db.cachedStatement("""
-                SELECT 1 FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.attachments))) LIMIT 1
+                SELECT 1 FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.describing))) LIMIT 1
                 """)
                 .rows([assetID]).isEmpty,
               let row = try db.cachedStatement("SELECT identifier, fingerprint FROM assets WHERE id = ?")

@@ -8,10 +8,11 @@ enum FileOutcome {
     case media(MediaMetadata, String, ContentFingerprint)
     case failed(String)
     case ignored
-    /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
-    case sidecar(String)
-    /// An Apple adjustments file's values, as JSON for `files.metadata` (see `AdjustmentFile`).
-    case adjustmentData(String)
+    /// A describing file's values as JSON for `files.metadata`, with its role (one of
+    /// `FileRole.describing`): an XMP sidecar's (see `SidecarAttacher`), Apple
+    /// adjustments' (see `AdjustmentFile`), a Google Takeout JSON's or an album folder's
+    /// title (see `TakeoutAttacher`).
+    case describing(FileRole, String)
 
     var fingerprint: ContentFingerprint? {
         if case .media(_, _, let fingerprint) = self { return fingerprint }
@@ -52,6 +53,7 @@ enum FileReader {
                              fingerprint known: ContentFingerprint?) -> FileOutcome {
         if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
         if AdjustmentFile.isAdjustmentFile(entry.path) { return readAdjustments(source) }
+        if TakeoutSidecar.isJSON(entry.path) { return readTakeout(source, path: entry.path) }
         if source.size == 0 {
             return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
         }
@@ -73,7 +75,7 @@ enum FileReader {
     /// failure is an error (of the sidecar's row).
     static func readSidecar(_ source: ByteSource) -> FileOutcome {
         do {
-            return .sidecar(try SidecarFile.read(source).encoded())
+            return .describing(.sidecar, try SidecarFile.read(source).encoded())
         } catch {
             return .failed(sentence(error))
         }
@@ -83,7 +85,24 @@ enum FileReader {
     /// error of its row.
     static func readAdjustments(_ source: ByteSource) -> FileOutcome {
         do {
-            return .adjustmentData(try AdjustmentFile.read(source).encoded())
+            return .describing(.adjustmentData, try AdjustmentFile.read(source).encoded())
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// Reads a JSON file as Google Takeout's. One whose name is Takeout's and that
+    /// cannot be read (too large, too deep, not JSON) is an error of its row; any other
+    /// JSON that is not Takeout's is ignored. Never an asset.
+    static func readTakeout(_ source: ByteSource, path: PathBytes) -> FileOutcome {
+        do {
+            switch try TakeoutSidecar.read(source, name: FileNameKey(path).fileName) {
+            case .media(let values): return .describing(.takeoutMetadata, values.encoded())
+            case .album(let values): return .describing(.takeoutAlbumMetadata, values.encoded())
+            case .other: return .ignored
+            }
+        } catch let error as TakeoutSidecarError {
+            return TakeoutSidecar.hasTakeoutName(path) ? .failed(error.description) : .ignored
         } catch {
             return .failed(sentence(error))
         }

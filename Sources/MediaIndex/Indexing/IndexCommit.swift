@@ -92,12 +92,9 @@ struct BatchRecorder {
     mutating func record(_ work: Indexer.Work, _ outcome: FileOutcome, planner: inout IdentityPlanner,
                          summary: inout IndexSummary) throws {
         switch outcome {
-        case .sidecar(let valuesJSON):
+        case .describing(let role, let valuesJSON):
             summary.skipped += 1
-            try recordSidecar(work, valuesJSON: valuesJSON)
-        case .adjustmentData(let valuesJSON):
-            summary.skipped += 1
-            try recordSidecar(work, valuesJSON: valuesJSON, role: .adjustmentData)
+            try recordDescribing(work, role: role, valuesJSON: valuesJSON)
         case .failed(let message):
             summary.failed += 1
             try recordNotMedia(work, status: .error, message: message)
@@ -234,16 +231,17 @@ struct BatchRecorder {
         if let assetID = work.known?.assetID { try assets.deleteIfOrphaned(assetID, now: now) }
     }
 
-    /// A sidecar's row: status `ignored` (not an image or video), role `sidecar`, its
-    /// values as metadata. Its attachment is kept until the attacher, at the end of
-    /// the run, decides it afresh.
-    /// An adjustments file (`role` `adjustmentData`) is written the same way; the pairer attaches it.
-    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String, role: FileRole = .sidecar) throws {
+    /// A describing file's row (an XMP sidecar, an adjustments file, a Takeout JSON):
+    /// status `ignored` (not an image or video), its role, its values as metadata. Its
+    /// attachment is kept until its attacher (the sidecar or Takeout attacher, the
+    /// pairer for adjustments) decides it afresh; a Takeout album's `metadata.json`
+    /// belongs to no asset.
+    private func recordDescribing(_ work: Indexer.Work, role: FileRole, valuesJSON: String) throws {
         try files.upsert(FileStore.Write(
             rootID: work.rootID, entry: work.entry, status: .ignored, role: role, metadata: valuesJSON,
-            names: FileNameKey(work.entry.path), keepsSidecarAttachment: true), now: now)
+            names: FileNameKey(work.entry.path), keepsAttachment: role != .takeoutAlbumMetadata), now: now)
         // The path held a media file before: its asset goes unless another file holds it.
-        if let known = work.known, known.role != role, let assetID = known.assetID {
+        if let known = work.known, known.role?.isDescribing != true, let assetID = known.assetID {
             try assets.deleteIfOrphaned(assetID, now: now)
         }
     }

@@ -39,7 +39,8 @@ struct IndexFinish {
         summary.timings.finish = Indexer.seconds(since: started) - summary.timings.pair
     }
 
-    /// Phase 5: pairs what the run touched and attaches sidecars (after pairing, so assets are final).
+    /// Phase 5: pairs what the run touched and attaches Takeout JSON and XMP sidecars (after
+    /// pairing, so assets are final).
     private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
@@ -71,9 +72,11 @@ struct IndexFinish {
             if kind == .updated && insertedThisRun.contains(change.identifier) { continue }
             try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
         }
+        let takeoutAssets = try TakeoutAttacher(db: db, now: now).run(runID: runID, vanishedPaths: Array(vanished.keys))
         try SidecarAttacher(db: db, now: now).run(
             runID: runID, vanishedPaths: Array(vanished.keys),
-            formerHolders: SidecarAttacher.formerHolders(toRead: diff.toRead, vanished: vanished))
+            formerHolders: SidecarAttacher.formerHolders(toRead: diff.toRead, vanished: vanished),
+            takeoutAssets: takeoutAssets)
         summary.paired = pairer.pairedCount
         summary.unpaired = pairer.unpairedCount
     }

@@ -80,6 +80,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var hasAdjustments: Bool = false
     /// What the asset's Apple adjustments file says; nil without one.
     public var adjustments: Adjustments?
+    /// The `title` of its Google Takeout JSON: the name the file was uploaded to Google
+    /// Photos under; nil without one.
+    public var takeoutTitle: String?
+    /// The `description` of its Google Takeout JSON: the caption written in Google
+    /// Photos; nil without one (or when empty).
+    public var takeoutDescription: String?
     /// The user marked it a favorite (user state, kept by identifier).
     public var favorite: Bool = false
     /// The user hid it; hidden assets are left out of fetches unless asked for.
@@ -243,7 +249,8 @@ public struct EmbeddedVideo: Sendable, Equatable {
 public struct AssetResource: Sendable, Equatable {
     /// PhotoKit's `PHAssetResourceType` names: `photo`, `video`, `pairedVideo`,
     /// `alternatePhoto`, `fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`,
-    /// `adjustmentData`; and `sidecar` (an XMP sidecar).
+    /// `adjustmentData`; and `sidecar` (an XMP sidecar) or `takeoutMetadata` (a Google
+    /// Takeout JSON).
     public var role: String
     /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes

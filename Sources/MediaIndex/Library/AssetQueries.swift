@@ -62,8 +62,7 @@ enum AssetQueries {
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? (row.string("role") == FileRole.sidecar.rawValue ? "application/rdf+xml"
-                            : row.string("role") == FileRole.adjustmentData.rawValue ? "application/x-plist" : nil)))
+                        ?? FileRole(stored: row.string("role")).flatMap(Self.describingContentType)))
             }
         }
         return result
@@ -91,6 +90,17 @@ enum AssetQueries {
             }
         }
         return result
+    }
+
+    /// The MIME type of a describing resource: an XMP sidecar's, Apple adjustments', a
+    /// Takeout JSON's.
+    static func describingContentType(_ role: FileRole) -> String? {
+        switch role {
+        case .sidecar: "application/rdf+xml"
+        case .adjustmentData: "application/x-plist"
+        case .takeoutMetadata, .takeoutAlbumMetadata: "application/json"
+        default: nil
+        }
     }
 
     /// Assets for the rows of a query selecting `assetColumns`, with resources.

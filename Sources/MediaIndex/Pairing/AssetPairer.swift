@@ -266,11 +266,11 @@ struct AssetPairer {
     }
 
     private func files(ofAsset assetID: Int64) throws -> [FileInfo] {
-        // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher does).
-        // Adjustments files are attached apart (`attachAdjustments`).
+        // Describing files ride along with the asset; pairing never moves them (SidecarAttacher
+        // and TakeoutAttacher do). Adjustments files are attached apart (`attachAdjustments`).
         try db.cachedStatement("""
             SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ?
-            AND (f.role IS NULL OR f.role NOT IN \(FileRole.sqlList(FileRole.attachments))) ORDER BY f.path
+            AND (f.role IS NULL OR f.role NOT IN \(FileRole.sqlList(FileRole.describing))) ORDER BY f.path
             """)
             .rows([assetID]).map(Self.fileInfo)
     }

@@ -5,7 +5,8 @@
 /// The forms, from how devices and exporters name files (names compared lowercased):
 /// - edited copies: Apple Photos and Image Capture `IMG_E1234.HEIC`/`.JPG`/`.MOV` of
 ///   `IMG_1234`; macOS Photos exports `IMG_1234 (Edited).HEIC`; osxphotos
-///   `IMG_1234_edited.jpeg`; Google Takeout `IMG_1234-edited.jpg`; Google Photos on
+///   `IMG_1234_edited.jpeg`; Google Takeout `IMG_1234-edited.jpg` (and its translations,
+///   `-bearbeitet`, `-modifié`, …); Google Photos on
 ///   Android `PXL_20230101_123456789~2.jpg` (a tilde and a counter straight after a base
 ///   of at least 8 characters: 8.3 short names such as `IMG_12~1.JPG` are not edits);
 /// - Apple's adjustments `IMG_1234.AAE`, and `IMG_O1234.AAE` (the original's);
@@ -35,6 +36,9 @@ struct NameLayout: Equatable {
     /// The Pixel RAW pair mark, if any.
     var pixelPart: PixelPart?
 
+    /// The suffixes of an edited copy's stem (lowercased): macOS Photos', osxphotos', and
+    /// Google Photos' in each language Takeout writes (`TakeoutSidecar.editedSuffixes`).
+    static let editedSuffixes = [" (edited)", "_edited"] + TakeoutSidecar.editedSuffixes
     static let movieExtensions: Set<String> = ["mov", "mp4", "m4v", "qt"]
     static let stillExtensions: Set<String> = ["jpg", "jpeg", "heic", "heif", "png", "dng", "tif", "tiff"]
 
@@ -82,7 +86,7 @@ struct NameLayout: Equatable {
         }
 
         // Edited copies.
-        for suffix in [" (edited)", "_edited", "-edited"] where stem.hasSuffix(suffix) && stem.count > suffix.count {
+        for suffix in Self.editedSuffixes where stem.hasSuffix(suffix) && stem.count > suffix.count {
             stem = stem.dropLast(suffix.count)
             isEdit = true
             break

@@ -71,11 +71,11 @@ struct SidecarAttacher {
     /// error, which drops the attachment) or removed: their values are merged again.
     static func formerHolders(toRead: [Indexer.Work], vanished: [PathBytes: FileRecord.Known]) -> Set<Int64> {
         var holders = Set<Int64>()
-        for row in vanished.values where row.role == .sidecar {
+        for row in vanished.values where row.role == .sidecar || row.role == .takeoutMetadata {
             if let assetID = row.assetID { holders.insert(assetID) }
         }
-        for work in toRead where SidecarFile.isSidecar(work.entry.path) {
-            if let row = work.known, row.role == .sidecar, let assetID = row.assetID {
+        for work in toRead where SidecarFile.isSidecar(work.entry.path) || TakeoutSidecar.isJSON(work.entry.path) {
+            if let row = work.known, row.role == .sidecar || row.role == .takeoutMetadata, let assetID = row.assetID {
                 holders.insert(assetID)
             }
         }
@@ -89,15 +89,20 @@ struct SidecarAttacher {
     ///   - runID: the index run (`index_runs.id`): rows it wrote are newer than its start.
     ///   - vanishedPaths: files removed by the run.
     ///   - formerHolders: see `formerHolders(toRead:vanished:)`.
+    ///   - takeoutAssets: assets whose Takeout JSON values may have changed (`TakeoutAttacher.run`).
     /// - Throws: `DatabaseError`.
-    func run(runID: Int64, vanishedPaths: [PathBytes], formerHolders: Set<Int64>) throws {
+    func run(runID: Int64, vanishedPaths: [PathBytes], formerHolders: Set<Int64>, takeoutAssets: Set<Int64> = []) throws {
         let runs = IndexRunLog(db: db)
         let since = try runs.touchedSince(runID)
         // Assets inserted by this run (no margin here: a previous run's are older).
         let insertedSince = try runs.startedAt(runID) ?? now
         let sidecarCount = try db.scalarInt("SELECT count(*) FROM files WHERE role = \(FileRole.sidecar.sql)") ?? 0
-        guard sidecarCount > 0 || !formerHolders.isEmpty else { return }
-        var toMerge = formerHolders
+        guard sidecarCount > 0 || !formerHolders.isEmpty || !takeoutAssets.isEmpty else { return }
+        var toMerge = formerHolders.union(takeoutAssets)
+        guard sidecarCount > 0 else {
+            for assetID in toMerge.sorted() { try merge(assetID: assetID, insertedSince: insertedSince) }
+            return
+        }
 
         // Files the run wrote or removed: the sidecars that may name them. When they
         // outnumber the sidecars (a first run), every sidecar is looked at instead, and
@@ -210,8 +215,8 @@ struct SidecarAttacher {
         return byStem.first?.assetID
     }
 
-    /// Recomputes the sidecar-editable columns of an asset: its sidecars' values where
-    /// they have one, else its primary file's.
+    /// Recomputes the sidecar-editable columns of an asset: its XMP sidecars' values
+    /// where they have one, else its primary file's, else its Takeout JSON's.
     private func merge(assetID: Int64, insertedSince: Double) throws {
         guard let asset = try db.cachedStatement("""
             SELECT identifier, added_at, creation_date, creation_timestamp, latitude, longitude, altitude, rating
@@ -220,7 +225,9 @@ struct SidecarAttacher {
         let members = try Self.members(ofAsset: assetID, db: db)
         guard let primary = members.first(where: { FileRole(stored: $0.string("role"))?.isPrimary == true }),
               var metadata = FileRecord.decodeMetadata(primary.string("metadata")) else { return }
-        let sidecars = Self.orderedSidecars(members, primaryPath: PathBytes(primary.blob("path") ?? []))
+        let primaryPath = PathBytes(primary.blob("path") ?? [])
+        let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
+        TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
         let rating = Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
@@ -255,12 +262,15 @@ struct SidecarAttacher {
     }
 
     /// `values` (of the primary file, `primary`) with the values of the asset's attached
-    /// sidecars put over them, as `merge` does; unchanged when the asset has none.
+    /// sidecars put over them and its Takeout JSON's filling what is missing, as `merge`
+    /// does; unchanged when the asset has none.
     static func values(_ values: AssetRecord.MetadataValues, withSidecarsOf assetID: Int64, primary: MediaMetadata,
                        primaryPath: PathBytes, db: DatabaseConnection) throws -> AssetRecord.MetadataValues {
         let members = try Self.members(ofAsset: assetID, db: db)
-        guard members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
+        let takeout = try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db)
+        guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
+        TakeoutSidecar.fill(&metadata, from: takeout)
         _ = apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }

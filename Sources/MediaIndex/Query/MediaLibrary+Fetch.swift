@@ -132,7 +132,15 @@ extension MediaLibrary {
                 }
             }
         }
+        let takeout = try db.cachedStatement(
+            "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
         for index in assets.indices {
+            // A Takeout JSON's title and description (the primary's JSON is listed first).
+            if let json = assets[index].resources.first(where: { $0.role == FileRole.takeoutMetadata.rawValue }),
+               let values = TakeoutValues.decode(try takeout.rows([json.path.bytes]).first?.string("metadata")) {
+                assets[index].takeoutTitle = values.title
+                assets[index].takeoutDescription = values.description
+            }
             assets[index].favorite = rows[index].bool("user_favorite") ?? false
             assets[index].hidden = rows[index].bool("user_hidden") ?? false
             assets[index].albums = albums[assets[index].id.rawValue] ?? []

@@ -22,8 +22,8 @@ struct FileStore {
         var metadata: String? = nil
         /// The pairer's name keys; nil keeps the row's (an error or ignored file).
         var names: FileNameKey? = nil
-        /// A sidecar keeps the asset it is attached to until the attacher decides afresh.
-        var keepsSidecarAttachment = false
+        /// A describing file keeps the asset it is attached to until its attacher decides afresh.
+        var keepsAttachment = false
     }
 
     private static let upsertSQL = """
@@ -33,7 +33,7 @@ struct FileStore {
         ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
             mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = excluded.status, error = excluded.error,
             format = excluded.format, fingerprint = excluded.fingerprint,
-            asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList(FileRole.attachments)) THEN files.asset_id
+            asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList(FileRole.describing)) THEN files.asset_id
                 ELSE excluded.asset_id END,
             role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at,
             folder = coalesce(excluded.folder, files.folder), stem_key = coalesce(excluded.stem_key, files.stem_key),
@@ -46,7 +46,7 @@ struct FileStore {
         try db.cachedStatement(Self.upsertSQL).execute([
             write.rootID, entry.path.bytes, entry.stat.size, entry.stat.modificationNanoseconds, entry.stat.inode,
             write.status, write.error, write.format?.rawValue, write.fingerprint, write.assetID, write.role,
-            write.metadata, now, write.names?.folder, write.names?.stemKey, write.keepsSidecarAttachment,
+            write.metadata, now, write.names?.folder, write.names?.stemKey, write.keepsAttachment,
             write.names?.baseKey,
         ])
     }

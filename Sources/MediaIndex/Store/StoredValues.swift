@@ -41,6 +41,12 @@ enum FileRole: String, StoredEnumeration {
     /// Apple's adjustments (`IMG_1234.AAE`, a property list; see `AdjustmentFile`): not
     /// an image or video, never a primary.
     case adjustmentData
+    /// A Google Takeout JSON (`IMG_1.jpg.json`, `….supplemental-metadata.json`)
+    /// attached to the asset of the media file it describes (see `TakeoutAttacher`).
+    case takeoutMetadata
+    /// A Google Takeout album folder's `metadata.json`: the folder album's title. It
+    /// belongs to no asset.
+    case takeoutAlbumMetadata
 
     /// The primary roles: an asset's still or movie.
     static let primaries: [FileRole] = [.photo, .video]
@@ -52,16 +58,22 @@ enum FileRole: String, StoredEnumeration {
     static let pairingSecondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
     /// The roles of an edited rendering.
     static let renderings: [FileRole] = [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
-    /// The roles of files that are not images or videos but ride along with an asset.
-    static let attachments: [FileRole] = [.sidecar, .adjustmentData]
 
     /// The primary role of a file of this media type.
     init(primaryFor format: MediaFormat) { self = format.mediaType == .video ? .video : .photo }
+
+    /// The roles of files that describe an asset without being its media (not images
+    /// or videos: an XMP sidecar, Apple's adjustments, a Takeout JSON): they never keep
+    /// an asset alive, pairing never moves them, and a run that rereads one keeps the
+    /// asset its attacher gave it.
+    static let describing: [FileRole] = [.sidecar, .adjustmentData, .takeoutMetadata, .takeoutAlbumMetadata]
 
     var isPrimary: Bool { self == .photo || self == .video }
     var isSecondary: Bool { Self.secondaries.contains(self) }
     /// An edited rendering (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`).
     var isRendering: Bool { Self.renderings.contains(self) }
+    /// One of `describing`: a file that describes an asset without being its media.
+    var isDescribing: Bool { Self.describing.contains(self) }
 }
 
 /// What the index made of a file (`files.status`).

@@ -49,7 +49,12 @@ struct AlbumsCommand: ParsableCommand {
         ])
         let rows = albums.map { album -> [String] in
             let indent = String(repeating: "  ", count: album.kind == .folder ? level(album.id) : 0)
-            let title = album.kind == .folder && album.parentID == nil ? (album.path?.displayString ?? album.title) : album.title
+            // A top folder shows its path; one titled otherwise (a Google Takeout album) its title first.
+            var title = album.title
+            if album.kind == .folder, album.parentID == nil, let path = album.path {
+                title = album.title == String(decoding: path.lastComponent, as: UTF8.self)
+                    ? path.displayString : "\(album.title) (\(path.displayString))"
+            }
             let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
                 ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
             let withSubfolders = album.kind == .folder && album.countWithSubfolders != album.count

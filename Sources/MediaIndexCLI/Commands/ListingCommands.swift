@@ -69,6 +69,8 @@ struct ShowCommand: ParsableCommand {
             }
             lines.append(("Edited", edit))
         }
+        if let t = asset.takeoutTitle { lines.append(("Takeout title", t)) }
+        if let d = asset.takeoutDescription { lines.append(("Description", d)) }
         lines.append(("Favorite", asset.favorite ? "yes" : "no"))
         lines.append(("Hidden", asset.hidden ? "yes" : "no"))
         lines.append(("Albums", asset.albums.isEmpty ? "none" : asset.albums.map(\.rawValue).joined(separator: ", ")))
