@@ -103,7 +103,7 @@ let package = Package(
         // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "CorpusSupport"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]

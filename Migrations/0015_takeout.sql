@@ -5,7 +5,8 @@
 -- its parsed values as `metadata` and the asset of the media file it describes as
 -- `asset_id` (NULL while none is indexed). An album folder's `metadata.json` has role
 -- 'takeoutAlbumMetadata' and no asset: its `metadata` holds the folder album's title.
--- (Schema version 14 is left to the Apple-edits change.)
+-- (Schema version 14, the Apple edit layouts, was merged after this one: a library
+-- migrated to 15 without it gets 14 on its next open, see `DatabaseMigrator`.)
 
 -- Takeout JSON by folder and name: the attacher's lookups from a media file's name.
 CREATE INDEX files_takeout_metadata ON files (folder, stem_key) WHERE role = 'takeoutMetadata';

@@ -52,6 +52,14 @@ public enum JSONShapes {
             ("hidden", .bool(a.hidden)),
             ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
             ("rating", JSON(a.rating)),
+            ("hasAdjustments", .bool(a.hasAdjustments)),
+            ("adjustments", a.adjustments.map { adjustment in
+                .object([("formatIdentifier", JSON(adjustment.formatIdentifier)),
+                         ("formatVersion", JSON(adjustment.formatVersion)),
+                         ("editorBundleID", JSON(adjustment.editorBundleID)),
+                         ("date", adjustment.date.map { .string(isoUTC($0)) } ?? .null)])
+            } ?? .null),
+            ("playbackStyle", .string(a.playbackStyle.rawValue)),
             ("takeoutTitle", JSON(a.takeoutTitle)),
             ("takeoutDescription", JSON(a.takeoutDescription)),
         ])

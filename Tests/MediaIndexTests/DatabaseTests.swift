@@ -88,6 +88,52 @@ struct MigrationTests {
         #expect(versions == EmbeddedMigrations.all.count)
     }
 
+    @Test("a library migrated past a lower number (0015 without 0014) gets it when opened, read-only open too")
+    func lowerMigrationMergedLater() throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("lib"))
+        try FileManager.default.createDirectory(atPath: location.directory, withIntermediateDirectories: true)
+        let missing = try #require(EmbeddedMigrations.all.first { $0.name == "layouts" }?.version)
+        let newer = try #require(EmbeddedMigrations.all.first { $0.name == "takeout" }?.version)
+        #expect(missing < newer)
+        do {
+            // As a build with the Takeout migration but not the layouts one left it.
+            let old = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
+            try LibraryFileCheck.stampIfNew(old)
+            let without = DatabaseMigrator(migrations: EmbeddedMigrations.all.filter { $0.version != missing })
+            try without.migrate(old)
+            #expect(try without.appliedVersions(old).max() == DatabaseMigrator().latestVersion)
+            try old.execute("""
+                INSERT INTO roots (id, path, added_at, last_indexed_at) VALUES (1, X'2F70686F746F73', 1700000000, 1700000100);
+                INSERT INTO assets (id, identifier, media_type, fingerprint, added_at, modified_at)
+                    VALUES (1, '0123456789abc', 'image', '00112233445566ff', 1700000000, 1700000000);
+                INSERT INTO files (root_id, path, size, mtime_ns, inode, status, format, fingerprint, asset_id, role, indexed_at)
+                    VALUES (1, CAST('/photos/IMG_1234.JPG' AS BLOB), 267463, 1, 2, 'media', 'jpeg', '00112233445566ff', 1, 'photo', 1700000000);
+                INSERT INTO files (root_id, path, size, mtime_ns, inode, status, indexed_at)
+                    VALUES (1, CAST('/photos/IMG_1234.AAE' AS BLOB), 900, 1, 3, 'ignored', 1700000000);
+                INSERT INTO files (root_id, path, size, mtime_ns, inode, status, asset_id, role, metadata, indexed_at)
+                    VALUES (1, CAST('/photos/IMG_1234.JPG.json' AS BLOB), 700, 1, 4, 'ignored', 1, 'takeoutMetadata', '{}', 1700000000);
+                """)
+        }
+        #expect(try DatabaseMigrator().isBehind(DatabaseConnection(path: location.databasePath, readOnly: true)))
+
+        // Opening the existing library (as `mediaindex list` does) applies the lower migration.
+        let library = try MediaLibrary(location: location, mode: .existing)
+        let versions = try library.read { db in
+            try db.rows("SELECT version FROM schema_migrations ORDER BY version").compactMap { $0.int("version") }
+        }
+        #expect(versions == EmbeddedMigrations.all.map(\.version))
+        let asset = try #require(try library.blocking.asset(id: "0123456789abc"))
+        #expect(asset.hasAdjustments == false)
+        #expect(Set(asset.resources.map(\.role)) == ["photo", "takeoutMetadata"])
+        // The migration's own work happened: the `.AAE` it used to ignore is read again.
+        let aaeStat = try library.read { db in
+            try db.scalarInt("SELECT mtime_ns FROM files WHERE path = CAST('/photos/IMG_1234.AAE' AS BLOB)")
+        }
+        #expect(aaeStat == -1)
+        #expect(try !DatabaseMigrator().isBehind(DatabaseConnection(path: location.databasePath, readOnly: true)))
+    }
+
     @Test("a failing migration leaves the database as it was")
     func failingMigrationRollsBack() throws {
         let folder = TemporaryFolder()

@@ -64,7 +64,8 @@ struct IndexRunTests {
     func storedStrings() {
         // As README's asset shape documents them (`resources[].role`, `pairingRule`) and migration 0001 checks.
         #expect(FileRole.allCases.map(\.rawValue) == ["photo", "video", "pairedVideo", "alternatePhoto", "sidecar",
-                                                     "takeoutMetadata", "takeoutAlbumMetadata"])
+                                                      "fullSizePhoto", "fullSizeVideo", "fullSizePairedVideo", "adjustmentData",
+                                                      "takeoutMetadata", "takeoutAlbumMetadata"])
         #expect(FileStatus.allCases.map(\.rawValue) == ["media", "error", "ignored"])
         #expect(PairingRule.allCases.map(\.rawValue) == ["contentIdentifier", "sameStemShortMovie", "motionPhoto",
                                                          "rawPlusJpeg"])

@@ -339,25 +339,35 @@ struct TakeoutLayoutTests {
         #expect(partly.location?.latitude == 48.8584 && partly.location?.longitude == 2.2945)
     }
 
-    @Test("an -edited copy shares its original's JSON; the JSON stays the original's resource")
+    @Test("an -edited copy is its original's fullSizePhoto under the original's JSON; alone, it takes that JSON's values")
     func editedCopy() throws {
         let tree = PairingTree()
         try tree.strippedJPEG(to: "e/IMG_3001.jpg", variant: "original")
         try tree.strippedJPEG(to: "e/IMG_3001-edited.jpg", variant: "edited")
         try tree.strippedJPEG(to: "e/IMG_3002-bearbeitet.jpg", variant: "bearbeitet")
         try tree.strippedJPEG(to: "e/IMG_3002.jpg", variant: "original 2")
+        // An edited copy whose original is not in the export.
+        try tree.strippedJPEG(to: "e/IMG_3003-edited.jpg", variant: "edited alone")
         try tree.write(takeoutJSON(title: "IMG_3001.jpg", timestamp: 1500000000), to: "e/IMG_3001.jpg.json")
         try tree.write(takeoutJSON(title: "IMG_3002.jpg", timestamp: 1600000000), to: "e/IMG_3002.jpg.supplemental-metadata.json")
+        try tree.write(takeoutJSON(title: "IMG_3003.jpg", timestamp: 1400000000), to: "e/IMG_3003.jpg.json")
         let library = try MediaLibrary(location: tree.library)
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let byPath = try pairingAssetsByPath(library)
         let original = try asset(byPath, tree, "e/IMG_3001.jpg"), edited = try asset(byPath, tree, "e/IMG_3001-edited.jpg")
+        // One asset (see *Edits*): the JSON describes it, the edit is its rendering.
+        #expect(edited.id == original.id)
         #expect(original.creationDateText == utcISO(1500000000))
-        #expect(edited.creationDateText == utcISO(1500000000))
-        #expect(original.resources.map(\.role) == ["photo", "takeoutMetadata"])
-        #expect(!edited.resources.contains { $0.role == "takeoutMetadata" })
-        #expect(try asset(byPath, tree, "e/IMG_3002-bearbeitet.jpg").creationDateText == utcISO(1600000000))
-        // The JSON removed: both lose its date.
+        #expect(original.resources.map(\.role) == ["photo", "fullSizePhoto", "takeoutMetadata"])
+        #expect(original.hasAdjustments)
+        // Google Photos' German suffix is an edit too.
+        let second = try asset(byPath, tree, "e/IMG_3002.jpg")
+        #expect(try asset(byPath, tree, "e/IMG_3002-bearbeitet.jpg").id == second.id)
+        #expect(second.creationDateText == utcISO(1600000000))
+        let alone = try asset(byPath, tree, "e/IMG_3003-edited.jpg")
+        #expect(alone.creationDateText == utcISO(1400000000))
+        #expect(!alone.resources.contains { $0.role == "takeoutMetadata" })
+        // The JSON removed: the asset loses its date.
         try tree.remove("e/IMG_3001.jpg.json")
         try library.blocking.index()
         let after = try pairingAssetsByPath(library)

@@ -179,7 +179,7 @@ struct LibraryThumbnailTests {
             }
             ready += 1
             let key = ThumbnailKey(identifier: asset.id.rawValue, revision: asset.revision,
-                                   sourceBytes: asset.primaryResource?.bytes ?? 0, request: ThumbnailRequest(maxPixelSize: 128))
+                                   sourceBytes: asset.renderingResource?.bytes ?? 0, request: ThumbnailRequest(maxPixelSize: 128))
             let path = cache.path(for: key, library: library.location)
             let bytes = try #require(FileManager.default.contents(atPath: path), "\(asset.id): no file at \(path)")
             let size = try #require(ThumbnailTestFiles.jpegSize([UInt8](bytes)), "\(asset.id): no JPEG frame header")

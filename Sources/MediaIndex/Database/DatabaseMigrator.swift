@@ -21,7 +21,16 @@ public struct DatabaseMigrator: Sendable {
         return Set(try db.rows("SELECT version FROM schema_migrations").compactMap { $0.int("version") })
     }
 
-    /// Applies every migration not yet applied.
+    /// Whether some migration this build knows is not applied to `db`: a lower version
+    /// too, when a higher one is (a migration of a change made in parallel, merged
+    /// after a library was migrated past its number).
+    public func isBehind(_ db: DatabaseConnection) throws -> Bool {
+        let applied = try appliedVersions(db)
+        return !migrations.allSatisfy { applied.contains($0.version) }
+    }
+
+    /// Applies every migration not yet applied, in version order: one whose number is
+    /// below an applied one's is applied after it.
     ///
     /// - Throws: `LibraryError.newerSchema` when the database was made by a newer
     ///   build; `DatabaseError` when a migration fails (the database stays as it was).

@@ -85,10 +85,11 @@ struct AssetStore {
     /// Deletes an asset that no file refers to any more, keeping its identifier in a
     /// tombstone and recording the deletion in the change feed.
     func deleteIfOrphaned(_ assetID: Int64, now: Double) throws {
-        // A sidecar does not keep an asset: deleting it detaches the sidecar (ON DELETE SET NULL).
+        // A describing file (sidecar, adjustments, Takeout JSON) does not keep an asset:
+        // deleting the asset detaches it (ON DELETE SET NULL).
         guard try db.cachedStatement("""
-            SELECT 1 FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.describing))) LIMIT 1
-            """)
+                SELECT 1 FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.describing))) LIMIT 1
+                """)
                 .rows([assetID]).isEmpty,
               let row = try db.cachedStatement("SELECT identifier, fingerprint FROM assets WHERE id = ?")
                 .rows([assetID]).first,
@@ -102,6 +103,10 @@ struct AssetStore {
 
     func exists(_ assetID: Int64) throws -> Bool {
         try !db.cachedStatement("SELECT 1 FROM assets WHERE id = ?").rows([assetID]).isEmpty
+    }
+
+    func exists(identifier: String) throws -> Bool {
+        try !db.cachedStatement("SELECT 1 FROM assets WHERE identifier = ?").rows([identifier]).isEmpty
     }
 
     func identifier(of assetID: Int64) throws -> String? {
@@ -147,6 +152,14 @@ struct AssetStore {
     func setPairing(_ assetID: Int64, subtypes: MediaSubtypes, rule: PairingRule?, now: Double) throws {
         try db.cachedStatement("UPDATE assets SET subtypes = ?, pairing_rule = ?, modified_at = ? WHERE id = ?")
             .execute([subtypes.rawValue, rule, now, assetID])
+    }
+
+    /// Writes what an edit decides: whether the asset has adjustments, and a new revision
+    /// when its edited rendering came, changed or went (thumbnails are made from it).
+    func setAdjustments(_ assetID: Int64, hasAdjustments: Bool, bumpRevision: Bool, now: Double) throws {
+        try db.cachedStatement("""
+            UPDATE assets SET has_adjustments = ?, revision = revision + ?, modified_at = ? WHERE id = ?
+            """).execute([hasAdjustments ? 1 : 0, bumpRevision ? 1 : 0, now, assetID])
     }
 
     func setBurstRepresentative(_ assetID: Int64, _ isRepresentative: Bool) throws {

@@ -16,6 +16,13 @@ enum ChangeLog {
                        [identifier, kind.rawValue, fieldsJSON, now])
     }
 
+    /// Drops an asset's entries recorded since `since`: an asset that one index run both
+    /// inserted and merged into another (an edit or a live photo's movie read before its
+    /// original) never existed for the feed's readers.
+    static func forget(identifier: String, since: Double, db: DatabaseConnection) throws {
+        try db.execute("DELETE FROM changes WHERE identifier = ? AND changed_at >= ?", [identifier, since])
+    }
+
     /// Drops entries beyond the retention limits and moves the history start past them.
     static func trim(now: Double, db: DatabaseConnection) throws {
         guard let newest = try db.scalarInt("SELECT max(token) FROM changes") else { return }

@@ -8,11 +8,11 @@ enum FileOutcome {
     case media(MediaMetadata, String, ContentFingerprint)
     case failed(String)
     case ignored
-    /// An XMP sidecar's values, as JSON for `files.metadata` (see `SidecarAttacher`).
-    case sidecar(String)
-    /// A Google Takeout JSON's values (role `takeoutMetadata`) or an album folder's
-    /// title (`takeoutAlbumMetadata`), as JSON for `files.metadata` (see `TakeoutAttacher`).
-    case takeout(FileRole, String)
+    /// A describing file's values as JSON for `files.metadata`, with its role (one of
+    /// `FileRole.describing`): an XMP sidecar's (see `SidecarAttacher`), Apple
+    /// adjustments' (see `AdjustmentFile`), a Google Takeout JSON's or an album folder's
+    /// title (see `TakeoutAttacher`).
+    case describing(FileRole, String)
 
     var fingerprint: ContentFingerprint? {
         if case .media(_, _, let fingerprint) = self { return fingerprint }
@@ -52,6 +52,7 @@ enum FileReader {
     private static func read(_ entry: FileWalker.Entry, from source: FileByteSource,
                              fingerprint known: ContentFingerprint?) -> FileOutcome {
         if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
+        if AdjustmentFile.isAdjustmentFile(entry.path) { return readAdjustments(source) }
         if TakeoutSidecar.isJSON(entry.path) { return readTakeout(source, path: entry.path) }
         if source.size == 0 {
             return MediaFileKind.looksLikeMedia(entry.path) ? .failed("the file is empty") : .ignored
@@ -74,7 +75,17 @@ enum FileReader {
     /// failure is an error (of the sidecar's row).
     static func readSidecar(_ source: ByteSource) -> FileOutcome {
         do {
-            return .sidecar(try SidecarFile.read(source).encoded())
+            return .describing(.sidecar, try SidecarFile.read(source).encoded())
+        } catch {
+            return .failed(sentence(error))
+        }
+    }
+
+    /// Reads an Apple adjustments file; one that is not Apple's property list is an
+    /// error of its row.
+    static func readAdjustments(_ source: ByteSource) -> FileOutcome {
+        do {
+            return .describing(.adjustmentData, try AdjustmentFile.read(source).encoded())
         } catch {
             return .failed(sentence(error))
         }
@@ -86,8 +97,8 @@ enum FileReader {
     static func readTakeout(_ source: ByteSource, path: PathBytes) -> FileOutcome {
         do {
             switch try TakeoutSidecar.read(source, name: FileNameKey(path).fileName) {
-            case .media(let values): return .takeout(.takeoutMetadata, values.encoded())
-            case .album(let values): return .takeout(.takeoutAlbumMetadata, values.encoded())
+            case .media(let values): return .describing(.takeoutMetadata, values.encoded())
+            case .album(let values): return .describing(.takeoutAlbumMetadata, values.encoded())
             case .other: return .ignored
             }
         } catch let error as TakeoutSidecarError {

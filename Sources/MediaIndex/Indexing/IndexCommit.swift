@@ -93,12 +93,9 @@ struct BatchRecorder {
     mutating func record(_ work: Indexer.Work, _ outcome: FileOutcome, planner: inout IdentityPlanner,
                          summary: inout IndexSummary) throws {
         switch outcome {
-        case .sidecar(let valuesJSON):
+        case .describing(let role, let valuesJSON):
             summary.skipped += 1
-            try recordSidecar(work, valuesJSON: valuesJSON)
-        case .takeout(let role, let valuesJSON):
-            summary.skipped += 1
-            try recordSidecar(work, valuesJSON: valuesJSON, role: role)
+            try recordDescribing(work, role: role, valuesJSON: valuesJSON)
         case .failed(let message):
             summary.failed += 1
             try recordNotMedia(work, status: .error, message: message)
@@ -118,7 +115,7 @@ struct BatchRecorder {
                 try move(media, from: donor)
             case .fresh:
                 summary.added += 1
-                try create(media)
+                if try !attachEdit(media) { try create(media) }
             }
         }
     }
@@ -161,8 +158,22 @@ struct BatchRecorder {
     }
 
     /// A paired video or RAW alternate with new content gets its own asset again; the
-    /// pairer decides afresh whether it still belongs with its partner.
-    private func separate(_ media: MediaFile) throws { try create(media) }
+    /// pairer decides afresh whether it still belongs with its partner. An edited
+    /// rendering stays with its original.
+    private func separate(_ media: MediaFile) throws {
+        if try !attachEdit(media) { try create(media) }
+    }
+
+    /// An edit (`IMG_E1234.JPG`, `IMG_1234 (Edited).HEIC`, …) whose original is indexed
+    /// joins the original's asset at once: it never becomes an asset of its own. The
+    /// pairer then updates the asset (`hasAdjustments`, `revision`). False when the
+    /// name is no edit's or no original is indexed.
+    private func attachEdit(_ media: MediaFile) throws -> Bool {
+        guard let target = try AssetPairer.editTarget(forNewFile: media.path, format: media.metadata.format, db: db)
+        else { return false }
+        try writeRow(media, assetID: target.assetID, role: target.role)
+        return true
+    }
 
     /// The path keeps its asset: its content is unchanged or was edited in place.
     private func keep(_ media: MediaFile, assetID: Int64, role: FileRole, edited: Bool,
@@ -171,8 +182,10 @@ struct BatchRecorder {
             summary.updated += 1
         } else {
             // Its sidecars' values still win: touching the file changes nothing.
+            // Nor does it change the size of an edited asset, which is its rendering's.
             let values = try SidecarAttacher.values(media.values, withSidecarsOf: assetID, primary: media.metadata,
                                                     primaryPath: media.path, db: db)
+                .overlaying(displaySize: try AssetPairer.renderingSize(ofAsset: assetID, db: db))
             var fields = try assets.changedFields(assetID, values)
             try assets.update(assetID, values, fingerprint: media.fingerprint.description, bumpRevision: edited,
                               now: now)
@@ -193,7 +206,8 @@ struct BatchRecorder {
         try files.releaseAsset(atPath: donor.path, assetID: donor.assetID, clearingFingerprint: !donor.vanished)
         try writeRow(media, assetID: donor.assetID, role: donor.role)
         if !donor.role.isSecondary {
-            try assets.update(donor.assetID, media.values, fingerprint: media.fingerprint.description,
+            let values = media.values.overlaying(displaySize: try AssetPairer.renderingSize(ofAsset: donor.assetID, db: db))
+            try assets.update(donor.assetID, values, fingerprint: media.fingerprint.description,
                               bumpRevision: false, now: now)
         }
         if let identifier = try assets.identifier(of: donor.assetID) {
@@ -218,13 +232,15 @@ struct BatchRecorder {
         if let assetID = work.known?.assetID { try assets.deleteIfOrphaned(assetID, now: now) }
     }
 
-    /// A sidecar's row: status `ignored` (not an image or video), role `sidecar`, its
-    /// values as metadata. Its attachment is kept until the attacher, at the end of
-    /// the run, decides it afresh.
-    private func recordSidecar(_ work: Indexer.Work, valuesJSON: String, role: FileRole = .sidecar) throws {
+    /// A describing file's row (an XMP sidecar, an adjustments file, a Takeout JSON):
+    /// status `ignored` (not an image or video), its role, its values as metadata. Its
+    /// attachment is kept until its attacher (the sidecar or Takeout attacher, the
+    /// pairer for adjustments) decides it afresh; a Takeout album's `metadata.json`
+    /// belongs to no asset.
+    private func recordDescribing(_ work: Indexer.Work, role: FileRole, valuesJSON: String) throws {
         try files.upsert(FileStore.Write(
             rootID: work.rootID, entry: work.entry, status: .ignored, role: role, metadata: valuesJSON,
-            names: FileNameKey(work.entry.path), keepsSidecarAttachment: role != .takeoutAlbumMetadata), now: now)
+            names: FileNameKey(work.entry.path), keepsAttachment: role != .takeoutAlbumMetadata), now: now)
         // The path held a media file before: its asset goes unless another file holds it.
         if let known = work.known, known.role?.isDescribing != true, let assetID = known.assetID {
             try assets.deleteIfOrphaned(assetID, now: now)

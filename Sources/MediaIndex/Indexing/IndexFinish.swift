@@ -44,14 +44,22 @@ struct IndexFinish {
     private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
+        pairer.insertedSince = try IndexRunLog(db: db).startedAt(runID) ?? now
         let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
         // Assets this very run inserted: their insert already says everything.
         var insertedThisRun: Set<String> = []
-        if changes.contains(where: { $0.kind == .updated }), let started = try IndexRunLog(db: db).startedAt(runID) {
+        let started = try IndexRunLog(db: db).startedAt(runID)
+        if changes.contains(where: { $0.kind == .updated || $0.kind == .deleted }), let started {
             insertedThisRun = Set(try db.rows("SELECT identifier FROM changes WHERE changed_at >= ? AND kind = 'inserted'",
                                               [started]).compactMap { $0.string("identifier") })
         }
         for change in changes {
+            // Inserted and merged away by this run: it never was, for the feed.
+            if change.kind == .deleted, let started, insertedThisRun.contains(change.identifier),
+               try !AssetStore(db: db).exists(identifier: change.identifier) {
+                try ChangeLog.forget(identifier: change.identifier, since: started, db: db)
+                continue
+            }
             // Deletions were recorded when the asset was deleted.
             let kind: AssetChangeKind? = switch change.kind {
                 case .paired: .paired

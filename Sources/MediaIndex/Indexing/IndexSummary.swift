@@ -3,7 +3,7 @@
 public struct IndexSummary: Sendable, Equatable, Codable {
     /// Regular files found under the roots.
     public var scanned = 0
-    /// New assets.
+    /// New media files: each got an asset of its own, or joined its original's (an edit).
     public var added = 0
     /// Known files whose content or metadata changed.
     public var updated = 0

@@ -74,6 +74,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var embeddedVideo: EmbeddedVideo?
     /// Star rating, -1 (rejected) to 5, from an XMP sidecar (`xmp:Rating`); nil without one.
     public var rating: Int?
+    /// The asset has an edit (PHAsset's `hasAdjustments`): an edited rendering
+    /// (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`) or Apple's adjustments
+    /// (`adjustmentData`, an `.AAE` file) among its resources.
+    public var hasAdjustments: Bool = false
+    /// What the asset's Apple adjustments file says; nil without one.
+    public var adjustments: Adjustments?
     /// The `title` of its Google Takeout JSON: the name the file was uploaded to Google
     /// Photos under; nil without one.
     public var takeoutTitle: String?
@@ -181,6 +187,54 @@ extension CaptureDate {
     }
 }
 
+extension Asset {
+    /// How an asset plays, as PhotoKit's `PHAsset.PlaybackStyle` names it (the raw values
+    /// are the JSON's `playbackStyle`).
+    public enum PlaybackStyle: String, Sendable, CaseIterable {
+        /// A still image.
+        case image
+        /// An animated image: a GIF, WebP or PNG (APNG) with several frames.
+        case imageAnimated
+        /// A live photo: a still with its movie (paired, or inside a motion photo).
+        case livePhoto
+        /// A video.
+        case video
+        /// A video that loops (a live photo's Loop or Bounce effect). No file MediaIndex
+        /// reads records that effect (Photos keeps it in its library database), so no
+        /// asset has this style today.
+        case videoLooping
+    }
+
+    /// How the asset plays: `video` for a video, `livePhoto` for a live or motion photo,
+    /// `imageAnimated` for an animated image, else `image`.
+    public var playbackStyle: PlaybackStyle {
+        if mediaType == .video { return .video }
+        if mediaSubtypes.contains(.livePhoto) { return .livePhoto }
+        if mediaSubtypes.contains(.animated) { return .imageAnimated }
+        return .image
+    }
+
+    /// The resource thumbnails are made from: the edited rendering (`fullSizePhoto`, or
+    /// `fullSizeVideo` for a video) when the asset has one, else the primary resource.
+    public var renderingResource: AssetResource? {
+        let edited = mediaType == .video ? "fullSizeVideo" : "fullSizePhoto"
+        return resources.first { $0.role == edited } ?? primaryResource
+    }
+
+    /// What an Apple adjustments file (`IMG_1234.AAE`, a property list) says.
+    public struct Adjustments: Sendable, Equatable {
+        /// `adjustmentFormatIdentifier`: who can read the edit (`com.apple.photo`,
+        /// `com.apple.video.slomo`, …).
+        public var formatIdentifier: String?
+        /// `adjustmentFormatVersion`.
+        public var formatVersion: String?
+        /// `adjustmentEditorBundleID`: the app that made the edit.
+        public var editorBundleID: String?
+        /// `adjustmentTimestamp`: when the edit was made.
+        public var date: Date?
+    }
+}
+
 /// Where a motion photo's video sits inside its still file.
 public struct EmbeddedVideo: Sendable, Equatable {
     /// Byte offset from the start of the primary file.
@@ -193,8 +247,10 @@ public struct EmbeddedVideo: Sendable, Equatable {
 
 /// One file of an asset, as PHAssetResource.
 public struct AssetResource: Sendable, Equatable {
-    /// `photo`, `video`, `pairedVideo`, `alternatePhoto`, `sidecar` (XMP) or
-    /// `takeoutMetadata` (a Google Takeout JSON).
+    /// PhotoKit's `PHAssetResourceType` names: `photo`, `video`, `pairedVideo`,
+    /// `alternatePhoto`, `fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`,
+    /// `adjustmentData`; and `sidecar` (an XMP sidecar) or `takeoutMetadata` (a Google
+    /// Takeout JSON).
     public var role: String
     /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes

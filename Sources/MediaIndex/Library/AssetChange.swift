@@ -104,6 +104,8 @@ extension Asset {
         public static let revision = Field(rawValue: "revision")
         /// `rating`.
         public static let rating = Field(rawValue: "rating")
+        /// `hasAdjustments`: an edit or adjustments file came or went.
+        public static let hasAdjustments = Field(rawValue: "hasAdjustments")
         /// `embeddedVideo`.
         public static let embeddedVideo = Field(rawValue: "embeddedVideo")
 

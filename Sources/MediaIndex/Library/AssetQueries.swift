@@ -1,3 +1,4 @@
+import Foundation
 import MediaMetadata
 
 /// Reads assets and their resources from the database.
@@ -13,7 +14,7 @@ enum AssetQueries {
         if let lat = row.double(C.latitude.name), let lon = row.double(C.longitude.name) {
             location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double(C.altitude.name))
         }
-        return Asset(
+        var asset = Asset(
             id: row.string(C.identifier.name) ?? "",
             mediaType: MediaType(rawValue: row.string(C.mediaType.name) ?? "") ?? .image,
             mediaSubtypes: MediaSubtypes(rawValue: row.int(C.subtypes.name) ?? 0).names,
@@ -37,6 +38,8 @@ enum AssetQueries {
                               durationSeconds: row.double(C.embeddedVideoDuration.name))
             },
             rating: row.int(C.rating.name))
+        asset.hasAdjustments = (row.int(C.hasAdjustments.name) ?? 0) != 0
+        return asset
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.
@@ -65,10 +68,36 @@ enum AssetQueries {
         return result
     }
 
-    /// The MIME type of a describing resource: an XMP sidecar's, a Takeout JSON's.
+    /// The values of the adjustments files of the given asset rows, keyed by asset row id
+    /// (the first by path where an asset has several).
+    static func adjustments(forAssetIDs ids: [Int64], db: DatabaseConnection) throws -> [Int64: Asset.Adjustments] {
+        var result: [Int64: Asset.Adjustments] = [:]
+        var start = 0
+        while start < ids.count {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            start += chunk.count
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            for row in try db.rows("""
+                SELECT asset_id, metadata FROM files WHERE role = \(FileRole.adjustmentData.sql)
+                AND asset_id IN (\(placeholders)) ORDER BY asset_id, path
+                """, chunk) {
+                guard let assetID = row.int64("asset_id"), result[assetID] == nil,
+                      let values = AdjustmentValues.decode(row.string("metadata")) else { continue }
+                result[assetID] = Asset.Adjustments(
+                    formatIdentifier: values.formatIdentifier, formatVersion: values.formatVersion,
+                    editorBundleID: values.editorBundleID,
+                    date: values.timestamp.map { Date(timeIntervalSince1970: $0) })
+            }
+        }
+        return result
+    }
+
+    /// The MIME type of a describing resource: an XMP sidecar's, Apple adjustments', a
+    /// Takeout JSON's.
     static func describingContentType(_ role: FileRole) -> String? {
         switch role {
         case .sidecar: "application/rdf+xml"
+        case .adjustmentData: "application/x-plist"
         case .takeoutMetadata, .takeoutAlbumMetadata: "application/json"
         default: nil
         }
@@ -78,6 +107,12 @@ enum AssetQueries {
     static func assets(_ rows: [Row], db: DatabaseConnection) throws -> [Asset] {
         let ids = rows.compactMap { $0.int64("row_id") }
         let resources = try Self.resources(forAssetIDs: ids, db: db)
-        return rows.map { row in asset(from: row, resources: resources[row.int64("row_id") ?? -1] ?? []) }
+        let edited = rows.filter { ($0.int(AssetRecord.Column.hasAdjustments.name) ?? 0) != 0 }.compactMap { $0.int64("row_id") }
+        let adjustments = try Self.adjustments(forAssetIDs: edited, db: db)
+        return rows.map { row in
+            var asset = asset(from: row, resources: resources[row.int64("row_id") ?? -1] ?? [])
+            asset.adjustments = adjustments[row.int64("row_id") ?? -1]
+            return asset
+        }
     }
 }

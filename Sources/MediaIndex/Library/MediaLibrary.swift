@@ -87,10 +87,11 @@ public final class MediaLibrary: Sendable {
                 try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
                 userStateWriter = DatabaseWriter(connection: userStateConnection)
             } else {
-                // A library written by an older build is migrated once, if we may write.
+                // A library written by an older build (or by one without a migration merged
+                // since, numbered below its newest) is migrated once, if we may write.
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
                 let migrator = DatabaseMigrator()
-                if try migrator.appliedVersions(probe).max() ?? 0 < migrator.latestVersion,
+                if try migrator.isBehind(probe),
                    fileManager.isWritableFile(atPath: location.databasePath) {
                     let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
                     try migrator.migrate(connection)

@@ -12,7 +12,7 @@ public struct PairingChange: Sendable, Equatable {
         case created
         /// The asset was merged into its partner's (or lost its last file).
         case deleted
-        /// Subtypes, pairing rule or burst representative changed.
+        /// Subtypes, pairing rule, burst representative, adjustments or revision changed.
         case updated
     }
     /// The asset's row id in `assets`.
@@ -20,17 +20,25 @@ public struct PairingChange: Sendable, Equatable {
     public var identifier: String
     public var kind: Kind
     /// For `updated`: the JSON names of what changed (`mediaSubtypes`, `pairingRule`,
-    /// `burstRepresentative`).
+    /// `burstRepresentative`, `hasAdjustments`, `revision`).
     public var fields: [String] = []
 }
 
-/// Pairs live photos, RAW+JPEG and motion photos, and picks burst representatives,
-/// for the files an index run touched.
+/// Pairs live photos, RAW+JPEG and motion photos, attaches edits and Apple's
+/// adjustments to their originals, and picks burst representatives, for the files an
+/// index run touched.
+///
+/// Names are compared by their base key (`NameLayout`): `IMG_E1234.JPG`,
+/// `IMG_1234 (Edited).HEIC`, `IMG_1234_HEVC.MOV` and `IMG_1234.AAE` all have the base
+/// `img_1234` of `IMG_1234.HEIC`. An edit joins its original's asset as `fullSizePhoto`
+/// (`fullSizeVideo`, `fullSizePairedVideo` for movies), the adjustments file as
+/// `adjustmentData`: identity follows the original. An edit without an original stays
+/// an asset of its own, until the original comes.
 ///
 /// Runs inside the run's final transaction, after vanished files are deleted. Work is
 /// proportional to the files touched: every partner lookup is one indexed query
-/// (`assets.content_identifier`, `files (folder, stem_key)`). Pairs that lost a half
-/// are found by a sweep over the (few) multi-resource assets.
+/// (`assets.content_identifier`, `files (folder, stem_key)`, `files (folder, base_key)`).
+/// Pairs that lost a half are found by a sweep over the (few) multi-resource assets.
 struct AssetPairer {
     /// A movie no longer than this pairs by name alone (Apple's live-photo movies are 1.5–3 s).
     static let maxStemPairedMovieSeconds = 3.5
@@ -39,11 +47,16 @@ struct AssetPairer {
 
     let db: DatabaseConnection
     let now: Double
+    /// Assets added at or after this moment were inserted by this run: a new edit does
+    /// not bump their revision (their insert is their first).
+    var insertedSince: Double = .infinity
     private(set) var changes: [PairingChange] = []
     private(set) var pairedCount = 0
     private(set) var unpairedCount = 0
     /// Assets whose subtypes and rule must be recomputed at the end.
     private var assetsToFinalize = Set<Int64>()
+    /// Assets whose edited rendering came, changed or went: a new revision.
+    private var renderingsChanged = Set<Int64>()
 
     init(db: DatabaseConnection, now: Double = Date().timeIntervalSince1970) {
         self.db = db
@@ -59,6 +72,7 @@ struct AssetPairer {
         var path: PathBytes
         var folder: [UInt8]
         var stemKey: String
+        var baseKey: String
         var format: MediaFormat?
         var assetID: Int64?
         var role: FileRole?
@@ -67,6 +81,7 @@ struct AssetPairer {
         var contentIdentifier: String?
         var duration: Double?
 
+        var layout: NameLayout { NameLayout(lowercasedName: FileNameKey(path).lowercasedName) }
         var isMovie: Bool { format?.mediaType == .video }
         var isSecondary: Bool { role?.isSecondary == true }
         var isRaw: Bool { format?.isRaw == true }
@@ -78,18 +93,18 @@ struct AssetPairer {
     /// run on every file an index run touches, and decoding each file's whole metadata
     /// in Swift would cost more than the lookups.
     static let fileColumns = """
-        f.id, f.path, f.folder, f.stem_key, f.format, f.asset_id, f.role, f.fingerprint,
+        f.id, f.path, f.folder, f.stem_key, f.base_key, f.format, f.asset_id, f.role, f.fingerprint,
         json_extract(f.metadata, '$.contentIdentifier') AS cid, json_extract(f.metadata, '$.durationSeconds') AS duration
         """
 
     static func fileInfo(_ row: Row) -> FileInfo {
         let path = PathBytes(row.blob("path") ?? [])
         // Written by the indexer; computed here only for rows from before schema 4.
-        let folder = row.blob("folder"), stemKey = row.string("stem_key")
-        let names = folder == nil || stemKey == nil ? FileNameKey(path) : nil
+        let folder = row.blob("folder"), stemKey = row.string("stem_key"), baseKey = row.string("base_key")
+        let names = folder == nil || stemKey == nil || baseKey == nil ? FileNameKey(path) : nil
         return FileInfo(
             id: row.int64("id") ?? 0, path: path, folder: folder ?? names?.folder ?? [],
-            stemKey: stemKey ?? names?.stemKey ?? "",
+            stemKey: stemKey ?? names?.stemKey ?? "", baseKey: baseKey ?? names?.baseKey ?? "",
             format: row.string("format").flatMap(MediaFormat.init(rawValue:)), assetID: row.int64("asset_id"),
             role: FileRole(stored: row.string("role")), fingerprint: row.string("fingerprint"),
             contentIdentifier: row.string("cid").flatMap { $0.isEmpty ? nil : $0 }, duration: row.double("duration"))
@@ -117,14 +132,24 @@ struct AssetPairer {
             if let file = try file(id: fileID) { try detach(file) }
         }
 
-        // Which movies and RAWs need a (new) partner decision.
-        var movies = Set<Int64>(), raws = Set<Int64>()
+        // Which movies, RAWs, edits and adjustments files need a (new) partner decision.
+        var movies = Set<Int64>(), raws = Set<Int64>(), edits = Set<Int64>(), adjustments = Set<Int64>()
+        try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND role = \(FileRole.adjustmentData.sql)")
+            .forEachRow([since]) { row in if let id = row.int64("id") { adjustments.insert(id) } }
+        // Assets that lost their last edit or adjustments file (it was deleted or changed).
+        try db.cachedStatement("""
+            SELECT a.id FROM assets a WHERE a.has_adjustments <> 0 AND NOT EXISTS (
+                SELECT 1 FROM files f WHERE f.asset_id = a.id
+                AND f.role IN \(FileRole.sqlList(FileRole.renderings + [.adjustmentData])))
+            """).forEachRow { row in
+            if let id = row.int64("id") { assetsToFinalize.insert(id); renderingsChanged.insert(id) }
+        }
         // After a large run (a first index), two index-only scans say which assets have
         // several files and which folder+stem groups several members, so most stills
         // skip the two lookups that would find nothing. Nothing changes until the loop ends.
-        var multiFileAssets: Set<Int64>?, sharedStems: Set<StemGroup>?
+        var multiFileAssets: Set<Int64>?, sharedStems: Set<StemGroup>?, sharedBases: Set<StemGroup>?
         if touched.count > Self.bulkTouchedFiles {
-            var assets = Set<Int64>(), stems = Set<StemGroup>()
+            var assets = Set<Int64>(), stems = Set<StemGroup>(), bases = Set<StemGroup>()
             try db.cachedStatement("""
                 SELECT asset_id FROM files WHERE asset_id IS NOT NULL GROUP BY asset_id HAVING count(*) > 1
                 """).forEachRow { if let id = $0[0].int64 { assets.insert(id) } }
@@ -133,38 +158,71 @@ struct AssetPairer {
                 """).forEachRow { row in
                 if let folder = row[0].blob, let stem = row[1].text { stems.insert(StemGroup(folder: folder, stem: stem)) }
             }
+            try db.cachedStatement("""
+                SELECT folder, base_key FROM files WHERE base_key IS NOT NULL
+                AND (status = \(FileStatus.media.sql) OR role = \(FileRole.adjustmentData.sql))
+                GROUP BY folder, base_key HAVING count(*) > 1
+                """).forEachRow { row in
+                if let folder = row[0].blob, let base = row[1].text { bases.insert(StemGroup(folder: folder, stem: base)) }
+            }
             multiFileAssets = assets
             sharedStems = stems
+            sharedBases = bases
         }
         for id in touched.sorted() {
             guard let file = try file(id: id) else { continue }
-            if let assetID = file.assetID { assetsToFinalize.insert(assetID) }
+            if let assetID = file.assetID {
+                assetsToFinalize.insert(assetID)
+                // An edited rendering that was attached or read again this run.
+                if file.role?.isRendering == true { renderingsChanged.insert(assetID) }
+            }
             if file.isMovie { movies.insert(file.id) }
             else if file.isRaw { raws.insert(file.id) }
-            else if file.isStill {
-                // A still's current partners, and the files that could be.
-                if let assetID = file.assetID, multiFileAssets?.contains(assetID) ?? true {
-                    for other in try files(ofAsset: assetID) where other.role?.isSecondary == true {
-                        if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
-                    }
-                }
-                if let identifier = file.contentIdentifier {
-                    for other in try files(withIdentifier: identifier) where other.isMovie { movies.insert(other.id) }
-                }
-                guard sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey)) ?? true else { continue }
-                for other in try files(inFolder: file.folder, stem: file.stemKey) where other.id != file.id {
+            else if file.isStill && file.layout.isEdit { edits.insert(file.id) }
+            guard file.isStill || file.isRaw || !file.isSecondary else { continue }
+            // A primary's current partners, and the files that could be.
+            if let assetID = file.assetID, multiFileAssets?.contains(assetID) ?? true {
+                for other in try files(ofAsset: assetID) where other.role?.isSecondary == true {
                     if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
+                    else if other.isStill && other.layout.isEdit { edits.insert(other.id) }
                 }
             }
+            if file.isStill, let identifier = file.contentIdentifier {
+                for other in try files(withIdentifier: identifier) where other.isMovie { movies.insert(other.id) }
+            }
+            // Same stem (`IMG_1234_3.JPG` with `IMG_1234_3.MOV`), then same base (`IMG_E1234.JPG`,
+            // `IMG_1234_HEVC.MOV`, `IMG_1234.AAE` with `IMG_1234.HEIC`).
+            var others: [FileInfo] = []
+            if sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey)) ?? true {
+                others += try files(inFolder: file.folder, stem: file.stemKey)
+            }
+            if sharedBases?.contains(StemGroup(folder: file.folder, stem: file.baseKey)) ?? true {
+                others += try files(inFolder: file.folder, base: file.baseKey)
+                for id in try adjustmentFiles(inFolder: file.folder, base: file.baseKey) { adjustments.insert(id) }
+            }
+            for other in others where other.id != file.id {
+                if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
+                else if other.isStill && other.layout.isEdit { edits.insert(other.id) }
+            }
+        }
+        for id in edits.sorted() {
+            guard let edit = try file(id: id) else { continue }
+            let original = try original(of: edit)
+            try settle(edit, with: original, role: .fullSizePhoto)
         }
         for id in movies.sorted() {
             guard let movie = try file(id: id) else { continue }
-            try settle(movie, with: try liveStill(for: movie), role: .pairedVideo)
+            if movie.layout.isEdit, let original = try original(of: movie) {
+                try settle(movie, with: original, role: original.isMovie ? .fullSizeVideo : .fullSizePairedVideo)
+            } else {
+                try settle(movie, with: try liveStill(for: movie), role: .pairedVideo)
+            }
         }
         for id in raws.sorted() {
             guard let raw = try file(id: id) else { continue }
             try settle(raw, with: try rawCompanion(for: raw), role: .alternatePhoto)
         }
+        for id in adjustments.sorted() { try attachAdjustments(fileID: id) }
 
         var bursts = Set<String>()
         for assetID in assetsToFinalize.sorted() {
@@ -183,11 +241,15 @@ struct AssetPairer {
         var stem: String
     }
 
-    /// Fills `folder` and `stem_key` where they are missing (new rows, moved files, and
-    /// every row once after schema 4), returning those files: they are evaluated too.
+    /// Fills `folder`, `stem_key` and `base_key` where they are missing (new rows, moved
+    /// files, and every row once after schemas 4 and 14), returning those files: they are
+    /// evaluated too.
     private func backfillNames() throws -> Set<Int64> {
         var ids = Set<Int64>()
-        let rows = try db.rows("SELECT id, path FROM files WHERE stem_key IS NULL AND status = \(FileStatus.media.sql)")
+        let rows = try db.rows("""
+            SELECT id, path FROM files WHERE stem_key IS NULL AND status = \(FileStatus.media.sql)
+            UNION SELECT id, path FROM files WHERE base_key IS NULL AND status = \(FileStatus.media.sql)
+            """)
         for row in rows {
             guard let id = row.int64("id"), let path = row.blob("path") else { continue }
             try files.setNames(fileID: id, FileNameKey(PathBytes(path)))
@@ -204,9 +266,11 @@ struct AssetPairer {
     }
 
     private func files(ofAsset assetID: Int64) throws -> [FileInfo] {
-        // Sidecars ride along with the asset; pairing never moves them (SidecarAttacher and TakeoutAttacher do).
+        // Describing files ride along with the asset; pairing never moves them (SidecarAttacher
+        // and TakeoutAttacher do). Adjustments files are attached apart (`attachAdjustments`).
         try db.cachedStatement("""
-            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ? AND (f.role IS NULL OR f.role NOT IN \(FileRole.sqlList(FileRole.describing))) ORDER BY f.path
+            SELECT \(Self.fileColumns) FROM files f WHERE f.asset_id = ?
+            AND (f.role IS NULL OR f.role NOT IN \(FileRole.sqlList(FileRole.describing))) ORDER BY f.path
             """)
             .rows([assetID]).map(Self.fileInfo)
     }
@@ -226,6 +290,21 @@ struct AssetPairer {
             """).rows([folder, stem]).map(Self.fileInfo)
     }
 
+    /// The media files whose name has the base key `base` (`NameLayout`).
+    private func files(inFolder folder: [UInt8], base: String) throws -> [FileInfo] {
+        try db.cachedStatement("""
+            SELECT \(Self.fileColumns) FROM files f
+            WHERE f.folder = ? AND f.base_key = ? AND f.status = \(FileStatus.media.sql) ORDER BY f.path
+            """).rows([folder, base]).map(Self.fileInfo)
+    }
+
+    /// The adjustments files whose name has the base key `base`.
+    private func adjustmentFiles(inFolder folder: [UInt8], base: String) throws -> [Int64] {
+        try db.cachedStatement("""
+            SELECT id FROM files WHERE folder = ? AND base_key = ? AND role = \(FileRole.adjustmentData.sql)
+            """).rows([folder, base]).compactMap { $0.int64("id") }
+    }
+
     /// Whether a primary's asset already has a secondary of `role` other than `file`.
     private func hasOtherSecondary(_ primary: FileInfo, role: FileRole, than file: FileInfo) throws -> Bool {
         guard let assetID = primary.assetID else { return false }
@@ -242,7 +321,16 @@ struct AssetPairer {
             candidates = try files(withIdentifier: identifier)
         } else {
             guard let duration = movie.duration, duration > 0, duration <= Self.maxStemPairedMovieSeconds else { return nil }
-            candidates = try files(inFolder: movie.folder, stem: movie.stemKey).filter { $0.contentIdentifier == nil }
+            // The same stem first; else a renamed movie's base (`IMG_1234_HEVC.MOV`, `IMG_1234_3.mov`,
+            // `IMG_1234.JPG.MOV`), an edited movie with an edited still standing alone.
+            let isEdit = movie.layout.isEdit
+            let sameStem = try files(inFolder: movie.folder, stem: movie.stemKey)
+                .filter { $0.contentIdentifier == nil && $0.isStill && $0.role == .photo && $0.assetID != nil }
+            var free = false
+            for still in sameStem where try !hasOtherSecondary(still, role: .pairedVideo, than: movie) { free = true }
+            candidates = free ? sameStem : try files(inFolder: movie.folder, base: movie.baseKey).filter {
+                $0.contentIdentifier == nil && $0.layout.isEdit == isEdit
+            }
         }
         candidates = candidates.filter { $0.isStill && $0.role == .photo && $0.assetID != nil }
         var free: [FileInfo] = []
@@ -254,11 +342,17 @@ struct AssetPairer {
         return free.first(where: { $0.folder == movie.folder }) ?? free.first
     }
 
-    /// The JPEG (or HEIC) beside a RAW with the same stem.
+    /// The JPEG (or HEIC) beside a RAW with the same stem, else with the same base (Pixel's
+    /// `….RAW-01.MP.COVER.jpg` beside `….RAW-02.ORIGINAL.dng`); never an edited copy.
     private func rawCompanion(for raw: FileInfo) throws -> FileInfo? {
-        var candidates = try files(inFolder: raw.folder, stem: raw.stemKey).filter {
-            $0.role == .photo && $0.assetID != nil && $0.format.map(Self.rawCompanionFormats.contains) == true
+        func companions(_ files: [FileInfo]) -> [FileInfo] {
+            files.filter {
+                $0.role == .photo && $0.assetID != nil && $0.format.map(Self.rawCompanionFormats.contains) == true
+                    && !$0.layout.isEdit
+            }
         }
+        var candidates = companions(try files(inFolder: raw.folder, stem: raw.stemKey))
+        if candidates.isEmpty { candidates = companions(try files(inFolder: raw.folder, base: raw.baseKey)) }
         candidates.sort { a, b in
             let ra = Self.rawCompanionFormats.firstIndex(of: a.format ?? .jpeg) ?? 9
             let rb = Self.rawCompanionFormats.firstIndex(of: b.format ?? .jpeg) ?? 9
@@ -269,6 +363,66 @@ struct AssetPairer {
             free.append(companion)
         }
         return free.first(where: { $0.assetID == raw.assetID }) ?? free.first
+    }
+
+    /// The original an edit (`IMG_E1234.JPG`, `IMG_1234 (Edited).HEIC`, `IMG_E1234.MOV`) or
+    /// adjustments file belongs with: a primary of the same folder and base key whose name
+    /// is no edit, a photo for a still (a live photo's still or a video for a movie, the
+    /// still first), and whose asset has no other rendering of that kind. Same asset first,
+    /// then stills before movies, then path order.
+    private func original(of file: FileInfo) throws -> FileInfo? {
+        let wantsMovieToo = file.isMovie || file.role == .adjustmentData
+        let candidates = try files(inFolder: file.folder, base: file.baseKey).filter { other in
+            other.id != file.id && other.assetID != nil && !other.layout.isEdit
+                && (other.role == .photo || (wantsMovieToo && other.role == .video))
+        }.sorted { a, b in a.isMovie != b.isMovie ? !a.isMovie : a.path < b.path }
+        var free: [FileInfo] = []
+        for original in candidates {
+            let role: FileRole = !file.isMovie ? .fullSizePhoto : original.isMovie ? .fullSizeVideo : .fullSizePairedVideo
+            let taken = file.role == .adjustmentData ? false : try hasOtherSecondary(original, role: role, than: file)
+            if !taken { free.append(original) }
+        }
+        return free.first(where: { $0.assetID == file.assetID }) ?? free.first
+    }
+
+    /// Where a new media file goes when its name is an edit's and its original is indexed:
+    /// the original's asset and the rendering role, so that the edit never gets an asset of
+    /// its own (the index run's writer asks this before it creates one).
+    static func editTarget(forNewFile path: PathBytes, format: MediaFormat,
+                           db: DatabaseConnection) throws -> (assetID: Int64, role: FileRole)? {
+        let names = FileNameKey(path)
+        guard NameLayout(lowercasedName: names.lowercasedName).isEdit else { return nil }
+        let edit = FileInfo(id: -1, path: path, folder: names.folder, stemKey: names.stemKey, baseKey: names.baseKey,
+                            format: format, assetID: nil, role: nil, fingerprint: nil, contentIdentifier: nil,
+                            duration: nil)
+        guard edit.isMovie || edit.isStill, let original = try AssetPairer(db: db).original(of: edit),
+              let assetID = original.assetID else { return nil }
+        return (assetID, !edit.isMovie ? .fullSizePhoto : original.isMovie ? .fullSizeVideo : .fullSizePairedVideo)
+    }
+
+    /// The displayed size of an asset's edited rendering (`fullSizePhoto`, or `fullSizeVideo`
+    /// for a video): PhotoKit gives an edited asset the size of its current version.
+    /// nil when the asset has no rendering or its size is unknown.
+    static func renderingSize(ofAsset assetID: Int64, db: DatabaseConnection) throws -> (width: Int, height: Int)? {
+        guard let row = try db.cachedStatement("""
+            SELECT f.metadata FROM files f JOIN assets a ON a.id = f.asset_id
+            WHERE f.asset_id = ? AND f.status = \(FileStatus.media.sql)
+            AND f.role = CASE a.media_type WHEN 'video' THEN \(FileRole.fullSizeVideo.sql) ELSE \(FileRole.fullSizePhoto.sql) END
+            ORDER BY f.path LIMIT 1
+            """).rows([assetID]).first else { return nil }
+        return FileRecord.decodeMetadata(row.string("metadata"))?.displaySize
+    }
+
+    /// Attaches an adjustments file to its original's asset (or detaches it: no original).
+    private mutating func attachAdjustments(fileID: Int64) throws {
+        guard let row = try db.cachedStatement("""
+            SELECT \(Self.fileColumns) FROM files f WHERE f.id = ? AND f.role = \(FileRole.adjustmentData.sql)
+            """).rows([fileID]).first else { return }
+        let adjustments = Self.fileInfo(row)
+        let target = try original(of: adjustments)?.assetID
+        if let old = adjustments.assetID { assetsToFinalize.insert(old) }
+        if let target { assetsToFinalize.insert(target) }
+        if target != adjustments.assetID { try files.setSidecarAsset(fileID: fileID, assetID: target) }
     }
 
     // MARK: Changes
@@ -283,8 +437,12 @@ struct AssetPairer {
         if file.assetID == target && file.role == role { return }
         if file.isSecondary, let previous = file.assetID {
             // Leaving another pair: that asset loses its half.
-            try record(previous, .unpaired)
-            unpairedCount += 1
+            if file.role?.isRendering == true {
+                renderingsChanged.insert(previous)
+            } else {
+                try record(previous, .unpaired)
+                unpairedCount += 1
+            }
             assetsToFinalize.insert(previous)
         }
         try files.attach(fileID: file.id, to: target, role: role)
@@ -293,8 +451,13 @@ struct AssetPairer {
             try assets.deleteIfOrphaned(own, now: now)
             assetsToFinalize.remove(own)
         }
-        try record(target, .paired)
-        pairedCount += 1
+        if role.isRendering {
+            // An edit updates its original's asset (`hasAdjustments`, `revision`: see `finalize`).
+            renderingsChanged.insert(target)
+        } else {
+            try record(target, .paired)
+            pairedCount += 1
+        }
         assetsToFinalize.insert(target)
     }
 
@@ -308,8 +471,12 @@ struct AssetPairer {
             return
         }
         if let previous = file.assetID {
-            try record(previous, .unpaired)
-            unpairedCount += 1
+            if file.role?.isRendering == true {
+                renderingsChanged.insert(previous)
+            } else {
+                try record(previous, .unpaired)
+                unpairedCount += 1
+            }
             assetsToFinalize.insert(previous)
         }
         let values = AssetRecord.MetadataValues(metadata, fileName: String(decoding: file.path.lastComponent, as: UTF8.self))
@@ -325,7 +492,7 @@ struct AssetPairer {
             SELECT a.id FROM assets a
             WHERE a.pairing_rule IN \(PairingRule.sqlList(PairingRule.multiFile)) AND (
                 NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.primaries)))
-                OR NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.secondaries))))
+                OR NOT EXISTS (SELECT 1 FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.pairingSecondaries))))
             """).compactMap { $0.int64("id") }
     }
 
@@ -342,7 +509,7 @@ struct AssetPairer {
     /// primary is deleted.
     private mutating func dissolve(assetID: Int64) throws {
         let members = try files(ofAsset: assetID)
-        if !members.contains(where: \.isSecondary) {
+        if !members.contains(where: { $0.role.map(FileRole.pairingSecondaries.contains) == true }) {
             // The secondary was deleted, or the indexer gave a changed one its own asset.
             try record(assetID, .unpaired)
             unpairedCount += 1
@@ -361,7 +528,8 @@ struct AssetPairer {
     /// files; returns its burst identifier.
     private mutating func finalize(assetID: Int64) throws -> String? {
         guard let asset = try db.cachedStatement("""
-            SELECT subtypes, pairing_rule, content_identifier, burst_identifier, embedded_video_offset
+            SELECT subtypes, pairing_rule, content_identifier, burst_identifier, embedded_video_offset,
+                has_adjustments, added_at, pixel_width, pixel_height
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return nil }
         let members = try files(ofAsset: assetID)
@@ -396,12 +564,37 @@ struct AssetPairer {
             try record(assetID, .updated, fields: (subtypes != old ? ["mediaSubtypes"] : [])
                 + (rule?.rawValue != asset.string("pairing_rule") ? ["pairingRule"] : []))
         }
+
+        // An edited rendering or adjustments file: `hasAdjustments`; a rendering that came,
+        // changed or went: a new revision (thumbnails are made from it), unless the asset is
+        // new this run.
+        let hadAdjustments = (asset.int("has_adjustments") ?? 0) != 0
+        let hasAdjustments = try members.contains { $0.role?.isRendering == true } || !db.cachedStatement(
+            "SELECT 1 FROM files WHERE asset_id = ? AND role = \(FileRole.adjustmentData.sql) LIMIT 1").rows([assetID]).isEmpty
+        let bump = renderingsChanged.contains(assetID) && (asset.double("added_at") ?? 0) < insertedSince
+        var sizeFields: [String] = []
+        if renderingsChanged.contains(assetID) {
+            // The size as displayed is the current version's: the rendering's, else the original's again.
+            let wanted = try Self.renderingSize(ofAsset: assetID, db: db)
+                ?? files.storedMetadata(fileID: primary.id)?.displaySize
+            if let wanted, wanted.width != asset.int("pixel_width") || wanted.height != asset.int("pixel_height") {
+                try assets.update(assetID, columns: [(.pixelWidth, wanted.width), (.pixelHeight, wanted.height)], now: now)
+                sizeFields = ["pixelWidth", "pixelHeight"]
+            }
+        }
+        if hasAdjustments != hadAdjustments || bump {
+            try assets.setAdjustments(assetID, hasAdjustments: hasAdjustments, bumpRevision: bump, now: now)
+        }
+        if hasAdjustments != hadAdjustments || bump || !sizeFields.isEmpty {
+            try record(assetID, .updated, fields: (hasAdjustments != hadAdjustments ? ["hasAdjustments"] : [])
+                + sizeFields + (bump ? ["revision"] : []))
+        }
         return asset.string("burst_identifier")
     }
 
-    /// One representative per burst: the earliest frame by capture time, then path.
-    /// Apple's maker note has no known "picked by the user" flag, so the first frame
-    /// stands for the burst. Bursts touched this run, and any burst whose count of
+    /// One representative per burst: the frame named the cover (Pixel, Sony, Huawei),
+    /// else the earliest frame by capture time, then path. Apple's maker note has no
+    /// known "picked by the user" flag, so the first frame stands for the burst. Bursts touched this run, and any burst whose count of
     /// representatives is not one (a frame added or deleted), are recomputed.
     private mutating func recomputeBursts(_ touched: Set<String>) throws {
         var bursts = touched
@@ -417,7 +610,14 @@ struct AssetPairer {
                     (SELECT min(f.path) FROM files f WHERE f.asset_id = a.id AND f.role IN \(FileRole.sqlList(FileRole.primaries))) AS path
                 FROM assets a WHERE a.burst_identifier = ?
                 """).rows([burst])
+            // A frame its name calls the cover (`…_BURST…_COVER.jpg`) stands for the burst.
+            func isCover(_ row: Row) -> Bool {
+                NameLayout.burst(ofFileName: String(decoding: PathBytes(row.blob("path") ?? []).lastComponent, as: UTF8.self))?
+                    .isCover == true
+            }
             let ordered = frames.sorted { a, b in
+                let ca = isCover(a), cb = isCover(b)
+                if ca != cb { return ca }
                 let ta = a.double("creation_timestamp") ?? .infinity, tb = b.double("creation_timestamp") ?? .infinity
                 if ta != tb { return ta < tb }
                 return (a.blob("path") ?? []).lexicographicallyPrecedes(b.blob("path") ?? [])

@@ -28,6 +28,8 @@ public indirect enum MediaFilter: Sendable, Hashable {
     case animated
     case hdr
     case motionPhotos
+    /// Assets with an edit: an edited rendering or Apple's adjustments (`Asset.hasAdjustments`).
+    case edited
     // Combinators.
     case any(of: [MediaFilter])
     case all(of: [MediaFilter])
@@ -43,6 +45,7 @@ public indirect enum MediaFilter: Sendable, Hashable {
         ("timelapseVideos", .timelapseVideos), ("depthEffectPhotos", .depthEffectPhotos), ("bursts", .bursts),
         ("cinematicVideos", .cinematicVideos), ("spatialMedia", .spatialMedia), ("selfies", .selfies),
         ("raw", .raw), ("animated", .animated), ("hdr", .hdr), ("motionPhotos", .motionPhotos),
+        ("edited", .edited),
     ]
 
     /// The subtype bit a leaf tests, or nil for media types, bursts and combinators.
@@ -112,6 +115,8 @@ extension MediaFilter {
         case .images: return .condition("\(alias).media_type = 'image'")
         case .videos: return .condition("\(alias).media_type = 'video'")
         case .bursts: return .condition("\(alias).burst_identifier IS NOT NULL")
+        // As migration 0014's partial index `assets_with_adjustments` says it.
+        case .edited: return .condition("\(alias).has_adjustments <> 0")
         case .any(let filters):
             // Every asset is an image or a video: a union holding both is everything.
             let flat = filters.flatMap { if case .any(let inner) = $0 { return inner } else { return [$0] } }

@@ -24,6 +24,8 @@ enum AssetRecord {
         case embeddedVideoDuration = "embedded_video_duration"
         case addedAt = "added_at", modifiedAt = "modified_at"
         case pairingRule = "pairing_rule", isBurstRepresentative = "is_burst_representative", rating
+        /// Set by the pairer: an edited rendering or adjustments file is a resource (migration 0014).
+        case hasAdjustments = "has_adjustments"
         /// Kept in step with the primary file (migration 0010's triggers; `PrimaryFileColumns` at insert).
         case fileName = "file_name", fileSize = "file_size", format, folderID = "folder_id"
         /// Generated: `coalesce(creation_timestamp, -1e300)`, the newest-first sort key.
@@ -60,6 +62,7 @@ enum AssetRecord {
             case .contentIdentifier: "contentIdentifier"
             case .burstIdentifier: "burstIdentifier"
             case .subtypes: "mediaSubtypes"
+            case .hasAdjustments: "hasAdjustments"
             default: nil
             }
         }
@@ -74,7 +77,7 @@ enum AssetRecord {
         .frameRate, .videoCodec, .hasAudio, .latitude, .longitude, .altitude, .make, .model, .software, .lensMake,
         .lensModel, .focalLength, .fNumber, .exposureTime, .iso, .flash, .contentIdentifier, .burstIdentifier,
         .revision, .addedAt, .modifiedAt, .pairingRule, .embeddedVideoOffset, .embeddedVideoLength,
-        .embeddedVideoDuration, .rating,
+        .embeddedVideoDuration, .rating, .hasAdjustments,
     ]
 
     /// The columns an XMP sidecar may set besides `rating` (see `SidecarAttacher`).
@@ -111,7 +114,8 @@ enum AssetRecord {
                 (.iso, m.iso),
                 (.flash, m.flash),
                 (.contentIdentifier, m.contentIdentifier),
-                (.burstIdentifier, m.burstIdentifier),
+                // Apple's maker note names the burst; else Pixel, Sony and Huawei names do.
+                (.burstIdentifier, m.burstIdentifier ?? fileName.flatMap(NameLayout.burst(ofFileName:))?.identifier),
                 (.subtypes, MediaSubtypes(inferredFrom: m, fileName: fileName).rawValue),
                 (.embeddedVideoOffset, m.motionPhoto.map { Int64(clamping: $0.videoOffset) }),
                 (.embeddedVideoLength, m.motionPhoto.map { Int64(clamping: $0.videoLength) }),
@@ -121,6 +125,17 @@ enum AssetRecord {
 
         /// The columns metadata fills, in the order of `values`.
         static let columns = MetadataValues(MediaMetadata(format: .jpeg)).values.map(\.0)
+
+        /// These values with the displayed size of an edited rendering put over the
+        /// primary's (see `AssetPairer.renderingSize`); unchanged for nil.
+        func overlaying(displaySize size: (width: Int, height: Int)?) -> MetadataValues {
+            guard let size else { return self }
+            var result = self
+            result.values = values.map { column, value in
+                column == .pixelWidth ? (column, size.width) : column == .pixelHeight ? (column, size.height) : (column, value)
+            }
+            return result
+        }
 
         /// These values with the columns an asset's sidecars set put over them (see
         /// `SidecarAttacher.apply`): `merged` is the primary's metadata with the

@@ -12,7 +12,7 @@ enum FileRecord {
         case status, format, fingerprint, error, assetID = "asset_id", role, metadata
         case indexedAt = "indexed_at"
         /// The pairer's name keys (`FileNameKey`), written with the row.
-        case folder, stemKey = "stem_key"
+        case folder, stemKey = "stem_key", baseKey = "base_key"
         /// Generated (migration 0010): the path's bytes before and after the last '/'.
         case parentPath = "parent_path", nameText = "name_text"
 
@@ -112,6 +112,9 @@ struct FileNameKey: Hashable {
     var fileName: String
     /// The lowercased name.
     var lowercasedName: String
+    /// The lowercased stem without the marks of an edit, a renamed live-photo movie or a
+    /// Pixel RAW pair (`NameLayout.baseKey`): what the pairer looks partners up by.
+    var baseKey: String { NameLayout(lowercasedName: lowercasedName).baseKey }
 
     init(_ path: PathBytes) {
         let bytes = path.bytes

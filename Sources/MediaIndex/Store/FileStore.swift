@@ -22,20 +22,22 @@ struct FileStore {
         var metadata: String? = nil
         /// The pairer's name keys; nil keeps the row's (an error or ignored file).
         var names: FileNameKey? = nil
-        /// A sidecar keeps the asset it is attached to until the attacher decides afresh.
-        var keepsSidecarAttachment = false
+        /// A describing file keeps the asset it is attached to until its attacher decides afresh.
+        var keepsAttachment = false
     }
 
     private static let upsertSQL = """
         INSERT INTO files (root_id, path, size, mtime_ns, inode, status, error, format, fingerprint, asset_id, role,
-                           metadata, indexed_at, folder, stem_key)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+                           metadata, indexed_at, folder, stem_key, base_key)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17)
         ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
             mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = excluded.status, error = excluded.error,
             format = excluded.format, fingerprint = excluded.fingerprint,
-            asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList([.sidecar, .takeoutMetadata])) THEN files.asset_id ELSE excluded.asset_id END,
+            asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList(FileRole.describing)) THEN files.asset_id
+                ELSE excluded.asset_id END,
             role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at,
-            folder = coalesce(excluded.folder, files.folder), stem_key = coalesce(excluded.stem_key, files.stem_key)
+            folder = coalesce(excluded.folder, files.folder), stem_key = coalesce(excluded.stem_key, files.stem_key),
+            base_key = coalesce(excluded.base_key, files.base_key)
         """
 
     /// Inserts or replaces the row of `write.entry.path`.
@@ -44,7 +46,8 @@ struct FileStore {
         try db.cachedStatement(Self.upsertSQL).execute([
             write.rootID, entry.path.bytes, entry.stat.size, entry.stat.modificationNanoseconds, entry.stat.inode,
             write.status, write.error, write.format?.rawValue, write.fingerprint, write.assetID, write.role,
-            write.metadata, now, write.names?.folder, write.names?.stemKey, write.keepsSidecarAttachment,
+            write.metadata, now, write.names?.folder, write.names?.stemKey, write.keepsAttachment,
+            write.names?.baseKey,
         ])
     }
 
@@ -84,13 +87,13 @@ struct FileStore {
         try db.execute("UPDATE files SET asset_id = NULL, role = NULL, mtime_ns = -1 WHERE id = ?", [fileID])
     }
 
-    /// Fills a row's name keys (rows from before schema 5).
+    /// Fills a row's name keys (rows from before schemas 5 and 14, and moved files).
     func setNames(fileID: Int64, _ names: FileNameKey) throws {
-        try db.cachedStatement("UPDATE files SET folder = ?, stem_key = ? WHERE id = ?")
-            .execute([names.folder, names.stemKey, fileID])
+        try db.cachedStatement("UPDATE files SET folder = ?, stem_key = ?, base_key = ? WHERE id = ?")
+            .execute([names.folder, names.stemKey, names.baseKey, fileID])
     }
 
-    /// Attaches a sidecar to an asset (or detaches it, with nil).
+    /// Attaches a sidecar or adjustments file to an asset (or detaches it, with nil).
     func setSidecarAsset(fileID: Int64, assetID: Int64?) throws {
         try db.cachedStatement("UPDATE files SET asset_id = ? WHERE id = ?").execute([assetID, fileID])
     }

@@ -32,6 +32,15 @@ enum FileRole: String, StoredEnumeration {
     case alternatePhoto
     /// An XMP sidecar attached to the asset (see `SidecarAttacher`); never a primary.
     case sidecar
+    /// An edited rendering of the asset's photo (`IMG_E1234.JPG`, `IMG_1234 (Edited).HEIC`).
+    case fullSizePhoto
+    /// An edited rendering of the asset's video.
+    case fullSizeVideo
+    /// An edited rendering of a live photo's movie (`IMG_E1234.MOV`).
+    case fullSizePairedVideo
+    /// Apple's adjustments (`IMG_1234.AAE`, a property list; see `AdjustmentFile`): not
+    /// an image or video, never a primary.
+    case adjustmentData
     /// A Google Takeout JSON (`IMG_1.jpg.json`, `….supplemental-metadata.json`)
     /// attached to the asset of the media file it describes (see `TakeoutAttacher`).
     case takeoutMetadata
@@ -41,19 +50,30 @@ enum FileRole: String, StoredEnumeration {
 
     /// The primary roles: an asset's still or movie.
     static let primaries: [FileRole] = [.photo, .video]
-    /// The roles pairing gives a file that joins another file's asset.
-    static let secondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
+    /// The roles pairing gives a media file that joins another file's asset.
+    static let secondaries: [FileRole] = [.pairedVideo, .alternatePhoto, .fullSizePhoto, .fullSizeVideo,
+                                          .fullSizePairedVideo]
+    /// The roles that make a pair (a live photo, RAW+JPEG): an asset of a multi-file
+    /// pairing rule without one is broken.
+    static let pairingSecondaries: [FileRole] = [.pairedVideo, .alternatePhoto]
+    /// The roles of an edited rendering.
+    static let renderings: [FileRole] = [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
 
     /// The primary role of a file of this media type.
     init(primaryFor format: MediaFormat) { self = format.mediaType == .video ? .video : .photo }
 
-    /// The roles of files that describe an asset without being its media: they never
-    /// keep an asset alive, and pairing never moves them.
-    static let describing: [FileRole] = [.sidecar, .takeoutMetadata, .takeoutAlbumMetadata]
+    /// The roles of files that describe an asset without being its media (not images
+    /// or videos: an XMP sidecar, Apple's adjustments, a Takeout JSON): they never keep
+    /// an asset alive, pairing never moves them, and a run that rereads one keeps the
+    /// asset its attacher gave it.
+    static let describing: [FileRole] = [.sidecar, .adjustmentData, .takeoutMetadata, .takeoutAlbumMetadata]
 
     var isPrimary: Bool { self == .photo || self == .video }
+    var isSecondary: Bool { Self.secondaries.contains(self) }
+    /// An edited rendering (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`).
+    var isRendering: Bool { Self.renderings.contains(self) }
+    /// One of `describing`: a file that describes an asset without being its media.
     var isDescribing: Bool { Self.describing.contains(self) }
-    var isSecondary: Bool { self == .pairedVideo || self == .alternatePhoto }
 }
 
 /// What the index made of a file (`files.status`).

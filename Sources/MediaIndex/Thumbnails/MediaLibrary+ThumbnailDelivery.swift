@@ -93,11 +93,12 @@ extension MediaLibrary {
     /// The file's own thumbnail, else the largest other cached size of the same revision,
     /// mode and format; nil when neither exists.
     func quickThumbnail(for asset: Asset, request: ThumbnailRequest) throws -> DeliveredThumbnail? {
-        guard let primary = asset.primaryResource, let key = thumbnailKey(for: asset, request: request) else { return nil }
+        // The edited rendering's own thumbnail when the asset has one.
+        guard let source = asset.renderingResource, let key = thumbnailKey(for: asset, request: request) else { return nil }
+        let (format, orientation) = stillFormatAndOrientation(of: asset, resource: source)
         if asset.mediaType == .image,
            let embedded = try? ThumbnailGenerator.embeddedThumbnail(
-               ofFileAtBytes: primary.path.bytes, request: request,
-               format: primary.contentType.flatMap(MediaFormat.init(contentType:)), orientation: asset.orientation ?? 1) {
+               ofFileAtBytes: source.path.bytes, request: request, format: format, orientation: orientation) {
             return DeliveredThumbnail(data: Data(embedded.data), width: embedded.width, height: embedded.height, isDegraded: true)
         }
         let sizes = try read { db in

@@ -433,7 +433,7 @@ extension MediaLibrary {
     ///   nil to look this key up.
     func thumbnailOutcome(for asset: Asset, request: ThumbnailRequest,
                           known: [String: ThumbnailRecord]?, retryFailures: Bool) throws -> ThumbnailOutcome {
-        guard let primary = asset.primaryResource, let key = thumbnailKey(for: asset, request: request) else {
+        guard let primary = asset.renderingResource, let key = thumbnailKey(for: asset, request: request) else {
             return ThumbnailOutcome(result: .failure(ThumbnailUnavailable(
                 identifier: asset.id, state: .failed, reason: "the asset has no file")), record: nil)
         }
@@ -470,8 +470,9 @@ extension MediaLibrary {
         }
     }
 
-    /// Decodes the primary resource: the still of a live or motion photo, the JPEG of a
-    /// RAW+JPEG pair, a RAW's largest preview, a video's poster frame.
+    /// Decodes the rendering resource (`Asset.renderingResource`): the edited rendering
+    /// when there is one, else the primary: the still of a live or motion photo, the JPEG
+    /// of a RAW+JPEG pair, a RAW's largest preview, a video's poster frame.
     private func makeThumbnail(of asset: Asset, primary: AssetResource, request: ThumbnailRequest) throws -> EncodedThumbnail {
         if asset.mediaType == .video {
             guard canMakeVideoFrames else { throw ThumbnailError.needsFFmpeg }
@@ -485,11 +486,20 @@ extension MediaLibrary {
             return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                     videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)
         }
-        // The index already knows the format and the orientation: the file is not read for them again.
         // By the path's bytes: a name that is not UTF-8 would not survive a String.
-        let format = primary.contentType.flatMap(MediaFormat.init(contentType:)), orientation = asset.orientation ?? 1
+        let (format, orientation) = stillFormatAndOrientation(of: asset, resource: primary)
         return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
                                                 format: format, orientation: orientation)
+    }
+
+    /// The format and orientation a still thumbnail of `resource` (the asset's rendering
+    /// resource) is made with: the index already knows them, so the file is not read for
+    /// them again. An edited rendering has its own (Photos writes it upright).
+    func stillFormatAndOrientation(of asset: Asset, resource: AssetResource) -> (MediaFormat?, Int) {
+        let format = resource.contentType.flatMap(MediaFormat.init(contentType:))
+        guard resource != asset.primaryResource else { return (format, asset.orientation ?? 1) }
+        let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: resource.path, db: db) })) ?? nil
+        return (metadata?.format ?? format, metadata?.orientation ?? 1)
     }
 
     /// After making a thumbnail one at a time (a picker scrolling), trims the cache at

@@ -59,6 +59,16 @@ struct ShowCommand: ParsableCommand {
         }
         if let c = asset.contentIdentifier { lines.append(("Content ID", c)) }
         if let b = asset.burstIdentifier { lines.append(("Burst ID", b)) }
+        lines.append(("Playback", asset.playbackStyle.rawValue))
+        if asset.hasAdjustments {
+            var edit = "yes"
+            if let adjustments = asset.adjustments {
+                let date = adjustments.date.map { " " + JSONShapes.isoUTC($0) } ?? ""
+                edit += " (" + (adjustments.formatIdentifier ?? "unknown format") + (adjustments.formatVersion.map { " " + $0 } ?? "")
+                    + (adjustments.editorBundleID.map { ", by " + $0 } ?? "") + date + ")"
+            }
+            lines.append(("Edited", edit))
+        }
         if let t = asset.takeoutTitle { lines.append(("Takeout title", t)) }
         if let d = asset.takeoutDescription { lines.append(("Description", d)) }
         lines.append(("Favorite", asset.favorite ? "yes" : "no"))
