@@ -101,8 +101,9 @@ enum HEIFDecoder {
         // The primary image without libheif: only one grid tile is ever held at full size.
         if direct, viaPlanes, !usedThumbnail, noAlpha, let conversion = conversion(for: chosen),
            let plan = try? HEIFDirectDecoder(data), plan.displayedSize == chosenSize {
+            // Its workers each hold one piece at full size.
             let largest = plan.largestPiece
-            let cost = largest >= DecodeBudget.exemptBelow ? largest * bytesPerSample : 0
+            let cost = largest >= DecodeBudget.exemptBelow ? largest * bytesPerSample * plan.workers : 0
             let image = try? DecodeBudget.shared.withPixels(cost) {
                 try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
             }

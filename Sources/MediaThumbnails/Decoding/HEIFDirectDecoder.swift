@@ -1,4 +1,6 @@
+import Foundation
 import MediaMetadata
+import Synchronization
 
 /// Decodes a HEIF primary image coded as HEVC — one picture, or a grid of tiles — with
 /// libde265 directly, shrinking each decoded picture into the thumbnail before the next.
@@ -9,7 +11,9 @@ import MediaMetadata
 /// size, chroma stays at its own resolution, and irot/imir are applied to the thumbnail.
 /// Files this does not handle (clap, alpha, overlays, other codecs) throw `Unsupported`
 /// before any decoding, and go through libheif.
-struct HEIFDirectDecoder {
+// Read-only once made; `file` is the caller's buffer, alive for the whole decode, which
+// its tile workers only read.
+struct HEIFDirectDecoder: @unchecked Sendable {
     struct Unsupported: Error {}
 
     /// One HEVC picture to decode and where it goes in the full picture.
@@ -86,26 +90,82 @@ struct HEIFDirectDecoder {
     /// The displayed size (after irot).
     var displayedSize: (width: Int, height: Int) { swapsAxes ? (height, width) : (width, height) }
 
+    /// How many threads decode a grid's tiles at once: one per core (at most four), and
+    /// never more than there are pieces. A single picture decodes on the calling thread.
+    var workers: Int { max(1, min(pieces.count, Self.maximumWorkers)) }
+
+    static let maximumWorkers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// What one worker made of its share of the pieces.
+    private struct Partial {
+        var accumulator: TileAccumulator
+        var monochrome = false
+        /// The conversion as the first piece's stream declares it, when this worker decoded it.
+        var conversion: YCbCrConversion?
+    }
+
     /// Decodes every piece into a thumbnail of `target` (the displayed picture's thumbnail size).
+    ///
+    /// A grid's tiles are independent HEVC pictures: `workers` threads decode them, each
+    /// into its own thumbnail-sized sums (area averaging is a sum of each tile's share), added
+    /// together at the end. A file's last tiles then do not leave the other cores idle, and
+    /// one thumbnail asked for alone (a picker scrolling) takes all cores.
     ///
     /// - Parameter skipLoopFilters: skip deblocking and SAO, and round deeper samples to
     ///   8 bits first, as `HEVCDecoderPlugin` does for a picture shrunk 4× or more.
     func decode(target: (width: Int, height: Int), skipLoopFilters: Bool, conversion: YCbCrConversion) throws -> PixelBuffer {
         guard let library = LibDe265.shared else { throw Unsupported() }
         let coded = swapsAxes ? (width: target.height, height: target.width) : target
-        var accumulator = TileAccumulator(width: width, height: height, targetWidth: coded.width,
-                                          targetHeight: coded.height, channels: 3)
+        let workers = self.workers
+        let partials: [Result<Partial, Error>]
+        if workers == 1 {
+            partials = [Result { try decodePieces(worker: 0, of: 1, coded: coded, library: library, skipLoopFilters: skipLoopFilters) }]
+        } else {
+            let results = Mutex<[Result<Partial, Error>?]>(Array(repeating: nil, count: workers))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let result = Result {
+                    try decodePieces(worker: worker, of: workers, coded: coded, library: library, skipLoopFilters: skipLoopFilters)
+                }
+                results.withLock { $0[worker] = result }
+            }
+            partials = results.withLock { $0.compactMap { $0 } }
+        }
+        var accumulator: TileAccumulator?
         var monochrome = false
         var conversion = conversion
-        for piece in pieces {
+        for partial in partials {
+            let part = try partial.get()
+            if accumulator == nil { accumulator = part.accumulator } else { accumulator?.add(part.accumulator) }
+            monochrome = monochrome || part.monochrome
+            if let resolved = part.conversion, conversion.followsBitstream { conversion = resolved }
+        }
+        guard var accumulator else { throw Unsupported() }
+        if monochrome {
+            accumulator.fill(channel: 1, with: 128)
+            accumulator.fill(channel: 2, with: 128)
+        }
+        let planes = accumulator.planes
+        let image = conversion.rgb(y: planes[0], cb: planes[1], cr: planes[2],
+                                   width: accumulator.targetWidth, height: accumulator.targetHeight)
+        return image.oriented(orientation)
+    }
+
+    /// Decodes pieces `worker`, `worker + workers`, … into thumbnail-sized sums.
+    private func decodePieces(worker: Int, of workers: Int, coded: (width: Int, height: Int), library: LibDe265,
+                              skipLoopFilters: Bool) throws -> Partial {
+        var partial = Partial(accumulator: TileAccumulator(width: width, height: height, targetWidth: coded.width,
+                                                           targetHeight: coded.height, channels: 3))
+        for index in stride(from: worker, to: pieces.count, by: workers) {
+            let piece = pieces[index]
             try withPicture(of: piece.item, library: library, skipLoopFilters: skipLoopFilters) { picture in
                 let chroma = library.chromaFormat(picture)
                 let lumaWidth = Int(library.imageWidth(picture, 0)), lumaHeight = Int(library.imageHeight(picture, 0))
                 let bits = Int(library.bitsPerPixel(picture, 0))
                 guard lumaWidth == piece.width, lumaHeight == piece.height, (8...16).contains(bits),
                       (0...3).contains(chroma) else { throw Unsupported() }
-                monochrome = chroma == LibDe265.chromaMono
-                if piece.item == pieces[0].item { conversion = conversion.resolved(library: library, picture: picture) }
+                let monochrome = chroma == LibDe265.chromaMono
+                partial.monochrome = partial.monochrome || monochrome
+                if index == 0 { partial.conversion = YCbCrConversion.undeclared.resolved(library: library, picture: picture) }
                 for channel in 0..<(monochrome ? 1 : 3) {
                     let c = Int32(channel)
                     let w = Int(library.imageWidth(picture, c)), h = Int(library.imageHeight(picture, c))
@@ -115,20 +175,13 @@ struct HEIFDirectDecoder {
                           Int(stride) >= w * (bits > 8 ? 2 : 1) else { throw Unsupported() }
                     let samples: TileAccumulator.Samples = bits == 8 ? .bytes
                         : (skipLoopFilters ? .wideRoundedTo8(bits: bits) : .wide(bits: bits))
-                    accumulator.add(UnsafeRawPointer(plane), samplesWide: w, samplesHigh: h, rowBytes: Int(stride),
-                                    samples: samples, originX: piece.x, originY: piece.y,
-                                    extentWidth: lumaWidth, extentHeight: lumaHeight, channel: channel)
+                    partial.accumulator.add(UnsafeRawPointer(plane), samplesWide: w, samplesHigh: h, rowBytes: Int(stride),
+                                            samples: samples, originX: piece.x, originY: piece.y,
+                                            extentWidth: lumaWidth, extentHeight: lumaHeight, channel: channel)
                 }
             }
         }
-        if monochrome {
-            accumulator.fill(channel: 1, with: 128)
-            accumulator.fill(channel: 2, with: 128)
-        }
-        let planes = accumulator.planes
-        let image = conversion.rgb(y: planes[0], cb: planes[1], cr: planes[2],
-                                   width: accumulator.targetWidth, height: accumulator.targetHeight)
-        return image.oriented(orientation)
+        return partial
     }
 
     /// Decodes one hvc1 item with libde265 on this thread and hands its picture to `body`;

@@ -109,6 +109,19 @@ struct TileAccumulator {
         }
     }
 
+    /// Adds the sums of another accumulator of the same picture and thumbnail size (the
+    /// pieces another thread decoded).
+    mutating func add(_ other: TileAccumulator) {
+        precondition(other.targetWidth == targetWidth && other.targetHeight == targetHeight && other.planes.count == planes.count)
+        for channel in planes.indices {
+            other.planes[channel].withUnsafeBufferPointer { source in
+                planes[channel].withUnsafeMutableBufferPointer { sums in
+                    for i in sums.indices { sums[i] += source[i] }
+                }
+            }
+        }
+    }
+
     /// Sets every sample of `channel` to `value` (neutral chroma of a monochrome picture).
     mutating func fill(channel: Int, with value: Float) {
         guard channel < planes.count else { return }
