@@ -134,6 +134,40 @@ struct MigrationTests {
         #expect(try !DatabaseMigrator().isBehind(DatabaseConnection(path: location.databasePath, readOnly: true)))
     }
 
+    @Test("a library from before schema 16 gets the pairing values of its media rows as columns, from their JSON")
+    func pairingValuesBackfilled() throws {
+        let folder = TemporaryFolder()
+        let location = LibraryLocation(directory: folder.file("lib"))
+        try FileManager.default.createDirectory(atPath: location.directory, withIntermediateDirectories: true)
+        let columns = try #require(EmbeddedMigrations.all.first { $0.name == "file_pairing_values" }?.version)
+        do {
+            let old = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
+            try LibraryFileCheck.stampIfNew(old)
+            try DatabaseMigrator(migrations: EmbeddedMigrations.all.filter { $0.version < columns }).migrate(old)
+            try old.execute("""
+                INSERT INTO roots (id, path, added_at, last_indexed_at) VALUES (1, X'2F70686F746F73', 1700000000, 1700000100);
+                INSERT INTO files (root_id, path, size, mtime_ns, inode, status, format, metadata, indexed_at) VALUES
+                    (1, CAST('/photos/IMG_1.HEIC' AS BLOB), 1, 1, 2, 'media', 'heic',
+                     '{"contentIdentifier":"5A2F-11","format":"heic"}', 1700000000),
+                    (1, CAST('/photos/IMG_1.MOV' AS BLOB), 1, 1, 3, 'media', 'mov',
+                     '{"contentIdentifier":"5A2F-11","durationSeconds":2.5,"format":"mov"}', 1700000000),
+                    (1, CAST('/photos/IMG_2.JPG' AS BLOB), 1, 1, 4, 'media', 'jpeg', '{"contentIdentifier":""}', 1700000000),
+                    (1, CAST('/photos/bad.JPG' AS BLOB), 1, 1, 5, 'media', 'jpeg', 'not JSON', 1700000000),
+                    (1, CAST('/photos/IMG_1.xmp' AS BLOB), 1, 1, 6, 'ignored', NULL,
+                     '{"contentIdentifier":"not media"}', 1700000000);
+                """)
+        }
+        let library = try MediaLibrary(location: location, mode: .existing)
+        let rows = try library.read { db in
+            try db.rows("SELECT path, content_identifier, duration_seconds FROM files ORDER BY inode").map {
+                (String(decoding: $0.blob("path") ?? [], as: UTF8.self), $0.string("content_identifier"), $0.double("duration_seconds"))
+            }
+        }
+        #expect(rows.map(\.0) == ["/photos/IMG_1.HEIC", "/photos/IMG_1.MOV", "/photos/IMG_2.JPG", "/photos/bad.JPG", "/photos/IMG_1.xmp"])
+        #expect(rows.map(\.1) == ["5A2F-11", "5A2F-11", nil, nil, nil])
+        #expect(rows.map(\.2) == [nil, 2.5, nil, nil, nil])
+    }
+
     @Test("a failing migration leaves the database as it was")
     func failingMigrationRollsBack() throws {
         let folder = TemporaryFolder()

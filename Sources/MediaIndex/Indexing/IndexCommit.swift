@@ -220,6 +220,7 @@ struct BatchRecorder {
         try files.upsert(FileStore.Write(
             rootID: media.work.rootID, entry: media.work.entry, status: .media, format: media.metadata.format,
             fingerprint: media.fingerprint.description, assetID: assetID, role: role, metadata: media.metadataJSON,
+            contentIdentifier: media.metadata.contentIdentifier, durationSeconds: media.metadata.durationSeconds,
             names: FileNameKey(media.path)), now: now)
     }
 

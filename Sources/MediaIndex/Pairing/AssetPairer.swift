@@ -88,13 +88,12 @@ struct AssetPairer {
         var isStill: Bool { format.map { $0.mediaType == .image && !$0.isRaw } ?? false }
     }
 
-    /// The two values pairing needs from a file's stored metadata, read where they are
-    /// stored (`files.metadata`, the `MediaMetadata` JSON) by SQLite: the partner lookups
-    /// run on every file an index run touches, and decoding each file's whole metadata
-    /// in Swift would cost more than the lookups.
+    /// What pairing reads of a file: its name keys, format and role, and the two values
+    /// it needs from the file's metadata, which the index run writes as columns of their
+    /// own (`content_identifier`, `duration_seconds`), so no lookup decodes JSON.
     static let fileColumns = """
         f.id, f.path, f.folder, f.stem_key, f.base_key, f.format, f.asset_id, f.role, f.fingerprint,
-        json_extract(f.metadata, '$.contentIdentifier') AS cid, json_extract(f.metadata, '$.durationSeconds') AS duration
+        f.content_identifier AS cid, f.duration_seconds AS duration
         """
 
     static func fileInfo(_ row: Row) -> FileInfo {
@@ -435,16 +434,7 @@ struct AssetPairer {
             return
         }
         if file.assetID == target && file.role == role { return }
-        if file.isSecondary, let previous = file.assetID {
-            // Leaving another pair: that asset loses its half.
-            if file.role?.isRendering == true {
-                renderingsChanged.insert(previous)
-            } else {
-                try record(previous, .unpaired)
-                unpairedCount += 1
-            }
-            assetsToFinalize.insert(previous)
-        }
+        if file.isSecondary { try leavePair(file) }
         try files.attach(fileID: file.id, to: target, role: role)
         if !file.isSecondary, let own = file.assetID, own != target {
             try record(own, .deleted)
@@ -461,6 +451,19 @@ struct AssetPairer {
         assetsToFinalize.insert(target)
     }
 
+    /// A secondary file leaves the asset it belonged to: an edit's original only changes
+    /// rendering; any other pair loses its half (`unpaired`).
+    private mutating func leavePair(_ file: FileInfo) throws {
+        guard let previous = file.assetID else { return }
+        if file.role?.isRendering == true {
+            renderingsChanged.insert(previous)
+        } else {
+            try record(previous, .unpaired)
+            unpairedCount += 1
+        }
+        assetsToFinalize.insert(previous)
+    }
+
     /// Gives a secondary file its own asset again, with the identifier its content
     /// gives, as the indexer would.
     private mutating func detach(_ file: FileInfo) throws {
@@ -470,15 +473,7 @@ struct AssetPairer {
             try files.dropForReread(fileID: file.id)
             return
         }
-        if let previous = file.assetID {
-            if file.role?.isRendering == true {
-                renderingsChanged.insert(previous)
-            } else {
-                try record(previous, .unpaired)
-                unpairedCount += 1
-            }
-            assetsToFinalize.insert(previous)
-        }
+        try leavePair(file)
         let values = AssetRecord.MetadataValues(metadata, fileName: String(decoding: file.path.lastComponent, as: UTF8.self))
         let assetID = try assets.create(values, fingerprint: fingerprint, now: now).id
         try files.attach(fileID: file.id, to: assetID, role: FileRole(primaryFor: metadata.format))

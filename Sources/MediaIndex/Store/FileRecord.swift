@@ -13,6 +13,8 @@ enum FileRecord {
         case indexedAt = "indexed_at"
         /// The pairer's name keys (`FileNameKey`), written with the row.
         case folder, stemKey = "stem_key", baseKey = "base_key"
+        /// What pairing reads of a media file's metadata (migration 0016), written with the row.
+        case contentIdentifier = "content_identifier", durationSeconds = "duration_seconds"
         /// Generated (migration 0010): the path's bytes before and after the last '/'.
         case parentPath = "parent_path", nameText = "name_text"
 

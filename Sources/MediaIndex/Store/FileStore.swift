@@ -20,6 +20,10 @@ struct FileStore {
         var role: FileRole? = nil
         /// `files.metadata`: a media file's `MediaMetadata`, a sidecar's `SidecarValues`, as JSON.
         var metadata: String? = nil
+        /// `files.content_identifier`: a media file's Apple content identifier (live photos).
+        var contentIdentifier: String? = nil
+        /// `files.duration_seconds`: a media file's duration, for stem-paired movies.
+        var durationSeconds: Double? = nil
         /// The pairer's name keys; nil keeps the row's (an error or ignored file).
         var names: FileNameKey? = nil
         /// A describing file keeps the asset it is attached to until its attacher decides afresh.
@@ -28,14 +32,15 @@ struct FileStore {
 
     private static let upsertSQL = """
         INSERT INTO files (root_id, path, size, mtime_ns, inode, status, error, format, fingerprint, asset_id, role,
-                           metadata, indexed_at, folder, stem_key, base_key)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17)
+                           metadata, indexed_at, folder, stem_key, base_key, content_identifier, duration_seconds)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19)
         ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, size = excluded.size,
             mtime_ns = excluded.mtime_ns, inode = excluded.inode, status = excluded.status, error = excluded.error,
             format = excluded.format, fingerprint = excluded.fingerprint,
             asset_id = CASE WHEN ?16 AND files.role IN \(FileRole.sqlList(FileRole.describing)) THEN files.asset_id
                 ELSE excluded.asset_id END,
             role = excluded.role, metadata = excluded.metadata, indexed_at = excluded.indexed_at,
+            content_identifier = excluded.content_identifier, duration_seconds = excluded.duration_seconds,
             folder = coalesce(excluded.folder, files.folder), stem_key = coalesce(excluded.stem_key, files.stem_key),
             base_key = coalesce(excluded.base_key, files.base_key)
         """
@@ -47,7 +52,7 @@ struct FileStore {
             write.rootID, entry.path.bytes, entry.stat.size, entry.stat.modificationNanoseconds, entry.stat.inode,
             write.status, write.error, write.format?.rawValue, write.fingerprint, write.assetID, write.role,
             write.metadata, now, write.names?.folder, write.names?.stemKey, write.keepsAttachment,
-            write.names?.baseKey,
+            write.names?.baseKey, write.contentIdentifier.flatMap { $0.isEmpty ? nil : $0 }, write.durationSeconds,
         ])
     }
 
