@@ -63,6 +63,8 @@ struct NameLayoutTests {
         ("img_e1234.heic", "img_1234"), ("img_e1234.jpg", "img_1234"), ("img_e1234.mov", "img_1234"),
         ("img_1234 (edited).heic", "img_1234"), ("img_1234_edited.jpeg", "img_1234"),
         ("img_1234-edited.jpg", "img_1234"), ("pxl_20230101_123456789~2.jpg", "pxl_20230101_123456789"),
+        // Takeout's duplicate counter comes after the mark (as `TakeoutSidecar.originalName(ofEdited:)`).
+        ("img_1234-edited(1).jpg", "img_1234(1)"), ("img_1234-bearbeitet(12).jpg", "img_1234(12)"),
     ])
     func edits(name: String, base: String) {
         let layout = NameLayout(lowercasedName: name)
@@ -73,6 +75,7 @@ struct NameLayoutTests {
         ("img_1234.heic", "img_1234"), ("img_1234.aae", "img_1234"), ("img_o1234.aae", "img_1234"),
         ("img_12~1.jpg", "img_12~1"), ("img_edit.jpg", "img_edit"), ("edited.jpg", "edited"),
         ("img_1234_3.jpg", "img_1234_3"), ("img_1234_hevc.jpg", "img_1234_hevc"),
+        ("img_1234(1).jpg", "img_1234(1)"), ("img_1234-edited(x).jpg", "img_1234-edited(x)"),
     ])
     func notEdits(name: String, base: String) {
         let layout = NameLayout(lowercasedName: name)

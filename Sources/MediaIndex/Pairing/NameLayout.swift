@@ -85,9 +85,16 @@ struct NameLayout: Equatable {
             }
         }
 
-        // Edited copies.
-        for suffix in Self.editedSuffixes where stem.hasSuffix(suffix) && stem.count > suffix.count {
-            stem = stem.dropLast(suffix.count)
+        // Edited copies. Takeout puts a duplicate's counter after the mark:
+        // `IMG_1-edited(1)` is the edit of `IMG_1(1)`.
+        var counter = Substring("")
+        if stem.last == ")", let open = stem.lastIndex(of: "("), open > stem.startIndex {
+            let digits = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)]
+            if (1...3).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) { counter = stem[open...] }
+        }
+        let marked = stem.dropLast(counter.count)
+        for suffix in Self.editedSuffixes where marked.hasSuffix(suffix) && marked.count > suffix.count {
+            stem = Substring(String(marked.dropLast(suffix.count)) + counter)
             isEdit = true
             break
         }
