@@ -117,6 +117,8 @@ private final class SpillFile {
         var template = Array((folder + "/index-run-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
+        // Close-on-exec: ffmpeg, run for video frames, must not inherit it.
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         self.descriptor = descriptor
         buffer.reserveCapacity(Self.flushSize + 4096)
