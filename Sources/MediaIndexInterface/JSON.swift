@@ -112,16 +112,9 @@ public enum JSON: Sendable, Equatable {
         value.isFinite ? value.description : "null"
     }
 
-    /// Quotes and escapes: `"` `\` and control characters (as `\n`, `\t`… or `\u001f`),
-    /// and U+2028/U+2029, which JavaScript strings cannot hold raw.
-    public static func writeString(_ value: String, to output: inout String) {
-        var bytes: [UInt8] = []
-        writeString(value, to: &bytes)
-        output += String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `writeString(_:to:)` into UTF-8 bytes. A Swift `String` is valid Unicode, so its
-    /// UTF-8 bytes are copied as they are, except for the ones to escape.
+    /// Quotes and escapes into UTF-8 bytes: `"` `\` and control characters (as `\n`,
+    /// `\t`… or `\u001f`), and U+2028/U+2029, which JavaScript strings cannot hold raw.
+    /// A Swift `String` is valid Unicode, so its other bytes are copied as they are.
     static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var value = value
