@@ -26,6 +26,8 @@ public final class MediaLibrary: Sendable {
     let reader: DatabaseReader
     /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
     let observation = LibraryObservation()
+    /// Takes `LibraryDataVersion` stamps (LibraryDataVersion.swift).
+    let versionProbe: DataVersionProbe
 
     /// How a library is opened.
     public enum AccessMode: Sendable {
@@ -49,6 +51,7 @@ public final class MediaLibrary: Sendable {
     public init(location: LibraryLocation, mode: AccessMode = .create, cache: ThumbnailCache = .default) throws {
         self.location = location
         self.thumbnailCache = cache
+        self.versionProbe = DataVersionProbe(location: location)
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         let exists = fileManager.fileExists(atPath: location.directory, isDirectory: &isDirectory)

@@ -5,8 +5,13 @@ import MediaIndexInterface
 extension MediaIndexAPI {
     /// `GET /v1/albums`: as `albums --json`.
     func albums(_ request: HTTPRequest) throws -> HTTPResponse {
+        let version = try library.blocking.dataVersion()
+        let key = AnswerCache<[UInt8]>.key(request)
+        if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
         _ = try QueryParameters(request.query, known: [])
-        return Self.jsonResponse(.array(try library.blocking.fetchAlbums().map(JSONShapes.album)))
+        // Recently Added's count moves with the clock too.
+        return cachedJSONResponse(.array(try library.blocking.fetchAlbums().map(JSONShapes.album)), key: key,
+                                  version: version, lifetime: Self.clockBoundLifetime)
     }
 
     /// `POST /v1/albums {"title": …}`: as `album create TITLE --json`; 201 with the album.

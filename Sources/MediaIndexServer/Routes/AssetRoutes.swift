@@ -5,6 +5,9 @@ import MediaIndexInterface
 extension MediaIndexAPI {
     /// `GET /v1/assets`: a page, as `assets --json --limit N`; `count=true` as `assets --count --json`.
     func assets(_ request: HTTPRequest) throws -> HTTPResponse {
+        let version = try library.blocking.dataVersion()
+        let key = AnswerCache<[UInt8]>.key(request)
+        if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
         let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["limit", "count"],
                                         repeatable: ["type"])
         let limit = try query.integer("limit") ?? 100
@@ -19,17 +22,26 @@ extension MediaIndexAPI {
         if let albumKey = parameters.albumKey {
             options.album = try library.blocking.albumScope(named: albumKey, recursive: parameters.recursive)
         }
+        // Recently Added is the last 30 days: its answer also moves with the clock.
+        var lifetime: Duration?
+        if case .smart(.recentlyAdded)? = options.album { lifetime = Self.clockBoundLifetime }
+        let json: JSON
         if count {
-            return Self.jsonResponse(JSONShapes.counts(try library.blocking.countAssets(options)))
+            json = JSONShapes.counts(try library.blocking.countAssets(options))
+        } else {
+            let page = try library.blocking.fetchAssets(options)
+            json = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor)
         }
-        let page = try library.blocking.fetchAssets(options)
-        return Self.jsonResponse(JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor))
+        return cachedJSONResponse(json, key: key, version: version, lifetime: lifetime)
     }
 
     /// `GET /v1/assets/{id}`: as `show ID --json`.
     func asset(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let version = try library.blocking.dataVersion()
+        let key = AnswerCache<[UInt8]>.key(request)
+        if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
         _ = try QueryParameters(request.query, known: [])
-        return Self.jsonResponse(JSONShapes.asset(try existingAsset(id)))
+        return cachedJSONResponse(JSONShapes.asset(try existingAsset(id)), key: key, version: version)
     }
 
     /// The asset with identifier `id`; any other form of id is not found.
@@ -56,6 +68,12 @@ extension MediaIndexAPI {
 
     /// `GET /v1/assets/{id}/thumbnail?size=&mode=&format=&rev=`: the cached thumbnail, made on demand.
     func thumbnail(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let version = try library.blocking.dataVersion()
+        let key = AnswerCache<ThumbnailLocation>.key(request)
+        if let known = thumbnailLocations.value(for: key, version: version),
+           let response = Self.thumbnailResponse(known, request) {
+            return response
+        }
         let query = try QueryParameters(request.query, known: ["size", "mode", "format", "rev"])
         let thumbnailRequest = ThumbnailRequest(
             maxPixelSize: try ThumbnailParameters.size(query.value("size") ?? "256", option: "size"),
@@ -63,21 +81,53 @@ extension MediaIndexAPI {
             format: try ThumbnailParameters.format(query.value("format"), option: "format"))
         let revision = try query.integer("rev")
         let asset = try existingAsset(id)
-        guard let key = library.thumbnailKey(for: asset, request: thumbnailRequest) else {
+        guard let thumbnailKey = library.thumbnailKey(for: asset, request: thumbnailRequest) else {
             throw APIError(status: 404, code: "thumbnailUnavailable", message: "asset \(id) has no file to make a thumbnail of")
         }
-        let etag = "\"\(key.hash)\""
         // The URL names the revision: what it names never changes, so it may be kept for good.
-        let caching = revision == asset.revision ? "private, max-age=31536000, immutable" : "private, no-cache"
-        if let tags = request.header("If-None-Match"), Self.etag(etag, matches: tags) {
-            return HTTPResponse(status: 304, headers: [("ETag", etag), ("Cache-Control", caching)])
+        let location = ThumbnailLocation(
+            path: "", etag: "\"\(thumbnailKey.hash)\"",
+            contentType: thumbnailKey.formatName == "webp" ? "image/webp" : "image/jpeg",
+            caching: revision == asset.revision ? "private, max-age=31536000, immutable" : "private, no-cache")
+        if let tags = request.header("If-None-Match"), Self.etag(location.etag, matches: tags) {
+            return HTTPResponse(status: 304, headers: [("ETag", location.etag), ("Cache-Control", location.caching)])
         }
-        let path = try library.blocking.thumbnail(for: asset, size: thumbnailRequest.maxPixelSize,
-                                                  mode: thumbnailRequest.mode, format: thumbnailRequest.format).path
-        let file = try OpenedFile(path: path)
-        return HTTPResponse(status: 200, headers: [
-            ("Content-Type", key.formatName == "webp" ? "image/webp" : "image/jpeg"),
-            ("ETag", etag), ("Cache-Control", caching),
+        let made = try library.blocking.thumbnail(for: asset, size: thumbnailRequest.maxPixelSize,
+                                                  mode: thumbnailRequest.mode, format: thumbnailRequest.format)
+        var known = location
+        known.path = made.path
+        // Making it committed its state, so the version read above is already stale
+        // then; a thumbnail that was in the cache is remembered under it.
+        if !made.made {
+            thumbnailLocations.store(known, for: key, version: version, cost: key.utf8.count + known.path.utf8.count + 64,
+                                     lifetime: Self.thumbnailLocationLifetime)
+        }
+        return Self.thumbnailResponse(known, file: try OpenedFile(path: made.path))
+    }
+
+    /// Where a served thumbnail is, and the headers it goes with.
+    struct ThumbnailLocation: Sendable {
+        var path: String
+        var etag: String
+        var contentType: String
+        var caching: String
+    }
+
+    /// The remembered thumbnail at `location`: 304 when the request's `If-None-Match`
+    /// names it, else the file; nil when the file can no longer be opened (trimmed from
+    /// the cache, say), so the caller looks it up and makes it again.
+    static func thumbnailResponse(_ location: ThumbnailLocation, _ request: HTTPRequest) -> HTTPResponse? {
+        if let tags = request.header("If-None-Match"), etag(location.etag, matches: tags) {
+            return HTTPResponse(status: 304, headers: [("ETag", location.etag), ("Cache-Control", location.caching)])
+        }
+        guard let file = try? OpenedFile(path: location.path) else { return nil }
+        return thumbnailResponse(location, file: file)
+    }
+
+    /// The thumbnail file's response, streamed from its descriptor.
+    static func thumbnailResponse(_ location: ThumbnailLocation, file: OpenedFile) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [
+            ("Content-Type", location.contentType), ("ETag", location.etag), ("Cache-Control", location.caching),
         ], body: .file(descriptor: file.takeDescriptor(), offset: 0, length: file.size))
     }
 

@@ -66,6 +66,15 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     var library: MediaLibrary { configuration.library }
     let waiter: CommitWaiter
     private let monitor: CommitMonitor
+    /// The JSON of reads (`/v1/assets`, `/v1/assets/{id}`, `/v1/albums`) until the next commit.
+    let answers = AnswerCache<[UInt8]>(maximumEntries: 512, maximumCost: 64 << 20)
+    /// Where served thumbnails are in the cache, until the next commit or a minute
+    /// (the cache marks a file used at most once a minute; asking it again does).
+    let thumbnailLocations = AnswerCache<ThumbnailLocation>(maximumEntries: 8192, maximumCost: 8 << 20)
+    /// How long an answer that depends on the clock as well is kept (Recently Added).
+    static let clockBoundLifetime = Duration.seconds(10)
+    /// How long a thumbnail's place is remembered without asking the cache.
+    static let thumbnailLocationLifetime = Duration.seconds(60)
 
     /// The API over `configuration.library`; starts watching for commits at once.
     ///
@@ -211,11 +220,30 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
 
     /// A JSON document as the CLI prints it (`prettyText` and a newline).
     static func jsonResponse(_ json: JSON, status: Int = 200) -> HTTPResponse {
+        jsonResponse(body: encodedJSON(json), status: status)
+    }
+
+    /// A JSON response of already encoded bytes.
+    static func jsonResponse(body: [UInt8], status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
+                                               ("Cache-Control", "no-store")],
+                     body: .bytes(body))
+    }
+
+    /// `json` as the CLI prints it, a newline after.
+    static func encodedJSON(_ json: JSON) -> [UInt8] {
         var body = json.prettyUTF8
         body.append(UInt8(ascii: "\n"))
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"),
-                                                      ("Cache-Control", "no-store")],
-                            body: .bytes(body))
+        return body
+    }
+
+    /// A read's JSON, kept in `answers` for `key` under `version` (read before the answer
+    /// was computed) and, when it also moves with the clock, for at most `lifetime`.
+    func cachedJSONResponse(_ json: JSON, key: String, version: LibraryDataVersion,
+                            lifetime: Duration? = nil) -> HTTPResponse {
+        let body = Self.encodedJSON(json)
+        answers.store(body, for: key, version: version, cost: body.count + key.utf8.count, lifetime: lifetime)
+        return Self.jsonResponse(body: body)
     }
 
     static func errorResponse(_ error: APIError) -> HTTPResponse {
