@@ -187,7 +187,10 @@ struct AssetPairer {
                 }
             }
             if file.isStill, let identifier = file.contentIdentifier {
-                for other in try files(withIdentifier: identifier) where other.isMovie { movies.insert(other.id) }
+                // Its movie is nearly always beside it; the whole library only when it is not.
+                var partners = try files(withIdentifier: identifier, inFolder: file.folder).filter(\.isMovie)
+                if partners.isEmpty { partners = try files(withIdentifier: identifier).filter(\.isMovie) }
+                for other in partners { movies.insert(other.id) }
             }
             // Same stem (`IMG_1234_3.JPG` with `IMG_1234_3.MOV`), then same base (`IMG_E1234.JPG`,
             // `IMG_1234_HEVC.MOV`, `IMG_1234.AAE` with `IMG_1234.HEIC`).
@@ -274,12 +277,25 @@ struct AssetPairer {
             .rows([assetID]).map(Self.fileInfo)
     }
 
-    /// Files whose asset carries the identifier and that carry it themselves.
+    /// Files whose asset carries the identifier and that carry it themselves, in `folder`
+    /// only (`files_by_content_identifier`): a library of many copies of the same pictures
+    /// must not answer every copy to every copy. Callers look further (`files(withIdentifier:)`)
+    /// only when the folder holds no partner.
+    private func files(withIdentifier identifier: String, inFolder folder: [UInt8]) throws -> [FileInfo] {
+        try db.cachedStatement("""
+            SELECT \(Self.fileColumns) FROM files f JOIN assets a ON a.id = f.asset_id
+            WHERE f.content_identifier = ? AND f.folder = ? AND a.content_identifier = f.content_identifier
+            AND f.status = \(FileStatus.media.sql) ORDER BY f.path
+            """).rows([identifier, folder]).map(Self.fileInfo)
+    }
+
+    /// Files whose asset carries the identifier and that carry it themselves, anywhere.
     private func files(withIdentifier identifier: String) throws -> [FileInfo] {
         try db.cachedStatement("""
-            SELECT \(Self.fileColumns) FROM assets a JOIN files f ON f.asset_id = a.id
-            WHERE a.content_identifier = ? AND f.status = \(FileStatus.media.sql) ORDER BY f.path
-            """).rows([identifier]).map(Self.fileInfo).filter { $0.contentIdentifier == identifier }
+            SELECT \(Self.fileColumns) FROM files f JOIN assets a ON a.id = f.asset_id
+            WHERE f.content_identifier = ? AND a.content_identifier = f.content_identifier
+            AND f.status = \(FileStatus.media.sql) ORDER BY f.path
+            """).rows([identifier]).map(Self.fileInfo)
     }
 
     private func files(inFolder folder: [UInt8], stem: String) throws -> [FileInfo] {
@@ -315,9 +331,23 @@ struct AssetPairer {
     /// (same folder first), or, when neither carries one, the same folder and stem
     /// with a movie of at most 3.5 s. Identifiers that differ never pair.
     private func liveStill(for movie: FileInfo) throws -> FileInfo? {
-        var candidates: [FileInfo]
+        func freeStills(_ candidates: [FileInfo]) throws -> [FileInfo] {
+            var free: [FileInfo] = []
+            for still in candidates where still.isStill && still.role == .photo && still.assetID != nil {
+                if try !hasOtherSecondary(still, role: .pairedVideo, than: movie) { free.append(still) }
+            }
+            return free
+        }
+        var free: [FileInfo]
         if let identifier = movie.contentIdentifier {
-            candidates = try files(withIdentifier: identifier)
+            // Its folder and the pair it is in first; the whole library only when neither
+            // offers a free still (many copies of one library must not meet every copy).
+            var near = try files(withIdentifier: identifier, inFolder: movie.folder)
+            if let assetID = movie.assetID {
+                near += try files(ofAsset: assetID).filter { $0.contentIdentifier == identifier && $0.folder != movie.folder }
+            }
+            free = try freeStills(near)
+            if free.isEmpty { free = try freeStills(try files(withIdentifier: identifier)) }
         } else {
             guard let duration = movie.duration, duration > 0, duration <= Self.maxStemPairedMovieSeconds else { return nil }
             // The same stem first; else a renamed movie's base (`IMG_1234_HEVC.MOV`, `IMG_1234_3.mov`,
@@ -325,16 +355,11 @@ struct AssetPairer {
             let isEdit = movie.layout.isEdit
             let sameStem = try files(inFolder: movie.folder, stem: movie.stemKey)
                 .filter { $0.contentIdentifier == nil && $0.isStill && $0.role == .photo && $0.assetID != nil }
-            var free = false
-            for still in sameStem where try !hasOtherSecondary(still, role: .pairedVideo, than: movie) { free = true }
-            candidates = free ? sameStem : try files(inFolder: movie.folder, base: movie.baseKey).filter {
+            var anyFree = false
+            for still in sameStem where try !hasOtherSecondary(still, role: .pairedVideo, than: movie) { anyFree = true }
+            free = try freeStills(anyFree ? sameStem : try files(inFolder: movie.folder, base: movie.baseKey).filter {
                 $0.contentIdentifier == nil && $0.layout.isEdit == isEdit
-            }
-        }
-        candidates = candidates.filter { $0.isStill && $0.role == .photo && $0.assetID != nil }
-        var free: [FileInfo] = []
-        for still in candidates where try !hasOtherSecondary(still, role: .pairedVideo, than: movie) {
-            free.append(still)
+            })
         }
         // Keep a pair that still holds; else same folder first, then path order.
         if let current = free.first(where: { $0.assetID == movie.assetID }) { return current }
