@@ -227,6 +227,27 @@ struct PairingChangeTests {
         #expect(assets.first?.resources.last?.path.displayString == tree.path("elsewhere/IMG_7001.MOV"))
     }
 
+    @Test("copies of one live photo in several folders pair each still with the movie beside it")
+    func copiesPairWithinTheirFolder() throws {
+        let tree = PairingTree()
+        let folders = ["2019", "backup/2019", "backup-old/2019", "phone/DCIM"]
+        for folder in folders {
+            try tree.copy(Self.still, to: folder + "/IMG_7001.HEIC")
+            try tree.copy(Self.movie, to: folder + "/IMG_7001.MOV")
+        }
+        let library = try MediaLibrary(location: tree.library)
+        let summary = try library.blocking.index(roots: [PathBytes(tree.root)])
+
+        #expect(summary.paired == folders.count)
+        let assets = try library.assets()
+        #expect(assets.count == folders.count)
+        for asset in assets {
+            #expect(asset.pairingRule == "contentIdentifier")
+            let folders = Set(asset.resources.map { $0.path.displayString.split(separator: "/").dropLast().joined(separator: "/") })
+            #expect(folders.count == 1, "a still and its movie come from one folder: \(asset.resources.map(\.path.displayString))")
+        }
+    }
+
     @Test("moving a name-paired movie to another folder unpairs it")
     func stemMovieMoved() throws {
         let tree = PairingTree()
