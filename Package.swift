@@ -40,10 +40,13 @@ let package = Package(
         // Thumbnails: decode, downscale, orient, encode. Knows nothing of SQLite.
         .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // libheif and libjxl are not linked: MediaThumbnails opens them with dlopen on first use
+        // (HeifLibrary, JxlLibrary), so a process that decodes neither never loads their codecs.
+        // Their headers are found on the default include path.
+        .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
-        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .target(
             name: "MediaThumbnails",

@@ -69,27 +69,27 @@ extension HEIFDecoder {
                                     pixelLimit: Int) throws -> PixelBuffer? {
         _ = HEVCDecoderPlugin.isAvailable
         let context = try Context()
-        heif_context_set_max_decoding_threads(context.pointer, 0)
-        try check(heif_context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
+        libheif.context_set_max_decoding_threads(context.pointer, 0)
+        try check(libheif.context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
         var primaryPointer: OpaquePointer?
-        try check(heif_context_get_primary_image_handle(context.pointer, &primaryPointer))
+        try check(libheif.context_get_primary_image_handle(context.pointer, &primaryPointer))
         guard let primaryPointer else { return nil }
         let primary = Handle(primaryPointer)
-        let count = Int(heif_image_handle_get_number_of_thumbnails(primary.pointer))
+        let count = Int(libheif.image_handle_get_number_of_thumbnails(primary.pointer))
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: min(count, 16))
-        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary.pointer, &ids, Int32(ids.count)))
+        let listed = Int(libheif.image_handle_get_list_of_thumbnail_IDs(primary.pointer, &ids, Int32(ids.count)))
         var best: Handle?
         for id in ids.prefix(listed) {
             var pointer: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(primary.pointer, id, &pointer).code == heif_error_Ok, let pointer else { continue }
+            guard libheif.image_handle_get_thumbnail(primary.pointer, id, &pointer).code == heif_error_Ok, let pointer else { continue }
             let thumb = Handle(pointer)
             let size = thumb.size
             guard size.width > 0, size.height > 0, size.width * size.height <= pixelLimit else { continue }
             if best.map({ size.width * size.height > $0.size.width * $0.size.height }) ?? true { best = thumb }
         }
         guard let best else { return nil }
-        let bytesPerSample = heif_image_handle_get_luma_bits_per_pixel(best.pointer) > 8 ? 2 : 1
+        let bytesPerSample = libheif.image_handle_get_luma_bits_per_pixel(best.pointer) > 8 ? 2 : 1
         return try decodeThroughLibheif(best, in: data, request: request, skipLoopFilters: false, viaPlanes: true,
                                         bytesPerSample: bytesPerSample, shape: nil)
     }

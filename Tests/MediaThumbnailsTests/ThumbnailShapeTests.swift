@@ -43,10 +43,10 @@ struct ThumbnailShapeTests {
         guard let data = FileManager.default.contents(atPath: path), let context = try? HEIFDecoder.Context() else { return nil }
         let bytes = [UInt8](data)
         return bytes.withUnsafeBufferPointer { buffer -> (width: Int, height: Int)? in
-            guard heif_context_read_from_memory_without_copy(context.pointer, buffer.baseAddress, buffer.count, nil).code == heif_error_Ok
+            guard libheif.context_read_from_memory_without_copy(context.pointer, buffer.baseAddress, buffer.count, nil).code == heif_error_Ok
             else { return nil }
             var handle: OpaquePointer?
-            guard heif_context_get_primary_image_handle(context.pointer, &handle).code == heif_error_Ok, let handle else { return nil }
+            guard libheif.context_get_primary_image_handle(context.pointer, &handle).code == heif_error_Ok, let handle else { return nil }
             return HEIFDecoder.Handle(handle).size
         }
     }

@@ -8,22 +8,23 @@ enum HEIFDecoder {
     /// A libheif context, freed when released.
     final class Context {
         let pointer: OpaquePointer
+        /// - Throws: `ThumbnailError.decodeFailed` when libheif cannot be loaded or allocate one.
         init() throws {
-            guard let pointer = heif_context_alloc() else {
+            guard let pointer = try HeifLibrary.load().context_alloc() else {
                 throw ThumbnailError.decodeFailed("libheif could not allocate a context")
             }
             self.pointer = pointer
         }
-        deinit { heif_context_free(pointer) }
+        deinit { libheif.context_free(pointer) }
     }
 
     /// An image handle, released when released.
     final class Handle {
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { heif_image_handle_release(pointer) }
+        deinit { libheif.image_handle_release(pointer) }
         var size: (width: Int, height: Int) {
-            (Int(heif_image_handle_get_width(pointer)), Int(heif_image_handle_get_height(pointer)))
+            (Int(libheif.image_handle_get_width(pointer)), Int(libheif.image_handle_get_height(pointer)))
         }
     }
 
@@ -53,10 +54,10 @@ enum HEIFDecoder {
                                                        displayedSize: (width: Int, height: Int), colour: ColourSpace) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
         let context = try Context()
-        heif_context_set_max_decoding_threads(context.pointer, Int32(threads))
-        try check(heif_context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
+        libheif.context_set_max_decoding_threads(context.pointer, Int32(threads))
+        try check(libheif.context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
         var primaryPointer: OpaquePointer?
-        try check(heif_context_get_primary_image_handle(context.pointer, &primaryPointer))
+        try check(libheif.context_get_primary_image_handle(context.pointer, &primaryPointer))
         guard let primaryPointer else { throw ThumbnailError.decodeFailed("the HEIF file has no primary image") }
         let primary = Handle(primaryPointer)
         let size = primary.size
@@ -68,13 +69,13 @@ enum HEIFDecoder {
         // The smallest thumbnail item that covers the request and has the primary's shape.
         var chosen = primary
         var usedThumbnail = false
-        let count = Int(heif_image_handle_get_number_of_thumbnails(primary.pointer))
+        let count = Int(libheif.image_handle_get_number_of_thumbnails(primary.pointer))
         if count > 0 {
             var ids = [heif_item_id](repeating: 0, count: min(count, 16))
-            let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(primary.pointer, &ids, Int32(ids.count)))
+            let listed = Int(libheif.image_handle_get_list_of_thumbnail_IDs(primary.pointer, &ids, Int32(ids.count)))
             for id in ids.prefix(listed) {
                 var thumbPointer: OpaquePointer?
-                guard heif_image_handle_get_thumbnail(primary.pointer, id, &thumbPointer).code == heif_error_Ok,
+                guard libheif.image_handle_get_thumbnail(primary.pointer, id, &thumbPointer).code == heif_error_Ok,
                       let thumbPointer else { continue }
                 let thumb = Handle(thumbPointer)
                 let t = thumb.size
@@ -96,8 +97,8 @@ enum HEIFDecoder {
             && max(chosenSize.width, chosenSize.height) >= 4 * max(target.width, target.height)
         // Small pictures (thumbnail items, most phone photos' tiles) need no budget, so they
         // keep the other core busy while a huge one decodes alone.
-        let bytesPerSample = heif_image_handle_get_luma_bits_per_pixel(chosen.pointer) > 8 ? 2 : 1
-        let noAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) == 0
+        let bytesPerSample = libheif.image_handle_get_luma_bits_per_pixel(chosen.pointer) > 8 ? 2 : 1
+        let noAlpha = libheif.image_handle_has_alpha_channel(chosen.pointer) == 0
         // The primary image without libheif: only one grid tile is ever held at full size.
         if direct, viaPlanes, !usedThumbnail, noAlpha, let conversion = conversion(for: chosen),
            let plan = try? HEIFDirectDecoder(data), plan.displayedSize == chosenSize {
@@ -136,7 +137,7 @@ enum HEIFDecoder {
     static func decodeThroughLibheif(_ chosen: Handle, in data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, skipLoopFilters: Bool, viaPlanes: Bool,
                                      bytesPerSample: Int, shape: (width: Int, height: Int)?) throws -> PixelBuffer {
         let chosenSize = chosen.size
-        let noAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) == 0
+        let noAlpha = libheif.image_handle_has_alpha_channel(chosen.pointer) == 0
         let pixels = chosenSize.width * chosenSize.height
         // AV1 cannot decode at a reduced size, and through libheif a picture exists about four
         // times over at full size (the decoder's frame and references, libheif's copy): a
@@ -181,22 +182,22 @@ enum HEIFDecoder {
     /// transfer; nil when it declares neither. Wraps `heif_image_handle_get_raw_color_profile`
     /// and `heif_image_handle_get_nclx_color_profile`.
     static func colourSpace(of handle: Handle) -> ColourSpace? {
-        let size = heif_image_handle_get_raw_color_profile_size(handle.pointer)
+        let size = libheif.image_handle_get_raw_color_profile_size(handle.pointer)
         if size >= 132, size < 64 << 20 {
             var bytes = [UInt8](repeating: 0, count: size)
-            if heif_image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok { return .icc(bytes) }
+            if libheif.image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok { return .icc(bytes) }
         }
         var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle.pointer, &profile).code == heif_error_Ok,
+        guard libheif.image_handle_get_nclx_color_profile(handle.pointer, &profile).code == heif_error_Ok,
               let profile else { return nil }
-        defer { heif_nclx_color_profile_free(profile) }
+        defer { libheif.nclx_color_profile_free(profile) }
         return .fromCoded(primaries: Int(profile.pointee.color_primaries.rawValue),
                           transfer: Int(profile.pointee.transfer_characteristics.rawValue))
     }
 
     /// Fresh decoding options; the caller frees them.
     static func decodingOptions() throws -> UnsafeMutablePointer<heif_decoding_options> {
-        guard let options = heif_decoding_options_alloc() else {
+        guard let options = libheif.decoding_options_alloc() else {
             throw ThumbnailError.decodeFailed("libheif could not allocate decoding options")
         }
         return options
@@ -214,30 +215,30 @@ enum HEIFDecoder {
     static func decodePlanes(_ chosen: Handle, request: ThumbnailRequest, policy: HEVCDecoderPlugin.Policy,
                              conversion: YCbCrConversion, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer? {
         let options = try decodingOptions()
-        defer { heif_decoding_options_free(options) }
+        defer { libheif.decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1  // libheif skips this when no conversion is due; 16-bit planes are read too
         var imagePointer: OpaquePointer?
-        try check(heif_decode_image(chosen.pointer, &imagePointer, heif_colorspace_RGB, heif_chroma_444, options))
+        try check(libheif.decode_image(chosen.pointer, &imagePointer, heif_colorspace_RGB, heif_chroma_444, options))
         guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
-        defer { heif_image_release(imagePointer) }
+        defer { libheif.image_release(imagePointer) }
         // libheif asserts on queries about channels an image lacks: ask has_channel first.
         let channels = [heif_channel_R, heif_channel_G, heif_channel_B]
-        guard heif_image_get_colorspace(imagePointer) == heif_colorspace_RGB,
-              channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
-        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_R))
-        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_R))
+        guard libheif.image_get_colorspace(imagePointer) == heif_colorspace_RGB,
+              channels.allSatisfy({ libheif.image_has_channel(imagePointer, $0) != 0 }) else { return nil }
+        let planeWidth = Int(libheif.image_get_width(imagePointer, heif_channel_R))
+        let planeHeight = Int(libheif.image_get_height(imagePointer, heif_channel_R))
         guard planeWidth > 0, planeHeight > 0 else { return nil }
         let (width, height) = try pictureRegion(width: planeWidth, height: planeHeight, of: chosen, shape: shape)
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            let storageBits = Int(heif_image_get_bits_per_pixel(imagePointer, channel))
-            let rangeBits = Int(heif_image_get_bits_per_pixel_range(imagePointer, channel))
+            let storageBits = Int(libheif.image_get_bits_per_pixel(imagePointer, channel))
+            let rangeBits = Int(libheif.image_get_bits_per_pixel_range(imagePointer, channel))
             var stride: Int32 = 0
             // Only the picture's region of a plane that may be coded larger is averaged.
-            guard heif_image_get_width(imagePointer, channel) == planeWidth, heif_image_get_height(imagePointer, channel) == planeHeight,
+            guard libheif.image_get_width(imagePointer, channel) == planeWidth, libheif.image_get_height(imagePointer, channel) == planeHeight,
                   storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
-                  let plane = heif_image_get_plane_readonly(imagePointer, channel, &stride),
+                  let plane = libheif.image_get_plane_readonly(imagePointer, channel, &stride),
                   Int(stride) >= width * storageBits / 8 else { return nil }
             var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
                                                 bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
@@ -262,7 +263,7 @@ enum HEIFDecoder {
     static func isAV1(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = data.baseAddress else { return false }
         let length = Int32(clamping: min(data.count, 4096))
-        return heif_has_compatible_brand(base, length, "avif") == 1 || heif_has_compatible_brand(base, length, "avis") == 1
+        return libheif.has_compatible_brand(base, length, "avif") == 1 || libheif.has_compatible_brand(base, length, "avis") == 1
     }
 
     /// Decodes to the decoder's own layout (YCbCr at its chroma resolution, or monochrome),
@@ -276,21 +277,21 @@ enum HEIFDecoder {
     static func decodeNativePlanes(_ chosen: Handle, request: ThumbnailRequest,
                                    conversion: YCbCrConversion) throws -> PixelBuffer? {
         let options = try decodingOptions()
-        defer { heif_decoding_options_free(options) }
+        defer { libheif.decoding_options_free(options) }
         var imagePointer: OpaquePointer?
-        try check(heif_decode_image(chosen.pointer, &imagePointer, heif_colorspace_undefined, heif_chroma_undefined, options))
+        try check(libheif.decode_image(chosen.pointer, &imagePointer, heif_colorspace_undefined, heif_chroma_undefined, options))
         guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
-        defer { heif_image_release(imagePointer) }
-        let colourspace = heif_image_get_colorspace(imagePointer)
+        defer { libheif.image_release(imagePointer) }
+        let colourspace = libheif.image_get_colorspace(imagePointer)
         let channels: [heif_channel]
         switch colourspace {
         case heif_colorspace_YCbCr: channels = [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
         case heif_colorspace_monochrome: channels = [heif_channel_Y]
         default: return nil
         }
-        guard channels.allSatisfy({ heif_image_has_channel(imagePointer, $0) != 0 }) else { return nil }
-        let width = Int(heif_image_get_width(imagePointer, heif_channel_Y))
-        let height = Int(heif_image_get_height(imagePointer, heif_channel_Y))
+        guard channels.allSatisfy({ libheif.image_has_channel(imagePointer, $0) != 0 }) else { return nil }
+        let width = Int(libheif.image_get_width(imagePointer, heif_channel_Y))
+        let height = Int(libheif.image_get_height(imagePointer, heif_channel_Y))
         guard width > 0, height > 0 else { return nil }
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
@@ -311,12 +312,12 @@ enum HEIFDecoder {
     /// layout this does not read.
     static func averagedPlane(_ image: OpaquePointer, _ channel: heif_channel, within: (width: Int, height: Int),
                               to target: (width: Int, height: Int)) -> [Float]? {
-        let w = Int(heif_image_get_width(image, channel)), h = Int(heif_image_get_height(image, channel))
-        let storageBits = Int(heif_image_get_bits_per_pixel(image, channel))
-        let rangeBits = Int(heif_image_get_bits_per_pixel_range(image, channel))
+        let w = Int(libheif.image_get_width(image, channel)), h = Int(libheif.image_get_height(image, channel))
+        let storageBits = Int(libheif.image_get_bits_per_pixel(image, channel))
+        let rangeBits = Int(libheif.image_get_bits_per_pixel_range(image, channel))
         var stride: Int32 = 0
         guard w > 0, h > 0, w <= within.width, h <= within.height, storageBits == 8 || storageBits == 16,
-              (8...16).contains(rangeBits), let plane = heif_image_get_plane_readonly(image, channel, &stride),
+              (8...16).contains(rangeBits), let plane = libheif.image_get_plane_readonly(image, channel, &stride),
               Int(stride) >= w * storageBits / 8 else { return nil }
         var values = PlaneResampler.average(UnsafeRawPointer(plane), width: w, height: h, rowBytes: Int(stride),
                                             bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
@@ -332,32 +333,32 @@ enum HEIFDecoder {
     /// we leave to libheif.
     static func conversion(for chosen: Handle) -> YCbCrConversion? {
         var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(chosen.pointer, &profile).code == heif_error_Ok,
+        guard libheif.image_handle_get_nclx_color_profile(chosen.pointer, &profile).code == heif_error_Ok,
               let profile else { return .undeclared }
-        defer { heif_nclx_color_profile_free(profile) }
+        defer { libheif.nclx_color_profile_free(profile) }
         return YCbCrConversion(matrixCoefficients: Int(profile.pointee.matrix_coefficients.rawValue),
                                fullRange: profile.pointee.full_range_flag != 0)
     }
 
     /// Decodes to interleaved RGB(A) through libheif's own conversion, then shrinks.
     static func decodeRGB(_ chosen: Handle, request: ThumbnailRequest, shape: (width: Int, height: Int)? = nil) throws -> PixelBuffer {
-        let hasAlpha = heif_image_handle_has_alpha_channel(chosen.pointer) != 0
+        let hasAlpha = libheif.image_handle_has_alpha_channel(chosen.pointer) != 0
         let options = try decodingOptions()
-        defer { heif_decoding_options_free(options) }
+        defer { libheif.decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = 1
         var imagePointer: OpaquePointer?
-        try check(heif_decode_image(chosen.pointer, &imagePointer, heif_colorspace_RGB,
+        try check(libheif.decode_image(chosen.pointer, &imagePointer, heif_colorspace_RGB,
                                     hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options))
         guard let imagePointer else { throw ThumbnailError.decodeFailed("libheif returned no image") }
-        defer { heif_image_release(imagePointer) }
-        guard heif_image_has_channel(imagePointer, heif_channel_interleaved) != 0 else {
+        defer { libheif.image_release(imagePointer) }
+        guard libheif.image_has_channel(imagePointer, heif_channel_interleaved) != 0 else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }
-        let planeWidth = Int(heif_image_get_width(imagePointer, heif_channel_interleaved))
-        let planeHeight = Int(heif_image_get_height(imagePointer, heif_channel_interleaved))
+        let planeWidth = Int(libheif.image_get_width(imagePointer, heif_channel_interleaved))
+        let planeHeight = Int(libheif.image_get_height(imagePointer, heif_channel_interleaved))
         var stride: Int32 = 0
         guard planeWidth > 0, planeHeight > 0,
-              let planePointer = heif_image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride),
+              let planePointer = libheif.image_get_plane_readonly(imagePointer, heif_channel_interleaved, &stride),
               stride >= Int32(planeWidth * (hasAlpha ? 4 : 3)) else {
             throw ThumbnailError.decodeFailed("libheif returned no interleaved plane")
         }

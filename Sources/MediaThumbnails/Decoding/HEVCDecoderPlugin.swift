@@ -74,7 +74,7 @@ enum HEVCDecoderPlugin {
     }()
 
     private static let registration: Bool = {
-        guard LibDe265.shared != nil else { return false }
+        guard LibDe265.shared != nil, (try? HeifLibrary.load()) != nil else { return false }
         _ = policyKey
         // `struct heif_decoder_plugin` of heif_plugin.h, API version 3. The functions
         // capture nothing: they call the static entry points below.
@@ -95,7 +95,7 @@ enum HEVCDecoderPlugin {
         // libheif keeps the pointer: the plugin lives as long as the process.
         let registered = UnsafeMutablePointer<heif_decoder_plugin>.allocate(capacity: 1)
         registered.initialize(to: plugin)
-        return heif_register_decoder_plugin(registered).code == heif_error_Ok
+        return libheif.register_decoder_plugin(registered).code == heif_error_Ok
     }()
 
     // MARK: - The decoder
@@ -177,7 +177,7 @@ enum HEVCDecoderPlugin {
                 : image(from: picture, library: library, reduceTo8Bits: decoder.reduceTo8Bits)
             if let converted {
                 if labelledRGB { decoder.policy?.picturesLabelledRGB += 1 }
-                if let previous = out.pointee { heif_image_release(previous) }
+                if let previous = out.pointee { libheif.image_release(previous) }
                 out.pointee = converted
             }
             return true
@@ -192,7 +192,7 @@ enum HEVCDecoderPlugin {
         let (bytesPerSample, shift, outputBits) = (layout.bytesPerSample, layout.shift, layout.outputBits)
         let heifChroma: heif_chroma = mono ? heif_chroma_monochrome : heif_chroma(rawValue: UInt32(chroma))
         var image: OpaquePointer?
-        guard heif_image_create(width, height, mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
+        guard libheif.image_create(width, height, mono ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
                                 heifChroma, &image).code == heif_error_Ok, let image else { return nil }
         let channels: [heif_channel] = mono ? [heif_channel_Y] : [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
         for (index, channel) in channels.enumerated() {
@@ -202,14 +202,14 @@ enum HEVCDecoderPlugin {
             guard w > 0, h > 0, library.bitsPerPixel(picture, c) == bits,
                   let source = library.imagePlane(picture, c, &sourceStride),
                   Int(sourceStride) >= Int(w) * bytesPerSample,
-                  heif_image_add_plane(image, channel, w, h, outputBits).code == heif_error_Ok else {
-                heif_image_release(image)
+                  libheif.image_add_plane(image, channel, w, h, outputBits).code == heif_error_Ok else {
+                libheif.image_release(image)
                 return nil
             }
             var destinationStride: Int32 = 0
-            guard let destination = heif_image_get_plane(image, channel, &destinationStride),
+            guard let destination = libheif.image_get_plane(image, channel, &destinationStride),
                   Int(destinationStride) >= Int(w) * (shift > 0 ? 1 : bytesPerSample) else {
-                heif_image_release(image)
+                libheif.image_release(image)
                 return nil
             }
             if shift > 0 {
@@ -238,15 +238,15 @@ enum HEVCDecoderPlugin {
         let (bytesPerSample, shift, outputBits) = (layout.bytesPerSample, layout.shift, layout.outputBits)
         let outputBytes = Int(outputBits + 7) / 8
         var image: OpaquePointer?
-        guard heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_444, &image).code == heif_error_Ok,
+        guard libheif.image_create(width, height, heif_colorspace_RGB, heif_chroma_444, &image).code == heif_error_Ok,
               let image else { return nil }
         let w = Int(width), h = Int(height)
         for (index, channel) in [heif_channel_R, heif_channel_G, heif_channel_B].enumerated() {
             var destinationStride: Int32 = 0
-            guard heif_image_add_plane(image, channel, width, height, outputBits).code == heif_error_Ok,
-                  let destination = heif_image_get_plane(image, channel, &destinationStride),
+            guard libheif.image_add_plane(image, channel, width, height, outputBits).code == heif_error_Ok,
+                  let destination = libheif.image_get_plane(image, channel, &destinationStride),
                   Int(destinationStride) >= w * outputBytes else {
-                heif_image_release(image)
+                libheif.image_release(image)
                 return nil
             }
             let stride = Int(destinationStride)
@@ -269,7 +269,7 @@ enum HEVCDecoderPlugin {
             guard sw > 0, sh > 0, sw <= w, sh <= h, library.bitsPerPixel(picture, c) == bits,
                   let source = library.imagePlane(picture, c, &sourceStride),
                   Int(sourceStride) >= sw * bytesPerSample else {
-                heif_image_release(image)
+                libheif.image_release(image)
                 return nil
             }
             // Source column of each output column; chroma is 1/2 or 1/1 of luma per axis.

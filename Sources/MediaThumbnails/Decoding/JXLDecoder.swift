@@ -24,11 +24,14 @@ enum JXLDecoder {
     /// A libjxl decoder, destroyed when released.
     final class Decoder {
         let pointer: OpaquePointer
+        let library: JxlLibrary
+        /// - Throws: `ThumbnailError.decodeFailed` when libjxl cannot be loaded or start one.
         init() throws {
-            guard let pointer = JxlDecoderCreate(nil) else { throw ThumbnailError.decodeFailed("libjxl could not start a decoder") }
+            library = try JxlLibrary.load()
+            guard let pointer = library.Create(nil) else { throw ThumbnailError.decodeFailed("libjxl could not start a decoder") }
             self.pointer = pointer
         }
-        deinit { JxlDecoderDestroy(pointer) }
+        deinit { library.Destroy(pointer) }
     }
 
     /// - Throws: `ThumbnailError.imageTooLarge` from the header, `.decodeFailed` when libjxl
@@ -36,23 +39,24 @@ enum JXLDecoder {
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest, pixelLimit: Int) throws -> Decoded {
         guard let base = data.baseAddress, data.count > 0 else { throw ThumbnailError.decodeFailed("the file is empty") }
         let decoder = try Decoder()
+        let libjxl = decoder.library
         let events = Int32(JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FULL_IMAGE.rawValue)
-        guard JxlDecoderSubscribeEvents(decoder.pointer, events) == JXL_DEC_SUCCESS,
-              JxlDecoderSetInput(decoder.pointer, base, data.count) == JXL_DEC_SUCCESS else {
+        guard libjxl.SubscribeEvents(decoder.pointer, events) == JXL_DEC_SUCCESS,
+              libjxl.SetInput(decoder.pointer, base, data.count) == JXL_DEC_SUCCESS else {
             throw ThumbnailError.decodeFailed("libjxl refused the input")
         }
-        JxlDecoderCloseInput(decoder.pointer)
+        libjxl.CloseInput(decoder.pointer)
 
         var size = (width: 0, height: 0)
         var profile: [UInt8]?
         var sink: Sink?
         var format = JxlPixelFormat(num_channels: 3, data_type: JXL_TYPE_UINT8, endianness: JXL_NATIVE_ENDIAN, align: 0)
         while true {
-            let status = JxlDecoderProcessInput(decoder.pointer)
+            let status = libjxl.ProcessInput(decoder.pointer)
             switch status {
             case JXL_DEC_BASIC_INFO:
                 var info = JxlBasicInfo()
-                guard JxlDecoderGetBasicInfo(decoder.pointer, &info) == JXL_DEC_SUCCESS else {
+                guard libjxl.GetBasicInfo(decoder.pointer, &info) == JXL_DEC_SUCCESS else {
                     throw ThumbnailError.decodeFailed("libjxl could not read the image header")
                 }
                 let transposed = info.orientation.rawValue >= 5
@@ -70,17 +74,17 @@ enum JXLDecoder {
                 sink = made
             case JXL_DEC_COLOR_ENCODING:
                 var length = 0
-                if JxlDecoderGetICCProfileSize(decoder.pointer, nil, JXL_COLOR_PROFILE_TARGET_DATA, &length) == JXL_DEC_SUCCESS,
+                if libjxl.GetICCProfileSize(decoder.pointer, nil, JXL_COLOR_PROFILE_TARGET_DATA, &length) == JXL_DEC_SUCCESS,
                    length >= 132, length < 64 << 20 {
                     var bytes = [UInt8](repeating: 0, count: length)
-                    if JxlDecoderGetColorAsICCProfile(decoder.pointer, nil, JXL_COLOR_PROFILE_TARGET_DATA, &bytes, length) == JXL_DEC_SUCCESS {
+                    if libjxl.GetColorAsICCProfile(decoder.pointer, nil, JXL_COLOR_PROFILE_TARGET_DATA, &bytes, length) == JXL_DEC_SUCCESS {
                         profile = bytes
                     }
                 }
             case JXL_DEC_NEED_IMAGE_OUT_BUFFER:
                 guard let sink else { throw ThumbnailError.decodeFailed("libjxl asked for pixels before the header") }
                 let opaque = Unmanaged.passUnretained(sink).toOpaque()
-                guard JxlDecoderSetImageOutCallback(decoder.pointer, &format, rowCallback, opaque) == JXL_DEC_SUCCESS else {
+                guard libjxl.SetImageOutCallback(decoder.pointer, &format, rowCallback, opaque) == JXL_DEC_SUCCESS else {
                     throw ThumbnailError.decodeFailed("libjxl refused the output format")
                 }
             case JXL_DEC_FULL_IMAGE, JXL_DEC_SUCCESS:

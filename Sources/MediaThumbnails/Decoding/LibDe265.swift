@@ -4,8 +4,8 @@ import Glibc
 
 /// The few libde265 entry points our HEVC decoder plugin needs, looked up at run time.
 ///
-/// libheif already links libde265 (it is its HEVC decoder), so the library is in the
-/// process; looking it up with `dlopen` spares the package a system-library target for
+/// libheif depends on libde265 (it is its HEVC decoder), so the library is installed with
+/// it; looking it up with `dlopen` spares the package a system-library target for
 /// one plugin. When it cannot be found, libheif's own libde265 plugin decodes as before.
 struct LibDe265: @unchecked Sendable {  // immutable C function pointers into a loaded library
     typealias Context = OpaquePointer
