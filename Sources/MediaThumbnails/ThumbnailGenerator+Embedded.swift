@@ -55,7 +55,11 @@ extension ThumbnailGenerator {
             }
         default:
             guard format.isRaw else { return nil }
-            return try previewThumbnail(of: source, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
+            do {
+                return try previewThumbnail(of: source, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
+            } catch ThumbnailError.unsupportedFormat {
+                return nil  // its previews are other pictures: none to show at once
+            }
         }
     }
 }

@@ -16,8 +16,8 @@ public enum ThumbnailGenerator {
     /// The formats whose stills this module decodes (videos need `ffmpeg` besides).
     public static func supports(_ format: MediaFormat) -> Bool {
         switch format {
-        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif, .tiff, .bmp, .jpegXL: return true
-        default: return format.isRaw || format.mediaType == .video
+        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif, .tiff, .bmp, .jpegXL, .netpbm: return true
+        default: return (format.isRaw && formatsWithoutDecoder[format] == nil) || format.mediaType == .video
         }
     }
 
@@ -84,6 +84,9 @@ public enum ThumbnailGenerator {
             return try videoThumbnail(ofFileAtBytes: file.pathBytes, request: request, stillTime: nil, durationSeconds: nil)
         }
         let upright = (1...8).contains(orientation ?? 1) ? orientation ?? 1 : 1
+        if let reason = formatsWithoutDecoder[format] {
+            throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (\(reason))")
+        }
         if format.isRaw || format == .tiff,
            let thumbnail = try previewThumbnail(of: source, format: format, orientation: upright,
                                                 request: request, pixelLimit: pixelLimit) {
@@ -93,7 +96,7 @@ public enum ThumbnailGenerator {
             return try tiffThumbnail(source, orientation: upright, request: request, pixelLimit: pixelLimit)
         }
         if format.isRaw {
-            throw ThumbnailError.unsupportedFormat("this \(format.rawValue.uppercased()) raw: it has no decodable embedded JPEG preview")
+            throw ThumbnailError.unsupportedFormat("\(rawName(source, format: format)): it has no decodable embedded JPEG preview, and raw sensor data is not decoded")
         }
         guard source.size <= maxFileBytes else {
             throw ThumbnailError.io("the file has \(source.size) bytes, more than the \(maxFileBytes >> 20) MiB read for one still image")
@@ -104,28 +107,98 @@ public enum ThumbnailGenerator {
         }
     }
 
-    /// A raw's largest embedded JPEG preview, or a TIFF's when it has the image's shape
-    /// and covers the request (else the TIFF itself is decoded). Nil when there is none
-    /// that serves.
+    /// A raw's largest embedded JPEG preview that has the raw's shape, or a TIFF's when it
+    /// has the image's shape and covers the request (else the TIFF itself is decoded). Nil
+    /// when the file holds no preview that decodes, or (TIFF) none that serves.
+    ///
+    /// - Throws: `ThumbnailError.unsupportedFormat` naming the file when a raw's previews
+    ///   all have another shape than the raw (see `rawPreviewShapeTolerance`); the error of
+    ///   the last preview tried when none decodes.
     static func previewThumbnail(of source: ByteSource, format: MediaFormat, orientation: Int,
                                  request: ThumbnailRequest, pixelLimit: Int) throws -> EncodedThumbnail? {
-        guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else { return nil }
-        let previewSize = (width: preview.width, height: preview.height)
-        var original: (width: Int, height: Int)?
         if format == .tiff {
+            guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else { return nil }
+            let previewSize = (width: preview.width, height: preview.height)
             // A TIFF's own pixels are the picture: a preview stands in only when it is
             // the same picture, big enough (a 24×16 icon of a 100×67 image is not).
             guard let metadata = try? MetadataReader.read(source), let w = metadata.pixelWidth, let h = metadata.pixelHeight,
                   ThumbnailGeometry.sameAspect(previewSize, (w, h)),
                   ThumbnailGeometry.covers(candidate: previewSize, original: (w, h), request: request) else { return nil }
-            original = (w, h)
+            let decoded = try preview.bytes.withUnsafeBufferPointer {
+                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit, original: (w, h))
+            }
+            return try finish(decoded.image, orientation: orientation, request: request,
+                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
+                              warnings: decoded.warnings, original: (w, h))
         }
-        let decoded = try preview.bytes.withUnsafeBufferPointer {
-            try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit, original: original)
+        var previews = try wrapIO { try RawPreviewExtractor.previews(in: source, format: format) }
+        guard let largest = previews.first else { return nil }
+        // The raw's recorded (stored-orientation) size, as previews are stored; a size
+        // smaller than a preview is a placeholder (Sigma's 8×8 IFD), not the picture's.
+        let rawSize = (try? MetadataReader.read(source)).flatMap { metadata -> (width: Int, height: Int)? in
+            guard let w = metadata?.pixelWidth, let h = metadata?.pixelHeight, w > 0, h > 0,
+                  max(w, h) >= max(largest.width, largest.height) else { return nil }
+            return (w, h)
         }
-        return try finish(decoded.image, orientation: orientation, request: request,
-                          path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
-                          warnings: decoded.warnings, original: original)
+        if let rawSize {
+            let fits = { (preview: RawPreviewExtractor.Preview) in
+                ThumbnailGeometry.sameAspect((preview.width, preview.height), rawSize, tolerance: rawPreviewShapeTolerance)
+            }
+            if !previews.contains(where: fits) {
+                // The structure's previews are all another picture: a scan may find the real one.
+                previews = try wrapIO { try RawPreviewExtractor.previews(in: source, format: format, scanAlways: true) }
+            }
+            let refused = previews.filter { !fits($0) }
+            previews.removeAll { !fits($0) }
+            if previews.isEmpty {
+                throw ThumbnailError.unsupportedFormat(Self.previewRefusal(refused, rawSize: rawSize, format: format, source: source))
+            }
+        }
+        var lastError: Error?
+        for preview in previews {
+            do {
+                let bytes = try wrapIO { try RawPreviewExtractor.bytes(of: preview, in: source) }
+                let decoded = try bytes.withUnsafeBufferPointer {
+                    try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit)
+                }
+                return try finish(decoded.image, orientation: orientation, request: request,
+                                  path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
+                                  warnings: decoded.warnings)
+            } catch let error as ThumbnailError {
+                if case .imageTooLarge = error { throw error }
+                lastError = error  // a damaged preview: the next one may decode
+            }
+        }
+        throw lastError ?? ThumbnailError.decodeFailed("no embedded preview decodes")
+    }
+
+    /// How far (relative) a raw's embedded preview's aspect ratio may be from the raw's
+    /// recorded size and still be the same picture: 4 %. Recorded sizes may include
+    /// sensor borders: a Canon CRW's 2376×1728 sensor for its 2272×1704 picture is 3.1 %
+    /// off, a Fujifilm X-Trans 6160×4032 raw for its 6000×4000 picture 1.9 %, Panasonic's
+    /// 3724×2754 sensor for 4:3 1.4 %, Sony's 6048×4024 for 3:2 0.2 %; Canon's 1624×1080
+    /// CR3 preview of 5472×3648 is 0.25 % off. The nearest wrong pictures are further:
+    /// 5:4 for 4:3 is 6.25 % off, 4:3 for 3:2 11 %, 16:9 for 3:2 16 %, an 8×8 or 1×1
+    /// placeholder for 3:2 33 %.
+    static let rawPreviewShapeTolerance = 0.04
+
+    /// The sentence for a raw whose previews all have another shape: the file, the
+    /// previews' sizes, the raw's shape.
+    static func previewRefusal(_ refused: [RawPreviewExtractor.Preview], rawSize: (width: Int, height: Int),
+                               format: MediaFormat, source: ByteSource) -> String {
+        let file = rawName(source, format: format)
+        let sizes = refused.prefix(4).map { "\($0.width)×\($0.height)" }
+        let previews = refused.count == 1 ? "the only embedded preview is \(sizes[0]), not"
+            : "none of the embedded previews (\(sizes.joined(separator: ", "))\(refused.count > 4 ? ", …" : "")) has"
+        return "\(file): \(previews) the raw's \(ThumbnailGeometry.shapeName(rawSize)) shape "
+            + "(\(rawSize.width)×\(rawSize.height)); raw sensor data is not decoded"
+    }
+
+    /// How a raw's refusal names it: the file's name, or `this CR2 raw` for bytes without one.
+    static func rawName(_ source: ByteSource, format: MediaFormat) -> String {
+        guard let file = source as? FileByteSource else { return "this \(format.rawValue.uppercased()) raw" }
+        let name = file.pathBytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? file.pathBytes
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// A video's poster frame, taken by `ffmpeg` at the still time of a live movie, else
@@ -181,6 +254,10 @@ public enum ThumbnailGenerator {
                               original: decoded.displayedSize, colour: decoded.colour)
         case .bmp:
             let decoded = try BMPDecoder.decode(data, request: request, pixelLimit: pixelLimit)
+            return try finish(decoded.image, orientation: orientation, request: request, path: .fullDecode,
+                              warnings: decoded.warnings, original: decoded.size)
+        case .netpbm:
+            let decoded = try NetpbmDecoder.decode(data, request: request, pixelLimit: pixelLimit)
             return try finish(decoded.image, orientation: orientation, request: request, path: .fullDecode,
                               warnings: decoded.warnings, original: decoded.size)
         case .jpegXL:

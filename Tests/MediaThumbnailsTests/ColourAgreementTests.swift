@@ -31,6 +31,7 @@ struct ColourAgreementTests {
         case damaged = "damaged file decoded partially: each decoder fills what is missing its own way"
         case floatTIFF = "32-bit float TIFF: vipsthumbnail runs the scRGB floats through their embedded linear profile once more; vips' own `colourspace srgb` gives our mean (195.6)"
         case cameraThumbnail = "the camera's own EXIF thumbnail was used (it covers the size): the camera rendered it, not a decoder"
+        case netpbmMaxval = "Netpbm with a maxval below 255: the specification scales samples by maxval (1 of 1 is full), vips 8.14 keeps them as they are (1 of 1 is 1 of 255)"
     }
 
     static func exemption(for file: String, path: ThumbnailPath, warnings: [String]) -> Exemption? {
@@ -47,6 +48,10 @@ struct ColourAgreementTests {
             return .heifExifOrientation
         }
         if reading["IFD0:SampleFormat"]?.string?.hasPrefix("3") == true { return .floatTIFF }
+        if reading["File:FileType"]?.string.map({ ["PPM", "PGM", "PBM", "PAM"].contains($0) }) == true,
+           let maxval = reading["File:MaxVal"]?.number, maxval < 255 {
+            return .netpbmMaxval
+        }
         if let transfer = reading["QuickTime:TransferCharacteristics"]?.number, transfer == 16 || transfer == 18 {
             return .hdrTransfer
         }

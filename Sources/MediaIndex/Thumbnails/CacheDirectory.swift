@@ -76,12 +76,17 @@ final class CacheDirectory {
     /// - Throws: `LibraryError.unsafeCacheFolder`, `.cacheDiskFull`, `.io`.
     func subfolder(_ name: String, create: Bool) throws -> CacheDirectory? {
         let childPath = path + "/" + name
-        if create, mkdirat(descriptor, name, 0o700) != 0, errno != EEXIST {
-            let code = errno
-            if Self.isDiskFull(code) { throw LibraryError.cacheDiskFull(path: childPath) }
-            throw LibraryError.io("cannot create the thumbnail folder \(childPath): \(systemErrorMessage(code))")
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        // Opened first: the folder usually exists, and a mkdir that fails costs a lookup too.
+        var fd = openat(descriptor, name, flags)
+        if fd < 0, errno == ENOENT, create {
+            if mkdirat(descriptor, name, 0o700) != 0, errno != EEXIST {
+                let code = errno
+                if Self.isDiskFull(code) { throw LibraryError.cacheDiskFull(path: childPath) }
+                throw LibraryError.io("cannot create the thumbnail folder \(childPath): \(systemErrorMessage(code))")
+            }
+            fd = openat(descriptor, name, flags)
         }
-        let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { return nil }

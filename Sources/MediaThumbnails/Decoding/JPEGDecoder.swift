@@ -5,7 +5,7 @@ import Glibc
 import MediaMetadata
 
 /// Decodes JPEG through TurboJPEG, at the smallest DCT scale that still covers twice the
-/// request.
+/// request, or 1.5 times it at 1/8 (`minimumLastStep`, `minimumLastStepAtOneEighth`).
 enum JPEGDecoder {
     struct Header {
         var width: Int
@@ -45,6 +45,15 @@ enum JPEGDecoder {
         }
     }
 
+    /// The least factor the area averaging after the DCT scaling shrinks by: 2, as vips
+    /// leaves its last reduce; the scaled IDCTs above 1/8 approximate, and a scale landing
+    /// near the size shows it (3/8 of a 1140×70 banner is 3.9 levels from vips).
+    static let minimumLastStep = 2.0
+    /// The same at 1/8, where the DCT yields each 8×8 block's exact mean (its DC): 1.5. A
+    /// phone's 4032×3024 JPEG then decodes at 1/8 (504 px) for a 256-px thumbnail, not at
+    /// 1/4 (1008 px: four times the pixels to upsample, convert and average).
+    static let minimumLastStepAtOneEighth = 1.5
+
     /// Reads only the header: the stored size, or nil when it is not a readable JPEG.
     static func size(of data: UnsafeBufferPointer<UInt8>) -> (width: Int, height: Int)? {
         guard let decompressor = try? Decompressor(), let header = try? decompressor.header(data) else { return nil }
@@ -69,10 +78,10 @@ enum JPEGDecoder {
         }
         let reference = original ?? (header.width, header.height)
 
-        // The smallest scaling factor whose output still covers twice the request, so area
-        // averaging makes the last step of at least 2× (as vips leaves its last reduce): a
-        // DCT scale landing right at the size is an 8-pixel box on a grid not aligned with
-        // the thumbnail's, which blurs fine detail visibly (4 levels from vips on text).
+        // The smallest scaling factor whose output still covers `minimumLastStep` times the
+        // request, so area averaging makes a last step of at least that: a DCT scale landing
+        // right at the size is an 8-pixel box on a grid not aligned with the thumbnail's,
+        // which blurs fine detail visibly (4 levels from vips on text).
         var factorCount: Int32 = 0
         var chosen = (num: 1, denom: 1)
         var chosenSize = (width: header.width, height: header.height)
@@ -82,8 +91,11 @@ enum JPEGDecoder {
                 guard num > 0, denom > 0, num < denom else { continue }
                 let w = (header.width * num + denom - 1) / denom
                 let h = (header.height * num + denom - 1) / denom
+                // At 1/8 the DCT gives each 8×8 block's exact mean, so a shorter last step serves.
+                let step = num * 8 == denom ? minimumLastStepAtOneEighth : minimumLastStep
+                let reach = (width: Int(Double(w) / step), height: Int(Double(h) / step))
                 if w * h < chosenSize.width * chosenSize.height,
-                   ThumbnailGeometry.covers(candidate: (w / 2, h / 2), original: reference, request: request) {
+                   ThumbnailGeometry.covers(candidate: reach, original: reference, request: request) {
                     chosen = (num, denom)
                     chosenSize = (w, h)
                 }
@@ -93,12 +105,14 @@ enum JPEGDecoder {
         let isCMYK = header.colorspace == Int32(TJCS_CMYK.rawValue) || header.colorspace == Int32(TJCS_YCCK.rawValue)
         let channels = isCMYK ? 4 : 3
         let pixelFormat = isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGB.rawValue)
-        var pixels = [UInt8](repeating: 0, count: chosenSize.width * chosenSize.height * channels)
         var warnings: [String] = []
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            tjDecompress2(decompressor.handle, data.baseAddress, UInt(data.count), out.baseAddress,
-                          Int32(chosenSize.width), 0, Int32(chosenSize.height), pixelFormat,
-                          accurate ? 0 : TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE)
+        var status: Int32 = 0
+        // Not zero-filled first: TurboJPEG writes every pixel (a damaged scan's rest as grey).
+        let pixels = [UInt8](unsafeUninitializedCapacity: chosenSize.width * chosenSize.height * channels) { out, count in
+            status = tjDecompress2(decompressor.handle, data.baseAddress, UInt(data.count), out.baseAddress,
+                                   Int32(chosenSize.width), 0, Int32(chosenSize.height), pixelFormat,
+                                   accurate ? 0 : TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE)
+            count = out.count
         }
         if status != 0 {
             // A warning (a truncated file, a corrupt scan) still leaves a usable, partly grey picture.

@@ -20,30 +20,51 @@ enum RawPreviewExtractor {
         var length: UInt64
     }
 
-    /// The bytes of the largest preview and its stored size, or nil when none decodes.
-    static func largestPreview(in source: ByteSource, format: MediaFormat) throws -> (bytes: [UInt8], width: Int, height: Int)? {
-        let candidates = try MetadataReader.embeddedImages(in: source, format: format)
-            .map { Candidate(offset: $0.offset, length: $0.length) }
-        if let best = try bestCandidate(candidates, in: source) { return best }
-        return try bestCandidate(scanForJPEGStarts(in: source), in: source)
+    /// An embedded JPEG whose header reads, with its stored size.
+    struct Preview: Hashable {
+        var candidate: Candidate
+        var width: Int
+        var height: Int
     }
 
-    /// Probes each candidate's header and decodes-ready bytes of the largest by area.
-    private static func bestCandidate(_ candidates: [Candidate],
-                                      in source: ByteSource) throws -> (bytes: [UInt8], width: Int, height: Int)? {
-        var best: (candidate: Candidate, width: Int, height: Int)?
+    /// The bytes of the largest preview and its stored size, or nil when none decodes.
+    static func largestPreview(in source: ByteSource, format: MediaFormat) throws -> (bytes: [UInt8], width: Int, height: Int)? {
+        guard let best = try previews(in: source, format: format).first else { return nil }
+        return (try bytes(of: best, in: source), best.width, best.height)
+    }
+
+    /// Every embedded JPEG whose header reads, largest area first: those the file's
+    /// structure points at, else (none of them reads) those a scan for JPEG starts finds.
+    /// With `scanAlways`, the scan's are added after the structure's (for a caller that
+    /// refused all of those).
+    static func previews(in source: ByteSource, format: MediaFormat, scanAlways: Bool = false) throws -> [Preview] {
+        let listed = try probe(MetadataReader.embeddedImages(in: source, format: format)
+            .map { Candidate(offset: $0.offset, length: $0.length) }, in: source)
+        guard listed.isEmpty || scanAlways else { return listed }
+        let scanned = try probe(scanForJPEGStarts(in: source), in: source)
+            .filter { found in !listed.contains(where: { $0.candidate.offset == found.candidate.offset }) }
+        return listed + scanned
+    }
+
+    /// The bytes of `preview`, its stated length bounded by `maxPreviewBytes` and the file.
+    static func bytes(of preview: Preview, in source: ByteSource) throws -> [UInt8] {
+        let length = min(preview.candidate.length, maxPreviewBytes, source.size - preview.candidate.offset)
+        return try source.read(at: preview.candidate.offset, count: Int(length))
+    }
+
+    /// The candidates whose header reads as a JPEG, largest area first (ties by offset).
+    private static func probe(_ candidates: [Candidate], in source: ByteSource) throws -> [Preview] {
+        var found: [Preview] = []
         for candidate in Set(candidates) where candidate.offset < source.size {
             let probe = try source.read(at: candidate.offset, count: headerProbeBytes)
             guard probe.count > 4, probe[0] == 0xFF, probe[1] == 0xD8 else { continue }
             guard let size = probe.withUnsafeBufferPointer({ JPEGDecoder.size(of: $0) }) else { continue }
-            if best == nil || size.width * size.height > best!.width * best!.height {
-                best = (candidate, size.width, size.height)
-            }
+            found.append(Preview(candidate: candidate, width: size.width, height: size.height))
         }
-        guard let best else { return nil }
-        let length = min(best.candidate.length, maxPreviewBytes, source.size - best.candidate.offset)
-        let bytes = try source.read(at: best.candidate.offset, count: Int(length))
-        return (bytes, best.width, best.height)
+        return found.sorted {
+            ($0.width * $0.height, -Int(truncatingIfNeeded: $0.candidate.offset))
+                > ($1.width * $1.height, -Int(truncatingIfNeeded: $1.candidate.offset))
+        }
     }
 
     /// Offsets of `FF D8 FF` in the first `scanLimit` bytes, each with the rest of the
