@@ -64,11 +64,11 @@ public enum OggReader {
             switch self {
             case .theora(let version, _, _, let rate, let shift):
                 guard let rate, rate > 0, shift < 63 else { return nil }
-                var keyFrame = granule >> Int64(shift)
+                let keyFrame = granule >> Int64(shift)
                 let sinceKey = granule & ((Int64(1) << Int64(shift)) - 1)
                 // Before Theora 3.2.1 granules counted frames from 0 (the key frame's index).
-                if version < 0x030201 { keyFrame += 1 }
-                seconds = Double(keyFrame + sinceKey) / rate
+                let frames = Double(keyFrame) + Double(sinceKey) + (version < 0x030201 ? 1 : 0)
+                seconds = frames / rate
             case .vp8(_, _, let rate):
                 guard let rate, rate > 0 else { return nil }
                 seconds = Double(granule >> 32) / rate
