@@ -196,6 +196,57 @@ struct DjVuReaderTests {
         #expect(m.pixelHeight == exif["DjVu:ImageHeight"]?.number.map { Int($0) })
         // exiftool's Orientation 0: no rotation flag.
         #expect(exif["DjVu:Orientation"]?.number == 0 && m.orientation == nil)
+        // The date is in the shared component's BZZ-compressed annotations (ANTz).
+        let created = try #require(exif["DjVu-Meta:CreateDate"]?.string)
+        #expect(m.captureDate == CaptureDate(exif: String(created.prefix(19)), offset: String(created.dropFirst(19))))
+        #expect(m.captureDateSource == .djvuMetadataCreationDate)
+        #expect(m.warnings.isEmpty, "\(m.warnings)")
+    }
+
+    @Test("BZZ decoding of the corpus annotations gives exiftool's metadata and XMP; damaged BZZ gives nil, never a trap",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func bzzCorpus() throws {
+        let path = "exiftool-t-images/t/images/DjVu.djvu"
+        let media = try #require(Corpus.media)
+        let file = try FileByteSource(path: media.appendingPathComponent(path).path)
+        let all = try file.read(at: 0, count: Int(file.size))
+        // Find the ANTz chunk by its id and read its stated length.
+        let id = Array("ANTz".utf8)
+        let at = try #require((0..<(all.count - 8)).first { Array(all[$0..<($0 + 4)]) == id })
+        let length = Int(all[at + 4]) << 24 | Int(all[at + 5]) << 16 | Int(all[at + 6]) << 8 | Int(all[at + 7])
+        let chunk = Array(all[(at + 8)..<(at + 8 + length)])
+        let text = try #require(BZZDecoder.decode(chunk, maxOutput: 1 << 20))
+        let annotations = DjVuReader.parseAnnotations(text)
+        let exif = try #require(Corpus.exiftool[path])
+        #expect(annotations.metadata["Author"] == exif["DjVu-Meta:Author"]?.string)
+        #expect(annotations.metadata["Title"] == exif["DjVu-Meta:Title"]?.string)
+        #expect(annotations.xmp?.contains(exif["XMP-dc:Rights"]?.string ?? "?") == true)
+        // Every cut of the stream, and the stream with bytes flipped, decodes or fails cleanly.
+        for cut in stride(from: 0, to: chunk.count, by: 37) { _ = BZZDecoder.decode(Array(chunk.prefix(cut)), maxOutput: 1 << 20) }
+        for flip in stride(from: 0, to: chunk.count, by: 53) {
+            var damaged = chunk
+            damaged[flip] ^= 0x5A
+            _ = BZZDecoder.decode(damaged, maxOutput: 1 << 20)
+        }
+        #expect(BZZDecoder.decode(chunk, maxOutput: 16) == nil)  // larger than allowed
+    }
+
+    @Test("BZZ: empty, constant and random input end with nil or bounded output, never a hang")
+    func bzzHostile() {
+        // Pseudo-random bytes from a fixed seed (xorshift), so a failure reproduces.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state }
+        var inputs: [[UInt8]] = [[], [0], [0xFF], [UInt8](repeating: 0xFF, count: 64), [UInt8](repeating: 0, count: 64)]
+        for _ in 0..<50 { inputs.append((0..<(1 + Int(next() % 400))).map { _ in UInt8(truncatingIfNeeded: next()) }) }
+        for bytes in inputs {
+            if let out = BZZDecoder.decode(bytes, maxOutput: 4096) { #expect(out.count <= 4096) }
+        }
+        // A damaged ANTz chunk leaves the page's size and a warning.
+        let page = DjVuFixture.file(DjVuFixture.form("DJVU", DjVuFixture.info(width: 10, height: 20)
+            + DjVuFixture.chunk("ANTz", [0xFF, 0xF8, 0x51, 0xFA])))
+        let m = try? MetadataReader.read(MemoryByteSource(page))
+        #expect(m?.pixelWidth == 10)
+        #expect(m?.warnings.contains { $0.contains("ANTz") } == true)
     }
 
     @Test("reads a page's size, its rotation as an EXIF orientation, and its plain-text annotations")

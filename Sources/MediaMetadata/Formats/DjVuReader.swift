@@ -6,9 +6,11 @@
 ///   resolution, gamma and a flags byte whose bits 0–2 are the rotation (1 none, 6 a
 ///   quarter turn counter-clockwise, 2 a half turn, 5 a quarter turn clockwise), given
 ///   as the EXIF orientation that shows the page the same way.
-/// - Annotations in plain text (`ANTa`): the `(metadata (CreationDate "…"))` entry
-///   (ISO 8601, as djvused writes it), and the `(xmp "…")` packet, handed to the XMP
-///   decoder, which fills what the metadata entry leaves empty. Compressed annotations (`ANTz`, BZZ) are not decoded, with a warning.
+/// - Annotations, plain (`ANTa`) or BZZ-compressed (`ANTz`, see `BZZDecoder`), of the
+///   first page or of a shared component (`FORM:DJVI`), whichever comes first: the
+///   `(metadata (CreationDate "…"))` entry (ISO 8601, as djvused writes it), and the
+///   `(xmp "…")` packet, handed to the XMP decoder, which fills what the metadata entry
+///   leaves empty.
 ///
 /// An indirect multi-page document keeps its pages in other files: it has no `INFO`
 /// and is reported as such.
@@ -20,7 +22,7 @@ public enum DjVuReader {
     struct Findings {
         var info: [UInt8]?
         var annotations: [UInt8]?
-        var compressedAnnotations = false
+        var damagedAnnotations = false
         var chunks = 0
     }
 
@@ -62,8 +64,8 @@ public enum DjVuReader {
                 reading.metadata.captureDate = date
                 reading.metadata.captureDateSource = .djvuMetadataCreationDate
             }
-        } else if findings.compressedAnnotations {
-            reading.metadata.warnings.append("the DjVu annotations are BZZ-compressed (ANTz) and were not decoded")
+        } else if findings.damagedAnnotations {
+            reading.metadata.warnings.append("the DjVu compressed annotations (ANTz) are damaged or too large and were not read")
         }
         return reading
     }
@@ -91,8 +93,14 @@ public enum DjVuReader {
                 if dataEnd - dataStart <= UInt64(maxAnnotationBytes) {
                     findings.annotations = try source.read(at: dataStart, count: Int(dataEnd - dataStart))
                 }
-            case "ANTz":
-                findings.compressedAnnotations = true
+            case "ANTz" where findings.annotations == nil:
+                if dataEnd - dataStart <= UInt64(maxAnnotationBytes),
+                   let text = BZZDecoder.decode(try source.read(at: dataStart, count: Int(dataEnd - dataStart)),
+                                                maxOutput: maxAnnotationBytes) {
+                    findings.annotations = text
+                } else {
+                    findings.damagedAnnotations = true
+                }
             default:
                 break
             }

@@ -32,6 +32,7 @@ func fuzzOgg(_ bytes: [UInt8]) {
 func fuzzDjVu(_ bytes: [UInt8]) {
     _ = try? DjVuReader.read(MemoryByteSource(bytes))
     _ = DjVuReader.parseAnnotations(bytes)
+    _ = BZZDecoder.decode(bytes, maxOutput: 1 << 16)
 }
 
 func fuzzLytro(_ bytes: [UInt8]) {
