@@ -75,7 +75,7 @@ public enum MetadataReader {
             return try RawHeaderReader.readARRI(source)
         case .kyoceraRaw:
             return try RawHeaderReader.readKyocera(source)
-        case .jpeg2000, .ico, .bpg, .netpbm, .pcx, .flif, .djvu, .radianceHDR, .pgf, .mrc, .czi, .lytro:
+        case .jpeg2000, .ico, .bpg, .netpbm, .pcx, .flif, .radianceHDR, .pgf, .mrc, .czi:
             return try ImageHeaderReader.read(source, format: format)
         case .raf:
             return try TIFFReader.readRAF(source)
@@ -101,7 +101,13 @@ public enum MetadataReader {
             return try MPEGReader.readTransportStream(source)
         case .jpegXL:
             return try JXLReader.read(source)
-        case .mxf, .ogv:
+        case .djvu:
+            return try DjVuReader.read(source)
+        case .lytro:
+            return try LytroReader.read(source)
+        case .ogv:
+            return try OggReader.read(source)
+        case .mxf:
             var metadata = MediaMetadata(format: format)
             metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
             return ContainerReading(metadata: metadata)

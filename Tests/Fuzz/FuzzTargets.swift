@@ -27,4 +27,7 @@ let fuzzTargets: [String: ([UInt8]) -> Void] = [
     "sony-clip-xml": fuzzSonyClipXML,
     "raw-headers": fuzzRawHeaders,
     "image-headers": fuzzImageHeaders,
+    "ogg": fuzzOgg,
+    "djvu": fuzzDjVu,
+    "lytro": fuzzLytro,
 ]

@@ -58,7 +58,7 @@ struct FidelityTableTests {
     /// Formats whose files are indexed but whose metadata is not read yet (the reader
     /// records only the format, with a warning). Their rows are counted in the second
     /// set of columns, "all indexed", and not in the asserted ones.
-    static let formatsNotReadYet: Set<MediaFormat> = [.mxf, .ogv, .czi, .lytro, .djvu]
+    static let formatsNotReadYet: Set<MediaFormat> = [.mxf, .czi]
 
     /// Disagreements we keep on purpose, by file and field, each with its reason. The
     /// same list, with the same reasons, is in `docs/fidelity.md`.
@@ -137,7 +137,8 @@ struct FidelityTableTests {
         }
         // The raw formats' own dates come last: exiftool reads them without a zone.
         for key in ["XMP-exif:DateTimeOriginal", "XMP-photoshop:DateCreated", "XMP-xmp:CreateDate",
-                    "CanonRaw:DateTimeOriginal", "CIFF:DateTimeOriginal", "SigmaRaw:DateTimeOriginal", "KyoceraRaw:DateTimeOriginal"] {
+                    "CanonRaw:DateTimeOriginal", "CIFF:DateTimeOriginal", "SigmaRaw:DateTimeOriginal", "KyoceraRaw:DateTimeOriginal",
+                    "Lytro:DateTimeOriginal", "DjVu-Meta:CreateDate"] {
             if let text = e[key]?.string, let date = parseReferenceDate(text, key: key) { return date }
         }
         return nil
@@ -288,7 +289,7 @@ struct FidelityTableTests {
                     record("gps", agrees, ours: location.map { "\($0.latitude),\($0.longitude)" } ?? "nil",
                            reference: "\(latitude),\(longitude)")
                 }
-                let rawGroups = ["CanonRaw", "SigmaRaw", "KyoceraRaw", "CIFF", "H264"]
+                let rawGroups = ["CanonRaw", "SigmaRaw", "KyoceraRaw", "CIFF", "H264", "Lytro"]
                 let make = Self.firstString(exif, ["Keys:Make", "UserData:Make", "IFD0:Make", "XMP-tiff:Make"] + rawGroups.map { $0 + ":Make" })
                 if let make { record("make", ours?.make == make, ours: ours?.make ?? "nil", reference: make) }
                 let model = Self.firstString(exif, ["Keys:Model", "UserData:Model", "IFD0:Model", "XMP-tiff:Model"] + rawGroups.map { $0 + ":Model" })

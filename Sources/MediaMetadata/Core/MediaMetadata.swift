@@ -144,6 +144,10 @@ public enum CaptureDateSource: String, Sendable, Equatable, Hashable, Codable, C
     case sonyClipXML
     /// Kyocera raw's `DateTimeOriginal` header field: the camera's clock, zone unknown.
     case kyoceraRawDate
+    /// A Lytro LFP's JSON `devices.clock.zuluTime` (exiftool's `Lytro:DateTimeOriginal`), UTC.
+    case lytroClockZuluTime
+    /// The `CreationDate` of a DjVu document's `metadata` annotation (exiftool's `DjVu-Meta:CreateDate`).
+    case djvuMetadataCreationDate
 }
 
 /// A capture date as the file records it: local wall-clock time, with the UTC offset

@@ -34,7 +34,8 @@ enum FormatDetector {
             if [12, 40, 52, 56, 64, 108, 124].contains(dib) { return .bmp }
         }
         if at(0, "II") || at(0, "MM") { if let tiff = try detectTIFF(h, source) { return tiff } }
-        if at(0, "FUJIFILMCCD-RAW") { return .raf }
+        // exiftool identifies a RAF by "FUJIFILM" alone; a damaged header is still a RAF.
+        if at(0, "FUJIFILM") { return .raf }
         if starts([0x00, 0x4D, 0x52, 0x4D]) { return .mrw }  // "\0MRM": Minolta MRW, big-endian
         if at(0, "ARRI") && starts([0x41, 0x52, 0x52, 0x49, 0x12, 0x34, 0x56, 0x78]) { return .ari }
         if at(25, "ARECOYK") { return .kyoceraRaw }  // "KYOCERA", stored reversed

@@ -1,13 +1,13 @@
 /// Reads the still-image formats whose header is all there is to read cheaply: JPEG
-/// 2000, ICO, BPG, Netpbm, PCX, FLIF, DjVu, Radiance HDR, PGF, MRC, CZI and Lytro LFP.
+/// 2000, ICO, BPG, Netpbm, PCX, FLIF, Radiance HDR, PGF, MRC and CZI (DjVu and Lytro
+/// LFP have readers of their own).
 ///
 /// Each is one small parser of its own header (one per container), taking the stored
 /// pixel size and, where the format carries them, the EXIF and XMP blocks; the rest
 /// is left to `MetadataReader`'s EXIF and XMP decoders. Each layout is the one its
 /// specification gives: ISO/IEC 15444-1 Annex A (SIZ) and Annex I (JP2 boxes); the BPG
 /// specification (bellard.org/bpg/bpg_spec.txt); Netpbm's `pbm`/`pgm`/`ppm`/`pam` manual
-/// pages; ZSoft's PCX technical reference; the FLIF16 specification; DjVu v3 (`INFO`
-/// chunk); Radiance's picture file format; libpgf's `PGFHeader`; MRC2014
+/// pages; ZSoft's PCX technical reference; the FLIF16 specification; Radiance's picture file format; libpgf's `PGFHeader`; MRC2014
 /// (ccpem.ac.uk/mrc_format); Zeiss's CZI `ZISRAWFILE` segment header.
 enum ImageHeaderReader {
     /// The most header bytes any of these formats needs.
@@ -25,11 +25,10 @@ enum ImageHeaderReader {
         case .netpbm: size = netpbm(head)
         case .pcx: size = pcx(head)
         case .flif: size = flif(head)
-        case .djvu: size = djvu(head)
         case .radianceHDR: size = radiance(head)
         case .pgf: size = try pgf(source, head: head, into: &reading)
         case .mrc: size = mrc(head)
-        case .czi, .lytro:
+        case .czi:
             reading.metadata.warnings.append("only the format of \(format.rawValue.uppercased()) files is read")
             return reading
         default:
@@ -185,22 +184,6 @@ enum ImageHeaderReader {
         var p = 6
         guard let w = base128(h, &p), let hgt = base128(h, &p) else { return nil }
         return (w + 1, hgt + 1)
-    }
-
-    // MARK: DjVu
-
-    /// The `INFO` chunk of the first page (`FORM:DJVU`): width and height, big-endian.
-    private static func djvu(_ h: [UInt8]) -> (width: Int, height: Int)? {
-        let info = Array("INFO".utf8)
-        var i = 12
-        while i + 12 <= h.count {
-            if h[i] == info[0], Array(h[i..<(i + 4)]) == info,
-               let w = VideoFields.be16(h, i + 8), let hgt = VideoFields.be16(h, i + 10), w > 0, hgt > 0 {
-                return (w, hgt)
-            }
-            i += 1
-        }
-        return nil
     }
 
     // MARK: Radiance
