@@ -44,13 +44,15 @@ let package = Package(
         // (HeifLibrary, JxlLibrary), so a process that decodes neither never loads their codecs.
         // Their headers are found on the default include path.
         .systemLibrary(name: "CHeif", providers: [.apt(["libheif-dev"])]),
+        // dav1d (libheif's AV1 decoder) is called directly for AVIF images, also through dlopen.
+        .systemLibrary(name: "CDav1d", providers: [.apt(["libdav1d-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .target(
             name: "MediaThumbnails",
-            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CWebP", "CTIFF", "CJXL", "CLCMS2"]
+            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CDav1d", "CWebP", "CTIFF", "CJXL", "CLCMS2"]
         ),
         .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
         .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport", "CTIFF", "CLCMS2"]),

@@ -2,6 +2,11 @@
 // PNGs, WebPs and AVIFs (and measures BMP and JPEG XL on our side).
 //
 //     swift run -c release --scratch-path /tmp/build-thumbs-release thumbnail-bench [--size 256] [--runs 3] [--min-files 200]
+//     thumbnail-bench --peak-of FILE [--size 256]
+//
+// `--peak-of` makes one thumbnail of FILE in this fresh process and prints
+// `WIDTHxHEIGHT VmHWM-KB` (the thumbnail's size and the process's peak resident memory, from
+// /proc/self/status), or `failed: REASON`; the memory tests run it as a child process.
 //
 // Both tools make the same thumbnails of the same files in the same run; vipsthumbnail
 // gets all files in one process, ours runs on all cores as the indexer does. Page caches
@@ -25,6 +30,8 @@ struct Options {
     var match: String?
     /// Skip vipsthumbnail (for profiling our side alone).
     var noVips = false
+    /// Thumbnail only this file and print its size and the process's peak memory.
+    var peakOf: String?
     var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
 
     init(_ arguments: [String]) {
@@ -40,6 +47,7 @@ struct Options {
             case "--only": only = value.uppercased(); i += 1
             case "--match": match = value; i += 1
             case "--no-vips": noVips = true
+            case "--peak-of": peakOf = value; i += 1
             default: break
             }
             i += 1
@@ -49,6 +57,24 @@ struct Options {
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let request = ThumbnailRequest(maxPixelSize: options.size)
+
+/// The process's peak resident memory in KB (`VmHWM` of /proc/self/status), or -1.
+func peakResidentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return -1 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+}
+
+if let file = options.peakOf {
+    do {
+        let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: file, request: request)
+        print("\(thumbnail.width)x\(thumbnail.height) \(peakResidentKilobytes())")
+        exit(0)
+    } catch {
+        print("failed: \(error)")
+        exit(1)
+    }
+}
 
 /// Corpus files of the given formats that our generator thumbnails without error.
 func collect(_ formats: Set<MediaFormat>) -> [String] {

@@ -104,7 +104,16 @@ enum HEIFDecoder {
            let plan = try? HEIFDirectDecoder(data), plan.displayedSize == chosenSize {
             // Its workers each hold one piece at full size.
             let largest = plan.largestPiece
-            let cost = largest >= DecodeBudget.exemptBelow ? largest * bytesPerSample * plan.workers : 0
+            var cost = largest >= DecodeBudget.exemptBelow ? largest * bytesPerSample * plan.workers : 0
+            if plan.codec == .av1 {
+                // dav1d holds the picture's three planes; beyond the limit it is refused.
+                let pictureBytes = plan.largestAV1PictureBytes
+                if pictureBytes > maxAV1PictureBytes {
+                    throw ThumbnailError.imageTooLarge(width: size.width, height: size.height,
+                                                       limit: largest * maxAV1PictureBytes / max(1, pictureBytes))
+                }
+                if largest >= DecodeBudget.exemptBelow { cost = pictureBytes * plan.workers }
+            }
             let image = try? DecodeBudget.shared.withPixels(cost) {
                 try plan.decode(target: target, skipLoopFilters: skipLoopFilters, conversion: conversion)
             }
@@ -255,7 +264,14 @@ enum HEIFDecoder {
         return PlaneResampler.interleave(averaged, width: target.width, height: target.height)
     }
 
-    /// AV1 pictures beyond this many bytes of luma samples (24 megapixels at 8 bits, 12 at 10
+    /// AV1 pictures decoded by dav1d directly (`HEIFDirectDecoder`) beyond this many bytes of
+    /// planes are refused: dav1d holds them whole while decoding (AV1 has no reduced-size
+    /// decoding), and with the process's other memory they would pass the 300 MB target.
+    /// 160 MB is a 10-bit 4:4:4 picture of 26 megapixels, or 8-bit 4:2:0 of 106; grid tiles
+    /// count one at a time.
+    static let maxAV1PictureBytes = 160_000_000
+
+    /// AV1 pictures through libheif beyond this many bytes of luma samples (24 megapixels at 8 bits, 12 at 10
     /// or 12) are refused: decoding them would take more than the 300 MB a thumbnail may use.
     static let maxAV1SampleBytes = 24_000_000
 

@@ -2,19 +2,28 @@ import Foundation
 import MediaMetadata
 import Synchronization
 
-/// Decodes a HEIF primary image coded as HEVC — one picture, or a grid of tiles — with
-/// libde265 directly, shrinking each decoded picture into the thumbnail before the next.
+/// Decodes a HEIF primary image coded as HEVC or AV1 — one picture, or a grid of tiles —
+/// with libde265 or dav1d directly, shrinking each decoded picture into the thumbnail
+/// before the next.
 ///
 /// Why: through libheif 1.15, a 50-megapixel picture existed three times at once
 /// (libde265's 4:2:0 picture, our plugin's full-resolution copy, libheif's assembled grid
 /// or rotated copy), 300 MB at peak. Here only libde265's picture of one tile exists at full
 /// size, chroma stays at its own resolution, and irot/imir are applied to the thumbnail.
+/// AVIF likewise (see `Dav1dLibrary`): a 10-bit 4:4:4 picture of 20 megapixels peaked at
+/// 525 MB through libheif.
 /// Files this does not handle (clap, alpha, overlays, other codecs) throw `Unsupported`
 /// before any decoding, and go through libheif.
 // Read-only once made; `file` is the caller's buffer, alive for the whole decode, which
 // its tile workers only read.
 struct HEIFDirectDecoder: @unchecked Sendable {
     struct Unsupported: Error {}
+
+    /// The codec of the primary image's pictures.
+    enum Codec: String {
+        case hevc = "hvc1"
+        case av1 = "av01"
+    }
 
     /// One HEVC picture to decode and where it goes in the full picture.
     struct Piece {
@@ -26,6 +35,7 @@ struct HEIFDirectDecoder: @unchecked Sendable {
 
     let items: HEIFItems
     let file: UnsafeBufferPointer<UInt8>
+    let codec: Codec
     /// The coded picture's size, before irot/imir.
     let width: Int, height: Int
     let pieces: [Piece]
@@ -36,10 +46,16 @@ struct HEIFDirectDecoder: @unchecked Sendable {
 
     /// Reads how the primary image is built; throws `Unsupported` for what this does not handle.
     init(_ file: UnsafeBufferPointer<UInt8>) throws {
-        guard LibDe265.shared != nil else { throw Unsupported() }
         let source = BufferByteSource(file)
         guard let items = try? HEIFItems.read(source), let primary = items.primaryID,
               let item = items.items[primary], !item.isProtected else { throw Unsupported() }
+        let firstPicture = item.type == "grid" ? items.referenced(from: primary, by: "dimg").first.flatMap { items.items[$0] } : item
+        guard let codec = firstPicture.flatMap({ Codec(rawValue: $0.type) }) else { throw Unsupported() }
+        switch codec {
+        case .hevc: guard LibDe265.shared != nil else { throw Unsupported() }
+        case .av1: guard Dav1dLibrary.shared != nil else { throw Unsupported() }
+        }
+        self.codec = codec
         self.items = items
         self.file = file
         guard !items.properties(of: primary).contains(where: { $0.type == "clap" || $0.type == "auxC" }) else {
@@ -48,12 +64,12 @@ struct HEIFDirectDecoder: @unchecked Sendable {
         orientation = items.orientation(of: primary)
 
         func piece(_ id: UInt32, x: Int, y: Int) throws -> Piece {
-            guard items.items[id]?.type == "hvc1", let size = items.spatialExtent(of: id),
+            guard items.items[id]?.type == codec.rawValue, let size = items.spatialExtent(of: id),
                   size.width <= 1 << 16, size.height <= 1 << 16 else { throw Unsupported() }
             return Piece(item: id, x: x, y: y, width: size.width, height: size.height)
         }
         switch item.type {
-        case "hvc1":
+        case codec.rawValue:
             let only = try piece(primary, x: 0, y: 0)
             width = only.width; height = only.height
             pieces = [only]
@@ -97,7 +113,7 @@ struct HEIFDirectDecoder: @unchecked Sendable {
     static let maximumWorkers = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// What one worker made of its share of the pieces.
-    private struct Partial {
+    struct Partial {
         var accumulator: TileAccumulator
         var monochrome = false
         /// The conversion as the first piece's stream declares it, when this worker decoded it.
@@ -114,17 +130,16 @@ struct HEIFDirectDecoder: @unchecked Sendable {
     /// - Parameter skipLoopFilters: skip deblocking and SAO, and round deeper samples to
     ///   8 bits first, as `HEVCDecoderPlugin` does for a picture shrunk 4× or more.
     func decode(target: (width: Int, height: Int), skipLoopFilters: Bool, conversion: YCbCrConversion) throws -> PixelBuffer {
-        guard let library = LibDe265.shared else { throw Unsupported() }
         let coded = swapsAxes ? (width: target.height, height: target.width) : target
         let workers = self.workers
         let partials: [Result<Partial, Error>]
         if workers == 1 {
-            partials = [Result { try decodePieces(worker: 0, of: 1, coded: coded, library: library, skipLoopFilters: skipLoopFilters) }]
+            partials = [Result { try decodePieces(worker: 0, of: 1, coded: coded, skipLoopFilters: skipLoopFilters) }]
         } else {
             let results = Mutex<[Result<Partial, Error>?]>(Array(repeating: nil, count: workers))
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let result = Result {
-                    try decodePieces(worker: worker, of: workers, coded: coded, library: library, skipLoopFilters: skipLoopFilters)
+                    try decodePieces(worker: worker, of: workers, coded: coded, skipLoopFilters: skipLoopFilters)
                 }
                 results.withLock { $0[worker] = result }
             }
@@ -151,10 +166,19 @@ struct HEIFDirectDecoder: @unchecked Sendable {
     }
 
     /// Decodes pieces `worker`, `worker + workers`, … into thumbnail-sized sums.
-    private func decodePieces(worker: Int, of workers: Int, coded: (width: Int, height: Int), library: LibDe265,
+    private func decodePieces(worker: Int, of workers: Int, coded: (width: Int, height: Int),
                               skipLoopFilters: Bool) throws -> Partial {
         var partial = Partial(accumulator: TileAccumulator(width: width, height: height, targetWidth: coded.width,
                                                            targetHeight: coded.height, channels: 3))
+        if codec == .av1 {
+            // A single picture decodes on every core; a grid's tiles on one each.
+            let threads = workers == 1 && pieces.count == 1 ? Self.maximumWorkers : 1
+            for index in stride(from: worker, to: pieces.count, by: workers) {
+                try addAV1Picture(pieces[index], to: &partial, threads: threads, skipLoopFilters: skipLoopFilters)
+            }
+            return partial
+        }
+        guard let library = LibDe265.shared else { throw Unsupported() }
         for index in stride(from: worker, to: pieces.count, by: workers) {
             let piece = pieces[index]
             try withPicture(of: piece.item, library: library, skipLoopFilters: skipLoopFilters) { picture in
