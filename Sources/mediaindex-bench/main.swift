@@ -121,7 +121,7 @@ func run() throws {
     }
     if options.scale {
         var rows = try ScaleBenchmark.run(mediaindex: mediaindex, media: media, work: work, sizes: options.scaleFiles,
-                                          runs: options.runs)
+                                          runs: options.runs, keepLast: options.keep)
         if options.scaleAssets > 0 {
             let library = options.queryLibrary ?? work + "/scale-query-library"
             rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.scaleAssets,
