@@ -18,7 +18,10 @@ enum ScaleBenchmark {
         var firstPaint: Figure
     }
 
-    static func run(mediaindex: String, media: String, work: String, sizes: [Int], runs: Int) throws -> [Row] {
+    /// - Parameter keepLast: leave the largest size's tree and library in `work` (`--keep`),
+    ///   to measure them again by hand.
+    static func run(mediaindex: String, media: String, work: String, sizes: [Int], runs: Int,
+                    keepLast: Bool = false) throws -> [Row] {
         var measured: [Size] = []
         for files in sizes {
             let tree = work + "/scale-tree", library = work + "/scale-library"
@@ -53,6 +56,7 @@ enum ScaleBenchmark {
             measured.append(Size(files: made, cold: cold, coldTimings: timings(coldJSON), reindex: reindex,
                                  reindexPeak: reindexPeak, reindexTimings: timings(reindexJSON), find: find,
                                  firstPaint: firstPaint))
+            if keepLast && files == sizes.last { break }
             try? FileManager.default.removeItem(atPath: library)
             try? FileManager.default.removeItem(atPath: tree)
         }

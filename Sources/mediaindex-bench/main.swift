@@ -26,6 +26,13 @@ struct Options {
     /// `--scale`: only the scale benchmark, at these sizes.
     var scale = false
     var scaleFiles = [100_000, 1_000_000]
+    /// `--scale`: the query targets on a library of this many assets (0: skipped)…
+    var scaleAssets = 10_000_000
+    /// …in this many folder albums.
+    var scaleFolders = 100_000
+    /// `--query-library DIR`: the scale queries' library, kept and used again when seeded
+    /// with the same sizes.
+    var queryLibrary: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -54,8 +61,13 @@ struct Options {
             case "--scale-files":
                 scale = true
                 scaleFiles = try value().split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            case "--scale-assets":
+                scale = true
+                scaleAssets = max(0, Int(try value()) ?? scaleAssets)
+            case "--scale-folders": scaleFolders = max(1, Int(try value()) ?? scaleFolders)
+            case "--query-library": queryLibrary = try value()
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--scale] [--scale-files N,N…]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -108,8 +120,15 @@ func run() throws {
         return
     }
     if options.scale {
-        let rows = try ScaleBenchmark.run(mediaindex: mediaindex, media: media, work: work, sizes: options.scaleFiles,
-                                          runs: options.runs)
+        var rows = try ScaleBenchmark.run(mediaindex: mediaindex, media: media, work: work, sizes: options.scaleFiles,
+                                          runs: options.runs, keepLast: options.keep)
+        if options.scaleAssets > 0 {
+            let library = options.queryLibrary ?? work + "/scale-query-library"
+            rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.scaleAssets,
+                                           folders: options.scaleFolders, libraryPath: library, sizeRows: true)
+            let firstPaint = try FirstPaint.measure(mediaindex: mediaindex, library: library)
+            rows.append(FirstPaint.row(firstPaint, assets: options.scaleAssets))
+        }
         printTable(rows)
         try writeResults(rows, options: options, files: options.scaleFiles.max() ?? 0)
         return

@@ -36,9 +36,13 @@ public final class DatabaseReader: @unchecked Sendable {
     /// reuse theirs; beyond this many they are closed after use.
     static let maximumIdleConnections = 16
 
-    init(path: String, attachments: [(schema: String, path: String)] = []) {
+    /// - Parameter opened: a read-only connection with the `attachments` attached
+    ///   already, kept as the first idle one (a command that has opened one to check the
+    ///   library reads through it, instead of opening the file again).
+    init(path: String, attachments: [(schema: String, path: String)] = [], opened: DatabaseConnection? = nil) {
         self.path = path
         self.attachments = attachments
+        if let opened { idle = [opened] }
     }
 
     /// Runs `body` on a read-only connection inside a read transaction.
@@ -53,10 +57,14 @@ public final class DatabaseReader: @unchecked Sendable {
         if let connection = idle.popLast() { lock.unlock(); return connection }
         lock.unlock()
         let connection = try DatabaseConnection(path: path, readOnly: true)
+        try Self.attach(attachments, to: connection)
+        return connection
+    }
+
+    static func attach(_ attachments: [(schema: String, path: String)], to connection: DatabaseConnection) throws {
         for attachment in attachments {
             try connection.execute("ATTACH DATABASE ? AS \(attachment.schema)", [attachment.path])
         }
-        return connection
     }
 
     private func checkIn(_ connection: DatabaseConnection) {
@@ -93,14 +101,19 @@ enum LibraryFileCheck {
     /// an earlier MediaIndex made before it stamped them.
     /// Opens the file read-only, so a foreign file is never modified.
     static func verify(path: String, legacyTables: Set<String>? = nil) throws {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? NSNumber else { return }
-        if size.intValue == 0 { return }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // Plain system calls: Foundation's attributes look up the owner's name in
+        // /etc/passwd, and every command that opens the library pays for it.
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
+        if status.st_size == 0 { return }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             throw LibraryError.notALibrary(path: path, reason: "it cannot be opened for reading")
         }
-        let header = [UInt8]((try? handle.read(upToCount: 100)) ?? Data())
-        try? handle.close()
+        var header = [UInt8](repeating: 0, count: 100)
+        let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 100, 0) }
+        close(fd)
+        header.removeLast(100 - max(0, got))
         guard header.count >= 16, header[0..<16].elementsEqual("SQLite format 3\0".utf8) else {
             throw LibraryError.notALibrary(path: path, reason: "it is not a SQLite database")
         }

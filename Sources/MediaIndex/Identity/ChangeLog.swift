@@ -20,7 +20,22 @@ enum ChangeLog {
     /// inserted and merged into another (an edit or a live photo's movie read before its
     /// original) never existed for the feed's readers.
     static func forget(identifier: String, since: Double, db: DatabaseConnection) throws {
-        try db.execute("DELETE FROM changes WHERE identifier = ? AND changed_at >= ?", [identifier, since])
+        try forget(identifiers: [identifier], since: since, db: db)
+    }
+
+    /// Drops the entries of every one of `identifiers` recorded since `since`, in one
+    /// pass over the feed per 10,000 identifiers: the feed has no index by identifier,
+    /// and a first index merges thousands of movies and edits into their originals.
+    static func forget(identifiers: [String], since: Double, db: DatabaseConnection) throws {
+        var start = identifiers.startIndex
+        while start < identifiers.endIndex {
+            let end = min(start + 10_000, identifiers.endIndex)
+            let list = "[" + identifiers[start..<end].map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            try db.execute("""
+                DELETE FROM changes WHERE changed_at >= ? AND identifier IN (SELECT value FROM json_each(?))
+                """, [since, list])
+            start = end
+        }
     }
 
     /// Drops entries beyond the retention limits and moves the history start past them.

@@ -46,18 +46,14 @@ struct IndexFinish {
         var pairer = AssetPairer(db: db, now: now)
         pairer.insertedSince = try IndexRunLog(db: db).startedAt(runID) ?? now
         let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
-        // Assets this very run inserted: their insert already says everything.
-        var insertedThisRun: Set<String> = []
-        let started = try IndexRunLog(db: db).startedAt(runID)
-        if changes.contains(where: { $0.kind == .updated || $0.kind == .deleted }), let started {
-            insertedThisRun = Set(try db.rows("SELECT identifier FROM changes WHERE changed_at >= ? AND kind = 'inserted'",
-                                              [started]).compactMap { $0.string("identifier") })
-        }
+        // Assets this very run inserted: their insert already says everything. Those it
+        // also merged away never were, for the feed: their entries go in one pass at the end
+        // (the feed has no index by identifier, and a first index merges thousands).
+        var neverWere: [String] = []
         for change in changes {
-            // Inserted and merged away by this run: it never was, for the feed.
-            if change.kind == .deleted, let started, insertedThisRun.contains(change.identifier),
+            if change.kind == .deleted, change.assetIsNew, !change.identifier.isEmpty,
                try !AssetStore(db: db).exists(identifier: change.identifier) {
-                try ChangeLog.forget(identifier: change.identifier, since: started, db: db)
+                neverWere.append(change.identifier)
                 continue
             }
             // Deletions were recorded when the asset was deleted.
@@ -69,8 +65,11 @@ struct IndexFinish {
                 case .deleted: nil
             }
             guard let kind, !change.identifier.isEmpty else { continue }
-            if kind == .updated && insertedThisRun.contains(change.identifier) { continue }
+            if kind == .updated && change.assetIsNew { continue }
             try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
+        }
+        if let started = try IndexRunLog(db: db).startedAt(runID) {
+            try ChangeLog.forget(identifiers: neverWere, since: started, db: db)
         }
         let takeoutAssets = try TakeoutAttacher(db: db, now: now).run(runID: runID, vanishedPaths: Array(vanished.keys))
         // The files read are taken a slice at a time: the list may be mostly on disk.

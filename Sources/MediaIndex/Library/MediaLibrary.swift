@@ -63,6 +63,7 @@ public final class MediaLibrary: Sendable {
             throw LibraryError.noLibrary(path: location.directory)
         }
         let writes = mode == .create || (mode == .existing && fileManager.isWritableFile(atPath: location.databasePath))
+        let attachments = [(schema: UserStateStore.schema, path: location.userStatePath)]
         try LibraryFileCheck.verify(path: location.databasePath)
         try UserStateStore.verify(path: location.userStatePath)
 
@@ -94,20 +95,29 @@ public final class MediaLibrary: Sendable {
                 // since, numbered below its newest) is migrated once, if we may write.
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
                 let migrator = DatabaseMigrator()
+                var migrated = false
                 if try migrator.isBehind(probe),
                    fileManager.isWritableFile(atPath: location.databasePath) {
                     let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
                     try migrator.migrate(connection)
+                    migrated = true
                 }
                 try UserStateStore.ensureExists(path: location.userStatePath)
                 writer = nil
                 userStateWriter = nil
+                // The check's connection becomes the first reader: a picker's first page
+                // then opens the library once (each open reads the schema, and the first
+                // after a crash or a kill also rebuilds the WAL's index).
+                if !migrated {
+                    try DatabaseReader.attach(attachments, to: probe)
+                    reader = DatabaseReader(path: location.databasePath, attachments: attachments, opened: probe)
+                    return
+                }
             }
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
         }
-        reader = DatabaseReader(path: location.databasePath,
-                                attachments: [(UserStateStore.schema, location.userStatePath)])
+        reader = DatabaseReader(path: location.databasePath, attachments: attachments)
     }
 
     /// Opens the existing library in the folder at `directory` (PhotoKit's shared

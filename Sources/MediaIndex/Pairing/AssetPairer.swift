@@ -22,6 +22,9 @@ public struct PairingChange: Sendable, Equatable {
     /// For `updated`: the JSON names of what changed (`mediaSubtypes`, `pairingRule`,
     /// `burstRepresentative`, `hasAdjustments`, `revision`).
     public var fields: [String] = []
+    /// Whether the asset was added by the run that paired it (its `added_at` is at least
+    /// `AssetPairer.insertedSince`): its insert in the change feed already says everything.
+    var assetIsNew = false
 }
 
 /// Pairs live photos, RAW+JPEG and motion photos, attaches edits and Apple's
@@ -54,9 +57,9 @@ struct AssetPairer {
     private(set) var pairedCount = 0
     private(set) var unpairedCount = 0
     /// Assets whose subtypes and rule must be recomputed at the end.
-    private var assetsToFinalize = Set<Int64>()
+    private var assetsToFinalize = RowIDSet()
     /// Assets whose edited rendering came, changed or went: a new revision.
-    private var renderingsChanged = Set<Int64>()
+    private var renderingsChanged = RowIDSet()
 
     init(db: DatabaseConnection, now: Double = Date().timeIntervalSince1970) {
         self.db = db
@@ -132,7 +135,7 @@ struct AssetPairer {
         }
 
         // Which movies, RAWs, edits and adjustments files need a (new) partner decision.
-        var movies = Set<Int64>(), raws = Set<Int64>(), edits = Set<Int64>(), adjustments = Set<Int64>()
+        var movies = RowIDSet(), raws = RowIDSet(), edits = RowIDSet(), adjustments = RowIDSet()
         try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND role = \(FileRole.adjustmentData.sql)")
             .forEachRow([since]) { row in if let id = row.int64("id") { adjustments.insert(id) } }
         // Assets that lost their last edit or adjustments file (it was deleted or changed).
@@ -146,29 +149,29 @@ struct AssetPairer {
         // After a large run (a first index), two index-only scans say which assets have
         // several files and which folder+stem groups several members, so most stills
         // skip the two lookups that would find nothing. Nothing changes until the loop ends.
-        var multiFileAssets: Set<Int64>?, sharedStems: Set<StemGroup>?, sharedBases: Set<StemGroup>?
+        var multiFileAssets: RowIDSet?, sharedStems: Set<StemGroup.Digest>?, sharedBases: Set<StemGroup.Digest>?
         if touched.count > Self.bulkTouchedFiles {
-            var assets = Set<Int64>(), stems = Set<StemGroup>(), bases = Set<StemGroup>()
+            var assets = RowIDSet(), stems = Set<StemGroup.Digest>(), bases = Set<StemGroup.Digest>()
             try db.cachedStatement("""
                 SELECT asset_id FROM files WHERE asset_id IS NOT NULL GROUP BY asset_id HAVING count(*) > 1
                 """).forEachRow { if let id = $0[0].int64 { assets.insert(id) } }
             try db.cachedStatement("""
                 SELECT folder, stem_key FROM files WHERE status = \(FileStatus.media.sql) GROUP BY folder, stem_key HAVING count(*) > 1
                 """).forEachRow { row in
-                if let folder = row[0].blob, let stem = row[1].text { stems.insert(StemGroup(folder: folder, stem: stem)) }
+                if let folder = row[0].blob, let stem = row[1].text { stems.insert(StemGroup(folder: folder, stem: stem).digest) }
             }
             try db.cachedStatement("""
                 SELECT folder, base_key FROM files WHERE base_key IS NOT NULL
                 AND (status = \(FileStatus.media.sql) OR role = \(FileRole.adjustmentData.sql))
                 GROUP BY folder, base_key HAVING count(*) > 1
                 """).forEachRow { row in
-                if let folder = row[0].blob, let base = row[1].text { bases.insert(StemGroup(folder: folder, stem: base)) }
+                if let folder = row[0].blob, let base = row[1].text { bases.insert(StemGroup(folder: folder, stem: base).digest) }
             }
             multiFileAssets = assets
             sharedStems = stems
             sharedBases = bases
         }
-        for id in touched.sorted() {
+        for id in touched {
             guard let file = try file(id: id) else { continue }
             if let assetID = file.assetID {
                 assetsToFinalize.insert(assetID)
@@ -195,10 +198,10 @@ struct AssetPairer {
             // Same stem (`IMG_1234_3.JPG` with `IMG_1234_3.MOV`), then same base (`IMG_E1234.JPG`,
             // `IMG_1234_HEVC.MOV`, `IMG_1234.AAE` with `IMG_1234.HEIC`).
             var others: [FileInfo] = []
-            if sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey)) ?? true {
+            if sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey).digest) ?? true {
                 others += try files(inFolder: file.folder, stem: file.stemKey)
             }
-            if sharedBases?.contains(StemGroup(folder: file.folder, stem: file.baseKey)) ?? true {
+            if sharedBases?.contains(StemGroup(folder: file.folder, stem: file.baseKey).digest) ?? true {
                 others += try files(inFolder: file.folder, base: file.baseKey)
                 for id in try adjustmentFiles(inFolder: file.folder, base: file.baseKey) { adjustments.insert(id) }
             }
@@ -207,12 +210,12 @@ struct AssetPairer {
                 else if other.isStill && other.layout.isEdit { edits.insert(other.id) }
             }
         }
-        for id in edits.sorted() {
+        for id in edits {
             guard let edit = try file(id: id) else { continue }
             let original = try original(of: edit)
             try settle(edit, with: original, role: .fullSizePhoto)
         }
-        for id in movies.sorted() {
+        for id in movies {
             guard let movie = try file(id: id) else { continue }
             if movie.layout.isEdit, let original = try original(of: movie) {
                 try settle(movie, with: original, role: original.isMovie ? .fullSizeVideo : .fullSizePairedVideo)
@@ -220,14 +223,14 @@ struct AssetPairer {
                 try settle(movie, with: try liveStill(for: movie), role: .pairedVideo)
             }
         }
-        for id in raws.sorted() {
+        for id in raws {
             guard let raw = try file(id: id) else { continue }
             try settle(raw, with: try rawCompanion(for: raw), role: .alternatePhoto)
         }
-        for id in adjustments.sorted() { try attachAdjustments(fileID: id) }
+        for id in adjustments { try attachAdjustments(fileID: id) }
 
         var bursts = Set<String>()
-        for assetID in assetsToFinalize.sorted() {
+        for assetID in assetsToFinalize {
             if let burst = try finalize(assetID: assetID) { bursts.insert(burst) }
         }
         try recomputeBursts(bursts)
@@ -241,13 +244,19 @@ struct AssetPairer {
     struct StemGroup: Hashable {
         var folder: [UInt8]
         var stem: String
+
+        /// A hash of the two, which is all the bulk prefetch keeps of each group: at a
+        /// million files the groups themselves would take tens of megabytes. Two groups
+        /// that share a digest only cost a lookup that finds nothing.
+        typealias Digest = Int
+        var digest: Digest { hashValue }
     }
 
     /// Fills `folder`, `stem_key` and `base_key` where they are missing (new rows, moved
     /// files, and every row once after schemas 4 and 14), returning those files: they are
     /// evaluated too.
-    private func backfillNames() throws -> Set<Int64> {
-        var ids = Set<Int64>()
+    private func backfillNames() throws -> RowIDSet {
+        var ids = RowIDSet()
         let rows = try db.rows("""
             SELECT id, path FROM files WHERE stem_key IS NULL AND status = \(FileStatus.media.sql)
             UNION SELECT id, path FROM files WHERE base_key IS NULL AND status = \(FileStatus.media.sql)
@@ -654,11 +663,14 @@ struct AssetPairer {
     }
 
     private mutating func record(_ assetID: Int64, _ kind: PairingChange.Kind, fields: [String] = []) throws {
-        let identifier = try assets.identifier(of: assetID) ?? ""
         if let last = changes.last, last.assetRowID == assetID && last.kind == kind {
             changes[changes.count - 1].fields += fields.filter { !last.fields.contains($0) }
             return
         }
-        changes.append(PairingChange(assetRowID: assetID, identifier: identifier, kind: kind, fields: fields))
+        let asset = try db.cachedStatement("SELECT identifier, added_at FROM assets WHERE id = ?").rows([assetID]).first
+        var change = PairingChange(assetRowID: assetID, identifier: asset?.string("identifier") ?? "", kind: kind,
+                                   fields: fields)
+        change.assetIsNew = (asset?.double("added_at") ?? -.infinity) >= insertedSince
+        changes.append(change)
     }
 }
