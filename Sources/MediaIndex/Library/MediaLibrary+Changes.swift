@@ -19,9 +19,14 @@ extension MediaLibrary {
     /// Whether any change of one of `kinds` came after `token`, without loading the
     /// changes (an index run of 100,000 new files makes 100,000 of them).
     ///
+    /// It runs on the writer connection when there is one: after a first index the scan
+    /// passes a million rows, and a reader's memory map would bring every page near them
+    /// into the process (several hundred megabytes of resident file pages at a million
+    /// files), where the writer reads through its bounded page cache.
+    ///
     /// - Throws: `LibraryError.changeTokenExpired` as `changes(since:)` does.
     func hasChanges(since token: ChangeToken, of kinds: Set<AssetChange.Kind>) throws -> Bool {
-        try read { db in
+        let query = { (db: DatabaseConnection) throws -> Bool in
             _ = try Self.answerableToken(token, db: db)
             let names = kinds.map(\.rawValue).sorted()
             guard !names.isEmpty else { return false }
@@ -29,6 +34,8 @@ extension MediaLibrary {
             return try db.scalarInt("SELECT 1 FROM changes WHERE token > ? AND kind IN (\(placeholders)) LIMIT 1",
                                     [token.rawValue] + names) != nil
         }
+        guard let writer else { return try read(query) }
+        do { return try writer.write(query) } catch let error as DatabaseError { throw LibraryError.database(error) }
     }
 
     /// The current token, once `token` is known to be answerable: a token from before the
