@@ -16,15 +16,11 @@ enum ChangeLog {
                        [identifier, kind.rawValue, fieldsJSON, now])
     }
 
-    /// Drops an asset's entries recorded since `since`: an asset that one index run both
-    /// inserted and merged into another (an edit or a live photo's movie read before its
-    /// original) never existed for the feed's readers.
-    static func forget(identifier: String, since: Double, db: DatabaseConnection) throws {
-        try forget(identifiers: [identifier], since: since, db: db)
-    }
-
-    /// Drops the entries of every one of `identifiers` recorded since `since`, in one
-    /// pass over the feed per 10,000 identifiers: the feed has no index by identifier,
+    /// Drops the entries of every one of `identifiers` recorded since `since`: an asset
+    /// that one index run both inserted and merged into another (an edit or a live
+    /// photo's movie read before its original) never existed for the feed's readers.
+    ///
+    /// One pass over the feed per 10,000 identifiers: the feed has no index by identifier,
     /// and a first index merges thousands of movies and edits into their originals.
     static func forget(identifiers: [String], since: Double, db: DatabaseConnection) throws {
         var start = identifiers.startIndex

@@ -44,7 +44,8 @@ struct IndexFinish {
     private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
-        pairer.insertedSince = try IndexRunLog(db: db).startedAt(runID) ?? now
+        let started = try IndexRunLog(db: db).startedAt(runID)
+        pairer.insertedSince = started ?? now
         let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
         // Assets this very run inserted: their insert already says everything. Those it
         // also merged away never were, for the feed: their entries go in one pass at the end
@@ -68,7 +69,7 @@ struct IndexFinish {
             if kind == .updated && change.assetIsNew { continue }
             try ChangeLog.record(kind, identifier: change.identifier, fields: change.fields, now: now, db: db)
         }
-        if let started = try IndexRunLog(db: db).startedAt(runID) {
+        if let started {
             try ChangeLog.forget(identifiers: neverWere, since: started, db: db)
         }
         let takeoutAssets = try TakeoutAttacher(db: db, now: now).run(runID: runID, vanishedPaths: Array(vanished.keys))

@@ -62,10 +62,6 @@ struct RowIDSet: Sequence, Equatable {
         return true
     }
 
-    mutating func formUnion<S: Sequence>(_ ids: S) where S.Element == Int64 {
-        for id in ids { insert(id) }
-    }
-
     /// The ids in ascending order.
     func makeIterator() -> Iterator {
         Iterator(pages: pages.sorted { $0.key < $1.key })
