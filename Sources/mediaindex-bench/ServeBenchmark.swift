@@ -6,7 +6,10 @@ import Glibc
 #endif
 
 /// `mediaindex serve` under 16 concurrent clients on a large library: the first page of
-/// `/v1/assets` and a cached thumbnail. Every connection goes to 127.0.0.1.
+/// `/v1/assets` and a cached thumbnail, each measured twice: on kept-alive connections,
+/// as a browser loads a grid's images (HTTP/1.1 keeps its connections to a host open),
+/// and on a new connection per request, as a first visit does. Every connection goes to
+/// 127.0.0.1.
 enum ServeBenchmark {
     static let clients = 16
 
@@ -47,22 +50,30 @@ enum ServeBenchmark {
         guard try request(port: port, path: thumbnail).status == 200 else {
             throw BenchmarkError("the benchmark's thumbnail could not be made")
         }
-        let firstPage = try load(port: port, path: "/v1/assets?limit=100", requestsPerClient: requestsPerClient)
-        let cached = try load(port: port, path: thumbnail, requestsPerClient: requestsPerClient)
-        func row(_ name: String, _ figure: Figure, target: Double) -> Row {
+        let firstPage = "/v1/assets?limit=100"
+        let keptFirstPage = try load(port: port, path: firstPage, requestsPerClient: requestsPerClient, keepAlive: true)
+        let keptCached = try load(port: port, path: thumbnail, requestsPerClient: requestsPerClient, keepAlive: true)
+        let newFirstPage = try load(port: port, path: firstPage, requestsPerClient: requestsPerClient, keepAlive: false)
+        let newCached = try load(port: port, path: thumbnail, requestsPerClient: requestsPerClient, keepAlive: false)
+        func row(_ name: String, _ figure: Figure, keepAlive: Bool, target: Double) -> Row {
             let p50 = figure.percentile(0.5), p99 = figure.percentile(0.99)
-            return Row(measurement: "serve: \(name), \(assets / 1000)k assets, \(clients) clients",
+            let connections = keepAlive ? "kept-alive connections" : "a new connection per request"
+            return Row(measurement: "serve: \(name), \(assets / 1000)k assets, \(clients) clients, \(connections)",
                        ours: String(format: "p50 %.2f ms, p99 %.2f ms", p50, p99),
                        reference: "-", ratio: "-", target: String(format: "p99 ≤ %.0f ms", target),
                        json: ["p50_ms": p50, "p99_ms": p99, "max_ms": figure.max, "requests": figure.values.count,
-                              "clients": clients])
+                              "clients": clients, "keep_alive": keepAlive])
         }
-        return [row("first page of /v1/assets", firstPage, target: 20), row("cached thumbnail", cached, target: 5)]
+        return [row("first page of /v1/assets", keptFirstPage, keepAlive: true, target: 20),
+                row("cached thumbnail", keptCached, keepAlive: true, target: 5),
+                row("first page of /v1/assets", newFirstPage, keepAlive: false, target: 20),
+                row("cached thumbnail", newCached, keepAlive: false, target: 5)]
     }
 
-    /// `clients` threads, each making `requestsPerClient` requests one after another (a
-    /// new connection each, as a browser's first request does); every latency in ms.
-    static func load(port: UInt16, path: String, requestsPerClient: Int) throws -> Figure {
+    /// `clients` threads, each making `requestsPerClient` requests one after another, on
+    /// one connection kept alive (`keepAlive`) or on a new connection each; every latency
+    /// in ms, from sending the request to the last byte of the response.
+    static func load(port: UInt16, path: String, requestsPerClient: Int, keepAlive: Bool) throws -> Figure {
         let results = LoadResults()
         let group = DispatchGroup()
         for _ in 0..<clients {
@@ -70,9 +81,19 @@ enum ServeBenchmark {
             Thread.detachNewThread {
                 defer { group.leave() }
                 var mine: [Double] = []
+                var connection: LoopbackConnection?
                 for _ in 0..<requestsPerClient {
+                    if keepAlive && (connection == nil || connection!.isClosed) {
+                        connection = try? LoopbackConnection(port: port)
+                    }
                     let start = DispatchTime.now()
-                    guard let response = try? request(port: port, path: path), response.status == 200 else {
+                    let status: Int?
+                    if keepAlive {
+                        status = (try? connection?.send(path: path))?.status
+                    } else {
+                        status = (try? request(port: port, path: path))?.status
+                    }
+                    guard status == 200 else {
                         results.fail("a request for \(path) failed")
                         return
                     }

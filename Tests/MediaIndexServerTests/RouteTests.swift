@@ -1,5 +1,6 @@
 import CorpusSupport
 import Foundation
+import LoopbackHTTPClient
 import MediaIndex
 import Testing
 @testable import MediaIndexServer
@@ -193,5 +194,30 @@ struct RouteTests {
         #expect(roots.first?["watcher"] as? String == "none")
         #expect((status["counts"] as? [String: Any])?["assets"] as? Int == ServedLibrary.sourceFiles.count)
         #expect((status["lastRun"] as? [String: Any])?["added"] as? Int == ServedLibrary.sourceFiles.count)
+    }
+
+    @Test("one kept-alive connection carries many requests, as a browser's grid sends them: JSON, thumbnails, 304s and 404s")
+    func keepAlive() throws {
+        let served = try ServedLibrary()
+        let asset = try served.anyAsset()
+        let thumbnail = "/v1/assets/\(asset.id)/thumbnail?size=128&mode=fill&rev=\(asset.revision)"
+        let made = try served.get(thumbnail)
+        #expect(made.status == 200)
+        let connection = try LoopbackConnection(port: served.port)
+        for round in 0..<3 {
+            let page = try connection.send(path: "/v1/assets?limit=2")
+            #expect(page.status == 200, "round \(round)")
+            #expect(((page.json as? [String: Any])?["assets"] as? [Any])?.count == 2)
+            let image = try connection.send(path: thumbnail)
+            #expect(image.status == 200)
+            #expect(image.body == made.body)
+            let unchanged = try connection.send(path: thumbnail, headers: ["If-None-Match": made.header("ETag") ?? ""])
+            #expect(unchanged.status == 304)
+            #expect(unchanged.body.isEmpty)
+            let missing = try connection.send(path: "/v1/assets/nonexistent")
+            #expect(missing.status == 404)
+            #expect(missing.errorCode != nil)
+        }
+        #expect(!connection.isClosed)
     }
 }

@@ -30,7 +30,10 @@ struct IndexFinish {
         }
 
         let pairing = ContinuousClock.now
-        try pairAndAttach(vanished: vanished, diff: diff, summary: &summary)
+        // Files left the index (gone, merged into a moved file's asset, or in a folder that
+        // can no longer be listed): pairs may have lost a half.
+        let filesRemoved = !vanished.isEmpty || !plan.planner.unclaimedDonors.isEmpty || !walk.unreadableFolders.isEmpty
+        try pairAndAttach(vanished: vanished, diff: diff, filesRemoved: filesRemoved, summary: &summary)
         summary.timings.pair = Indexer.seconds(since: pairing)
 
         for root in roots { try RootStore(db: db).markIndexed(root.id, now: now) }
@@ -41,12 +44,12 @@ struct IndexFinish {
 
     /// Phase 5: pairs what the run touched and attaches Takeout JSON and XMP sidecars (after
     /// pairing, so assets are final).
-    private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff,
+    private func pairAndAttach(vanished: [PathBytes: FileRecord.Known], diff: IndexDiff, filesRemoved: Bool,
                                summary: inout IndexSummary) throws {
         var pairer = AssetPairer(db: db, now: now)
         let started = try IndexRunLog(db: db).startedAt(runID)
         pairer.insertedSince = started ?? now
-        let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID))
+        let changes = try pairer.run(touchedSince: try IndexRunLog(db: db).touchedSince(runID), filesRemoved: filesRemoved)
         // Assets this very run inserted: their insert already says everything. Those it
         // also merged away never were, for the feed: their entries go in one pass at the end
         // (the feed has no index by identifier, and a first index merges thousands).

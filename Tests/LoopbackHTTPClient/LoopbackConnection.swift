@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One persistent HTTP/1.1 connection to our server on 127.0.0.1, as a browser keeps
+/// for a page's images: requests go one after another on the same socket, each response
+/// read to the end of its `Content-Length` (or its last chunk) and no further. For the
+/// benchmark's load generator and the keep-alive tests; not a general HTTP client.
+public final class LoopbackConnection {
+    /// The port connected to.
+    public let port: UInt16
+    private let fd: Int32
+    private let timeout: Double
+    /// Bytes read past the previous response (a pipelining server never sends them, but
+    /// nothing is lost if one does).
+    private var pending: [UInt8] = []
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+    /// Whether the server said `Connection: close`, or hung up; no request may follow.
+    public private(set) var isClosed = false
+
+    /// Connects to 127.0.0.1:`port`.
+    ///
+    /// - Parameter timeout: seconds each exchange may take.
+    /// - Throws: `LoopbackClientError` when the socket cannot be opened or connected.
+    public init(port: UInt16, timeout: Int = 30) throws {
+        self.port = port
+        self.timeout = Double(timeout)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackClientError("cannot open a socket: \(String(cString: strerror(errno)))") }
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw LoopbackClientError("cannot connect to 127.0.0.1:\(port): \(reason)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends a GET (or `method`, without a body) for `path` and reads its whole response,
+    /// leaving the connection open for the next one unless the server closes it.
+    ///
+    /// - Throws: `LoopbackClientError` when the connection was closed, the time or size
+    ///   limit is reached, or what came back is not a complete HTTP/1.1 response.
+    public func send(method: String = "GET", path: String, headers: [String: String] = [:]) throws -> LoopbackResponse {
+        guard !isClosed else { throw LoopbackClientError("the connection to 127.0.0.1:\(port) is closed") }
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        let request = Array(head.utf8)
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else {
+                isClosed = true
+                throw LoopbackClientError("sending to 127.0.0.1:\(port) failed: \(String(cString: strerror(errno)))")
+            }
+            sent += n
+        }
+        let deadline = Self.monotonicSeconds() + timeout
+        var received = pending
+        pending = []
+        // The head first, then exactly as many body bytes as it announces.
+        var headEnd: Int? = LoopbackClient.headEnd(received)
+        while headEnd == nil {
+            try read(into: &received, deadline: deadline)
+            headEnd = LoopbackClient.headEnd(received)
+            if headEnd == nil && received.count > LoopbackClient.maximumHeadBytes {
+                throw LoopbackClientError("127.0.0.1:\(port) sent a head longer than \(LoopbackClient.maximumHeadBytes) bytes")
+            }
+        }
+        let bodyStart = headEnd! + 4
+        let headText = String(decoding: received[0..<headEnd!], as: UTF8.self).lowercased()
+        let headLines = headText.components(separatedBy: "\r\n")
+        func value(_ name: String) -> String? {
+            headLines.first { $0.hasPrefix(name + ":") }.map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+        }
+        let noBody = method == "HEAD" || headLines[0].contains(" 304 ") || headLines[0].contains(" 204 ")
+        var end: Int
+        if noBody {
+            end = bodyStart
+        } else if let length = value("content-length").flatMap(Int.init) {
+            guard length <= LoopbackClient.maximumResponseBytes else {
+                throw LoopbackClientError("127.0.0.1:\(port) announced \(length) bytes, more than the limit")
+            }
+            end = bodyStart + length
+            while received.count < end { try read(into: &received, deadline: deadline) }
+        } else if value("transfer-encoding") == "chunked" {
+            while true {
+                if let last = Self.endOfChunks(received, from: bodyStart) { end = last; break }
+                try read(into: &received, deadline: deadline)
+            }
+        } else {
+            // No length: the body runs until the server closes.
+            while !isClosed { try read(into: &received, deadline: deadline, closeEnds: true) }
+            end = received.count
+        }
+        if end < received.count { pending = Array(received[end...]) }
+        if value("connection") == "close" { isClosed = true }
+        return try LoopbackClient.parse(Array(received[0..<end]))
+    }
+
+    /// Appends what the socket has to `received`, waiting until `deadline`.
+    private func read(into received: inout [UInt8], deadline: Double, closeEnds: Bool = false) throws {
+        while true {
+            let left = deadline - Self.monotonicSeconds()
+            guard left > 0 else {
+                isClosed = true
+                throw LoopbackClientError("127.0.0.1:\(port) did not finish answering within \(Int(timeout)) s")
+            }
+            var time = timeval(tv_sec: Int(left), tv_usec: max(1_000, Int((left - Double(Int(left))) * 1_000_000)))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                guard received.count + n <= LoopbackClient.maximumResponseBytes else {
+                    isClosed = true
+                    throw LoopbackClientError("127.0.0.1:\(port) sent more than \(LoopbackClient.maximumResponseBytes) bytes")
+                }
+                received += buffer[0..<n]
+                return
+            }
+            if n == 0 {
+                isClosed = true
+                if closeEnds { return }
+                throw LoopbackClientError("127.0.0.1:\(port) closed the connection in mid-response")
+            }
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            isClosed = true
+            throw LoopbackClientError("reading from 127.0.0.1:\(port) failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The index just past a chunked body's last chunk and trailer, or nil while incomplete.
+    static func endOfChunks(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while true {
+            var lineEnd = index
+            while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
+            guard lineEnd + 1 < bytes.count else { return nil }
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            if size == 0 {
+                // Trailer fields, then an empty line.
+                var line = lineEnd + 2
+                while true {
+                    var next = line
+                    while next + 1 < bytes.count, !(bytes[next] == 13 && bytes[next + 1] == 10) { next += 1 }
+                    guard next + 1 < bytes.count else { return nil }
+                    if next == line { return next + 2 }
+                    line = next + 2
+                }
+            }
+            index = lineEnd + 2 + size + 2
+            guard index <= bytes.count else { return nil }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
