@@ -68,21 +68,9 @@ public enum LoopbackClient {
     ///   is reached first.
     public static func exchange(port: UInt16, request: [UInt8], timeout: Int = 30,
                                 until: (([UInt8]) -> Bool)? = nil) throws -> [UInt8] {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackClientError("cannot open a socket: \(String(cString: strerror(errno)))") }
+        let fd = try connectedSocket(port: port, sendTimeout: Double(timeout))
         defer { close(fd) }
         let deadline = monotonicSeconds() + Double(timeout)
-        setTimeout(fd, SO_SNDTIMEO, seconds: Double(timeout))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            throw LoopbackClientError("cannot connect to 127.0.0.1:\(port): \(String(cString: strerror(errno)))")
-        }
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -163,14 +151,37 @@ public enum LoopbackClient {
         return output
     }
 
-    private static func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
+    /// A TCP socket connected to 127.0.0.1:`port`, whose sends give up after `sendTimeout`
+    /// seconds; the caller closes it.
+    ///
+    /// - Throws: `LoopbackClientError` when the socket cannot be opened or connected.
+    static func connectedSocket(port: UInt16, sendTimeout: Double) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackClientError("cannot open a socket: \(String(cString: strerror(errno)))") }
+        setTimeout(fd, SO_SNDTIMEO, seconds: sendTimeout)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw LoopbackClientError("cannot connect to 127.0.0.1:\(port): \(reason)")
+        }
+        return fd
+    }
+
+    static func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
         let whole = max(0, seconds)
         var time = timeval(tv_sec: Int(whole), tv_usec: Int((whole - Double(Int(whole))) * 1_000_000))
         if time.tv_sec == 0 && time.tv_usec == 0 { time.tv_usec = 1_000 }  // zero would mean no limit
         setsockopt(fd, SOL_SOCKET, option, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    private static func monotonicSeconds() -> Double {
+    static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

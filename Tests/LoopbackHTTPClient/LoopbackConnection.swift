@@ -26,22 +26,9 @@ public final class LoopbackConnection {
     public init(port: UInt16, timeout: Int = 30) throws {
         self.port = port
         self.timeout = Double(timeout)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LoopbackClientError("cannot open a socket: \(String(cString: strerror(errno)))") }
+        fd = try LoopbackClient.connectedSocket(port: port, sendTimeout: Double(timeout))
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw LoopbackClientError("cannot connect to 127.0.0.1:\(port): \(reason)")
-        }
     }
 
     deinit { close(fd) }
@@ -66,7 +53,7 @@ public final class LoopbackConnection {
             }
             sent += n
         }
-        let deadline = Self.monotonicSeconds() + timeout
+        let deadline = LoopbackClient.monotonicSeconds() + timeout
         var received = pending
         pending = []
         // The head first, then exactly as many body bytes as it announces.
@@ -112,13 +99,12 @@ public final class LoopbackConnection {
     /// Appends what the socket has to `received`, waiting until `deadline`.
     private func read(into received: inout [UInt8], deadline: Double, closeEnds: Bool = false) throws {
         while true {
-            let left = deadline - Self.monotonicSeconds()
+            let left = deadline - LoopbackClient.monotonicSeconds()
             guard left > 0 else {
                 isClosed = true
                 throw LoopbackClientError("127.0.0.1:\(port) did not finish answering within \(Int(timeout)) s")
             }
-            var time = timeval(tv_sec: Int(left), tv_usec: max(1_000, Int((left - Double(Int(left))) * 1_000_000)))
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+            LoopbackClient.setTimeout(fd, SO_RCVTIMEO, seconds: left)
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 guard received.count + n <= LoopbackClient.maximumResponseBytes else {
@@ -162,11 +148,5 @@ public final class LoopbackConnection {
             index = lineEnd + 2 + size + 2
             guard index <= bytes.count else { return nil }
         }
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }
