@@ -143,11 +143,13 @@ struct CacheSymlinkTests {
         try Data(Self.jpeg).write(to: URL(fileURLWithPath: outside + "/" + victimName))
         ThumbnailTestFiles.age(outside + "/cd/" + victimName, secondsAgo: 7200)
         ThumbnailTestFiles.age(outside + "/" + victimName, secondsAgo: 7200)
-        // Inside: a shard folder that is a link, and a thumbnail that is a link.
+        // Inside: a shard folder that is a link, and thumbnails that are links (in the
+        // layout of today and in the older two-level one).
         let libraryFolder = cache.folder(for: location)
         try FileManager.default.createDirectory(atPath: libraryFolder + "/ab/cd", withIntermediateDirectories: true)
         #expect(symlink(outside, libraryFolder + "/01") == 0)
         #expect(symlink(outside + "/" + victimName, libraryFolder + "/ab/cd/" + victimName) == 0)
+        #expect(symlink(outside + "/" + victimName, libraryFolder + "/ab/" + victimName) == 0)
         var small = cache
         small.sizeLimit = 0
         let collection = try library.with(small).blocking.collectThumbnailGarbage(removeStrays: true)

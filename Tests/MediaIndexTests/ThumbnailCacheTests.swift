@@ -63,16 +63,16 @@ struct ThumbnailCacheTests {
         #expect(ThumbnailCache.resolve(explicit: nil, environment: ["HOME": "/home/u"]).directory.path == "/home/u/.cache/mediaindex")
     }
 
-    @Test("files are named by a hash of the key, fanned out into two folder levels, never by the file name")
+    @Test("files are named by a hash of the key, fanned out into 256 folders by its first two digits, never by the file name")
     func layout() {
         let cache = ThumbnailCache(directory: URL(fileURLWithPath: "/c"))
         let key = ThumbnailKey(identifier: "AAAA", revision: 1, sourceBytes: 10, request: ThumbnailRequest(maxPixelSize: 256))
         let path = cache.path(for: key, library: LibraryLocation(directory: "/lib"))
         let parts = path.split(separator: "/").map(String.init)
-        #expect(parts.count == 5 && parts[0] == "c")
+        #expect(parts.count == 4 && parts[0] == "c")
         #expect(parts[1].count == 16)
-        #expect(parts[4] == key.hash + ".jpg")
-        #expect(parts[2] == String(key.hash.prefix(2)) && parts[3] == String(key.hash.dropFirst(2).prefix(2)))
+        #expect(parts[3] == key.hash + ".jpg")
+        #expect(parts[2] == String(key.hash.prefix(2)))
         // Every part of the key changes the name.
         var other = key
         other.revision = 2
@@ -140,6 +140,34 @@ struct ThumbnailCacheTests {
         let survivors = paths.indices.filter { FileManager.default.fileExists(atPath: paths[$0]) }
         #expect(survivors == [0, 7, 8, 9])
         #expect(FileManager.default.fileExists(atPath: folder.file("notes.txt")))
+    }
+
+    @Test("thumbnails left in the older two-level layout (ab/cd/) are still trimmed, oldest first")
+    func olderLayoutIsTrimmed() throws {
+        let folder = TemporaryFolder()
+        var cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.path))
+        let library = LibraryLocation(directory: folder.file("lib"))
+        let body: [UInt8] = [0xFF, 0xD8] + Array(repeating: 1, count: 996) + [0xFF, 0xD9]  // 1000 bytes
+        // Given two files where an earlier version put them, and one where today's does
+        var older: [String] = []
+        for index in 0..<2 {
+            let hash = ThumbnailKey(identifier: "old\(index)", revision: 1, sourceBytes: 1, request: ThumbnailRequest()).hash
+            let path = "\(cache.folder(for: library))/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash).jpg"
+            try cache.store(body, at: path)
+            ThumbnailTestFiles.age(path, secondsAgo: 10_000 - index * 100)
+            older.append(path)
+        }
+        let current = cache.path(for: ThumbnailKey(identifier: "new", revision: 1, sourceBytes: 1, request: ThumbnailRequest()),
+                                 library: library)
+        try cache.store(body, at: current)
+        // When the cache trims to below two files
+        cache.sizeLimit = 2_000
+        let result = cache.trim()
+        // Then all three were counted, and the two older-layout files, the least recently used, went
+        #expect(result.bytesBefore == 3_000)
+        #expect(result.filesRemoved == 2)
+        #expect(!older.contains { FileManager.default.fileExists(atPath: $0) })
+        #expect(FileManager.default.fileExists(atPath: current))
     }
 }
 

@@ -28,7 +28,10 @@ final class CacheDirectory {
     ///   folder, owned by another user, or writable by group or others;
     ///   `LibraryError.cacheDiskFull`; `LibraryError.io`.
     static func openRoot(_ directory: String, create: Bool) throws -> CacheDirectory? {
-        if create {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        // Opened first: the folder usually exists, and every thumbnail written opens it.
+        var fd = open(directory, flags)
+        if fd < 0, errno == ENOENT, create {
             let parent = (directory as NSString).deletingLastPathComponent
             if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
                 try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true,
@@ -39,8 +42,8 @@ final class CacheDirectory {
                 if isDiskFull(code) { throw LibraryError.cacheDiskFull(path: directory) }
                 throw LibraryError.io("cannot create the thumbnail cache folder \(directory): \(systemErrorMessage(code))")
             }
+            fd = open(directory, flags)
         }
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT && !create { return nil }

@@ -382,11 +382,10 @@ extension MediaLibrary.Blocking {
             return ThumbnailStateStore.records(rows)
         }
         result.recordsRemoved = stale.count
-        let folder = cache.folder(for: location)
         for record in stale where record.state == .ready {
-            let a = record.key.prefix(2), b = record.key.dropFirst(2).prefix(2)
-            let ext = record.format == "webp" ? "webp" : "jpg"
-            if cache.removeFile(at: "\(folder)/\(a)/\(b)/\(record.key).\(ext)") { result.filesRemoved += 1 }
+            let paths = cache.filePaths(hash: record.key, fileExtension: record.format == "webp" ? "webp" : "jpg",
+                                        library: location)
+            if paths.map({ cache.removeFile(at: $0) }).contains(true) { result.filesRemoved += 1 }
         }
         if removeStrays {
             let ready = try library.read { db in

@@ -7,8 +7,11 @@ import Glibc
 /// The folder of cached thumbnails: one file per (asset, revision, size, mode, format),
 /// named by a hash of that key, never by the user's file name.
 ///
-/// Layout: `DIR/<library>/ab/cd/<hash>.jpg`, where `<library>` is a hash of the library
-/// folder's path, so two libraries sharing one cache never collect each other's files.
+/// Layout: `DIR/<library>/ab/<hash>.jpg`, where `<library>` is a hash of the library
+/// folder's path, so two libraries sharing one cache never collect each other's files,
+/// and `ab` is the hash's first two digits: 256 folders, made once, where two levels
+/// (`ab/cd`) made a new folder for nearly every thumbnail of a first build. Files of
+/// that older layout are still walked, so trims and sweeps remove them.
 /// Files are written to a temporary name in their folder and renamed into place, so a
 /// reader sees a whole file or none; a file's modification time is its last use, and
 /// `trim()` removes the least recently used down to `trimFraction` of `sizeLimit`.
@@ -61,9 +64,14 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// Where the thumbnail for `key` lives (whether or not it exists yet).
     public func path(for key: ThumbnailKey, library: LibraryLocation) -> String {
-        let name = key.hash
-        let a = name.prefix(2), b = name.dropFirst(2).prefix(2)
-        return "\(folder(for: library))/\(a)/\(b)/\(name).\(key.request.format.fileExtension)"
+        filePaths(hash: key.hash, fileExtension: key.request.format.fileExtension, library: library)[0]
+    }
+
+    /// Where a thumbnail named `hash` lives, then where the older two-level layout
+    /// (`ab/cd/`) put it: a sweep removes both.
+    func filePaths(hash: String, fileExtension: String, library: LibraryLocation) -> [String] {
+        let folder = folder(for: library), name = "\(hash).\(fileExtension)"
+        return ["\(folder)/\(hash.prefix(2))/\(name)", "\(folder)/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(name)"]
     }
 
     // MARK: Reading
@@ -207,17 +215,21 @@ public struct ThumbnailCache: Sendable, Equatable {
         return walk(folder, depth: 1)
     }
 
-    /// Walks `DIR/<library>/ab/cd/` (depth 0 is DIR), collecting thumbnail files and
-    /// removing stale temporary files. Entries are `lstat`ed and folders opened with
-    /// `O_NOFOLLOW`: a symbolic link is skipped, whatever it points to.
+    /// Walks `DIR/<library>/ab/` (depth 0 is DIR), and the older layout's `ab/cd/`,
+    /// collecting thumbnail files and removing stale temporary files. Entries are
+    /// `lstat`ed and folders opened with `O_NOFOLLOW`: a symbolic link is skipped,
+    /// whatever it points to.
     private func walk(_ folder: CacheDirectory, depth: Int) -> [Entry] {
         var result: [Entry] = []
         let now = Int64(time(nil))
         for (name, info) in folder.entries() {
             let path = folder.path + "/" + name
-            if depth < 3 {
+            let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+            // Folders: the library's (16 digits), the fan-out's (2), and below a fan-out
+            // folder only the older layout's second level (2).
+            if depth < 2 || (depth == 2 && isFolder) {
                 let expectedLength = depth == 0 ? 16 : 2
-                guard name.utf8.count == expectedLength, ThumbnailKey.isHex(name), (info.st_mode & S_IFMT) == S_IFDIR,
+                guard name.utf8.count == expectedLength, ThumbnailKey.isHex(name), isFolder,
                       let child = try? folder.subfolder(name, create: false) else { continue }
                 result += walk(child, depth: depth + 1)
                 continue
