@@ -23,6 +23,8 @@ struct Options {
     var serveAssets = 1_000_000
     var serveRequests = 200
     var onlyServe = false
+    /// `--only-thumbnails`: only the thumbnail rows (both tools, every kind, and peak memory).
+    var onlyThumbnails = false
     /// `--scale`: only the scale benchmark, at these sizes.
     var scale = false
     var scaleFiles = [100_000, 1_000_000]
@@ -57,6 +59,7 @@ struct Options {
             case "--serve-assets": serveAssets = max(0, Int(try value()) ?? serveAssets)
             case "--serve-requests": serveRequests = max(1, Int(try value()) ?? serveRequests)
             case "--only-serve": onlyServe = true
+            case "--only-thumbnails": onlyThumbnails = true
             case "--scale": scale = true
             case "--scale-files":
                 scale = true
@@ -67,7 +70,7 @@ struct Options {
             case "--scale-folders": scaleFolders = max(1, Int(try value()) ?? scaleFolders)
             case "--query-library": queryLibrary = try value()
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -117,6 +120,13 @@ func run() throws {
     }
     if options.onlyServe {
         printTable(try serveRows())
+        return
+    }
+    if options.onlyThumbnails {
+        let rows = try ThumbnailBenchmark.run(mediaindex: mediaindex, media: media, work: work, runs: options.runs,
+                                              filesPerKind: options.thumbnailFiles)
+        printTable(rows)
+        try writeResults(rows, options: options, files: options.thumbnailFiles)
         return
     }
     if options.scale {

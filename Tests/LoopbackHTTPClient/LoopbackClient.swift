@@ -136,19 +136,39 @@ public enum LoopbackClient {
     }
 
     /// The data of a chunked body, up to its last chunk or as far as it is whole.
-    static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = [], index = 0
-        while index < bytes.count {
-            var lineEnd = index
-            while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
-            guard lineEnd + 1 < bytes.count,
-                  let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self)
-                    .split(separator: ";", omittingEmptySubsequences: false)[0], radix: 16), size > 0 else { break }
-            let start = lineEnd + 2
-            output += bytes[start..<min(bytes.count, start + size)]
-            index = start + size + 2
+    static func dechunk(_ bytes: [UInt8]) -> [UInt8] { chunks(in: bytes, from: 0).data }
+
+    /// A chunked body that starts at `start`: its data as far as it arrived (a chunk cut
+    /// short gives what there is), and the index just past its last chunk and trailer,
+    /// nil while that has not arrived or the body is malformed.
+    static func chunks(in bytes: [UInt8], from start: Int) -> (data: [UInt8], end: Int?) {
+        /// The index of the CR of the first CRLF at or after `index`, nil when none.
+        func lineEnd(from index: Int) -> Int? {
+            var end = index
+            while end + 1 < bytes.count, !(bytes[end] == 13 && bytes[end + 1] == 10) { end += 1 }
+            return end + 1 < bytes.count ? end : nil
         }
-        return output
+        var data: [UInt8] = [], index = start
+        while let sizeEnd = lineEnd(from: index) {
+            let sizeText = String(decoding: bytes[index..<sizeEnd], as: UTF8.self)
+                .split(separator: ";", omittingEmptySubsequences: false)[0]
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else { break }
+            let chunkStart = sizeEnd + 2
+            if size == 0 {
+                // Trailer fields, then an empty line.
+                var line = chunkStart
+                while let next = lineEnd(from: line) {
+                    if next == line { return (data, next + 2) }
+                    line = next + 2
+                }
+                break
+            }
+            let arrived = min(size, bytes.count - chunkStart)
+            data += bytes[chunkStart..<chunkStart + arrived]
+            guard arrived == size else { break }
+            index = chunkStart + size + 2
+        }
+        return (data, nil)
     }
 
     /// A TCP socket connected to 127.0.0.1:`port`, whose sends give up after `sendTimeout`

@@ -83,7 +83,7 @@ public final class LoopbackConnection {
             while received.count < end { try read(into: &received, deadline: deadline) }
         } else if value("transfer-encoding") == "chunked" {
             while true {
-                if let last = Self.endOfChunks(received, from: bodyStart) { end = last; break }
+                if let last = LoopbackClient.chunks(in: received, from: bodyStart).end { end = last; break }
                 try read(into: &received, deadline: deadline)
             }
         } else {
@@ -122,31 +122,6 @@ public final class LoopbackConnection {
             if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
             isClosed = true
             throw LoopbackClientError("reading from 127.0.0.1:\(port) failed: \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// The index just past a chunked body's last chunk and trailer, or nil while incomplete.
-    static func endOfChunks(_ bytes: [UInt8], from start: Int) -> Int? {
-        var index = start
-        while true {
-            var lineEnd = index
-            while lineEnd + 1 < bytes.count, !(bytes[lineEnd] == 13 && bytes[lineEnd + 1] == 10) { lineEnd += 1 }
-            guard lineEnd + 1 < bytes.count else { return nil }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
-            if size == 0 {
-                // Trailer fields, then an empty line.
-                var line = lineEnd + 2
-                while true {
-                    var next = line
-                    while next + 1 < bytes.count, !(bytes[next] == 13 && bytes[next + 1] == 10) { next += 1 }
-                    guard next + 1 < bytes.count else { return nil }
-                    if next == line { return next + 2 }
-                    line = next + 2
-                }
-            }
-            index = lineEnd + 2 + size + 2
-            guard index <= bytes.count else { return nil }
         }
     }
 }

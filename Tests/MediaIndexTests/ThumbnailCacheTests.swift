@@ -25,6 +25,10 @@ enum ThumbnailTestFiles {
         }
     }
 
+    /// A file the cache takes for a whole JPEG (start and end markers), exactly 1000 bytes:
+    /// sizes in trim tests stay round.
+    static let thousandByteJPEG: [UInt8] = [0xFF, 0xD8] + Array(repeating: 1, count: 996) + [0xFF, 0xD9]
+
     /// The frame size in a JPEG's SOF header, or nil.
     static func jpegSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         var i = 2
@@ -116,12 +120,11 @@ struct ThumbnailCacheTests {
         let folder = TemporaryFolder()
         var cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.path))
         let library = LibraryLocation(directory: folder.file("lib"))
-        let body: [UInt8] = [0xFF, 0xD8] + Array(repeating: 1, count: 996) + [0xFF, 0xD9]  // 1000 bytes
         var paths: [String] = []
         for index in 0..<10 {
             let key = ThumbnailKey(identifier: "asset\(index)", revision: 1, sourceBytes: 1, request: ThumbnailRequest())
             let path = cache.path(for: key, library: library)
-            try cache.store(body, at: path)
+            try cache.store(ThumbnailTestFiles.thousandByteJPEG, at: path)
             // asset0 is the oldest, asset9 the newest.
             ThumbnailTestFiles.age(path, secondsAgo: 10_000 - index * 100)
             paths.append(path)
@@ -147,19 +150,18 @@ struct ThumbnailCacheTests {
         let folder = TemporaryFolder()
         var cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.path))
         let library = LibraryLocation(directory: folder.file("lib"))
-        let body: [UInt8] = [0xFF, 0xD8] + Array(repeating: 1, count: 996) + [0xFF, 0xD9]  // 1000 bytes
         // Given two files where an earlier version put them, and one where today's does
         var older: [String] = []
         for index in 0..<2 {
             let hash = ThumbnailKey(identifier: "old\(index)", revision: 1, sourceBytes: 1, request: ThumbnailRequest()).hash
             let path = "\(cache.folder(for: library))/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash).jpg"
-            try cache.store(body, at: path)
+            try cache.store(ThumbnailTestFiles.thousandByteJPEG, at: path)
             ThumbnailTestFiles.age(path, secondsAgo: 10_000 - index * 100)
             older.append(path)
         }
         let current = cache.path(for: ThumbnailKey(identifier: "new", revision: 1, sourceBytes: 1, request: ThumbnailRequest()),
                                  library: library)
-        try cache.store(body, at: current)
+        try cache.store(ThumbnailTestFiles.thousandByteJPEG, at: current)
         // When the cache trims to below two files
         cache.sizeLimit = 2_000
         let result = cache.trim()
@@ -325,6 +327,33 @@ struct LibraryThumbnailTests {
         #expect(try library.with(cache).blocking.collectThumbnailGarbage(removeStrays: true).filesRemoved == 0)  // too fresh
         ThumbnailTestFiles.age(stray, secondsAgo: 3600)
         #expect(try library.with(cache).blocking.collectThumbnailGarbage(removeStrays: true).filesRemoved == 1)
+    }
+
+    @Test("gc removes a stale thumbnail that an earlier version left in the older two-level layout (ab/cd/)",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func garbageCollectionOfTheOlderLayout() throws {
+        // Given a thumbnail made today, moved to where the earlier layout kept it
+        let folder = TemporaryFolder()
+        let (library, copies) = try library([ThumbnailTestFiles.jpegA], in: folder)
+        let cache = ThumbnailCache(directory: URL(fileURLWithPath: folder.file("cache")))
+        var options = ThumbnailBuildOptions()
+        options.sizes = [64]
+        #expect(try library.with(cache).blocking.buildThumbnails(options).made == 1)
+        let asset = try #require(try library.assets().first)
+        let current = try library.with(cache).blocking.thumbnail(for: asset, size: 64).path
+        let hash = ((current as NSString).lastPathComponent as NSString).deletingPathExtension
+        let older = "\(cache.folder(for: library.location))/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash).jpg"
+        try cache.store([UInt8](try Data(contentsOf: URL(fileURLWithPath: current))), at: older)
+        try FileManager.default.removeItem(atPath: current)
+
+        // When its asset is deleted and the garbage collected
+        try FileManager.default.removeItem(atPath: copies[0])
+        try library.blocking.index()
+        let result = try library.with(cache).blocking.collectThumbnailGarbage()
+
+        // Then the record and the older layout's file are gone
+        #expect(result.recordsRemoved == 1 && result.filesRemoved == 1)
+        #expect(!FileManager.default.fileExists(atPath: older))
     }
 
     @Test("without ffmpeg a video records needsFFmpeg with a readable reason, and is made once ffmpeg is there",

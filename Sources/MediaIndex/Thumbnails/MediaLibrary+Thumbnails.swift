@@ -385,7 +385,10 @@ extension MediaLibrary.Blocking {
         for record in stale where record.state == .ready {
             let paths = cache.filePaths(hash: record.key, fileExtension: record.format == "webp" ? "webp" : "jpg",
                                         library: location)
-            if paths.map({ cache.removeFile(at: $0) }).contains(true) { result.filesRemoved += 1 }
+            // Both are tried: `||` would skip the older layout's file once the current one went.
+            let removedCurrent = cache.removeFile(at: paths.current)
+            let removedOlder = cache.removeFile(at: paths.olderLayout)
+            if removedCurrent || removedOlder { result.filesRemoved += 1 }
         }
         if removeStrays {
             let ready = try library.read { db in

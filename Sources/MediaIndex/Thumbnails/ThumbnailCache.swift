@@ -64,14 +64,16 @@ public struct ThumbnailCache: Sendable, Equatable {
 
     /// Where the thumbnail for `key` lives (whether or not it exists yet).
     public func path(for key: ThumbnailKey, library: LibraryLocation) -> String {
-        filePaths(hash: key.hash, fileExtension: key.request.format.fileExtension, library: library)[0]
+        filePaths(hash: key.hash, fileExtension: key.request.format.fileExtension, library: library).current
     }
 
-    /// Where a thumbnail named `hash` lives, then where the older two-level layout
-    /// (`ab/cd/`) put it: a sweep removes both.
-    func filePaths(hash: String, fileExtension: String, library: LibraryLocation) -> [String] {
+    /// Where a thumbnail named `hash` lives (`current`, one fan-out level: `ab/`), and
+    /// where the older two-level layout put it (`olderLayout`, `ab/cd/`): a sweep removes
+    /// both.
+    func filePaths(hash: String, fileExtension: String,
+                   library: LibraryLocation) -> (current: String, olderLayout: String) {
         let folder = folder(for: library), name = "\(hash).\(fileExtension)"
-        return ["\(folder)/\(hash.prefix(2))/\(name)", "\(folder)/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(name)"]
+        return ("\(folder)/\(hash.prefix(2))/\(name)", "\(folder)/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(name)")
     }
 
     // MARK: Reading
