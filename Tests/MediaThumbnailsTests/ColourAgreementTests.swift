@@ -126,15 +126,9 @@ struct ColourAgreementTests {
 
     /// Runs `vipsthumbnail FILE -s '256x256>' --import-profile srgb --export-profile srgb`, writing 8-bit PNG.
     static func runVips(_ vips: String, _ path: String, to output: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: vips)
-        process.arguments = [path, "-s", "256x256>", "--import-profile", "srgb", "--export-profile", "srgb",
-                             "-o", output + "[bitdepth=8]"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0 && FileManager.default.fileExists(atPath: output)
+        ThumbnailTestSupport.run(vips, [path, "-s", "256x256>", "--import-profile", "srgb", "--export-profile", "srgb",
+                                        "-o", output + "[bitdepth=8]"])
+            && FileManager.default.fileExists(atPath: output)
     }
 
     /// The worst channel's mean absolute difference of 8×8 block means, both pictures first

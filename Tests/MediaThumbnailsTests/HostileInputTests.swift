@@ -48,22 +48,8 @@ struct HostileInputTests {
 
     /// A PNG whose header declares `width`×`height`, with a token IDAT.
     static func pngHeader(width: UInt32, height: UInt32) -> [UInt8] {
-        func crc32(_ data: [UInt8]) -> UInt32 {
-            var crc: UInt32 = 0xFFFF_FFFF
-            for byte in data {
-                crc ^= UInt32(byte)
-                for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            }
-            return ~crc
-        }
-        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
-        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
-            let typed = Array(type.utf8) + body
-            return be(UInt32(body.count)) + typed + be(crc32(typed))
-        }
-        let ihdr = be(width) + be(height) + [8, 2, 0, 0, 0]
-        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
-            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+        ThumbnailTestSupport.pngFile(width: width, height: height, bitDepth: 8, colourType: 2,
+                                     chunks: [("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])])
     }
 
     @Test("a PNG declaring 100000×100000 is refused before decoding")

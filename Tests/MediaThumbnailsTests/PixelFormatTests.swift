@@ -52,6 +52,26 @@ struct PixelFormatTests {
         #expect(agreed == compared, "\(name): \(compared - agreed) files differ from ImageMagick")
     }
 
+    @Test("a 16-bit PNG without gAMA, sRGB or iCCP holds sRGB-encoded samples, as exporters write it and vips reads it; a gAMA chunk is applied")
+    func sixteenBitPNGIsSRGBEncoded() throws {
+        // 16×16 of one colour: R, G, B = 0x4040, 0x8080, 0xC0C0 (64, 128, 192 in 8 bits).
+        let row: [UInt8] = [0] + (0..<16).flatMap { _ in [0x40, 0x40, 0x80, 0x80, 0xC0, 0xC0] as [UInt8] }
+        let idat = ThumbnailTestSupport.zlibStored((0..<16).flatMap { _ in row })
+        let untagged = ThumbnailTestSupport.pngFile(width: 16, height: 16, bitDepth: 16, colourType: 2, chunks: [("IDAT", idat)])
+        let thumbnail = try ThumbnailGenerator.thumbnail(of: MemoryByteSource(untagged), format: .png, orientation: 1,
+                                                         request: ThumbnailRequest(maxPixelSize: 16))
+        let mean = ThumbnailTestSupport.meanColour(try ThumbnailTestSupport.pixels(ofJPEG: thumbnail.data))
+        // Read as linear light, 64 would come out near 137.
+        #expect(zip(mean, [64.0, 128, 192]).allSatisfy { abs($0 - $1) <= 2 }, "mean \(mean)")
+        // gAMA 1.0 declares linear samples: encoded for display, they come out brighter.
+        let linear = ThumbnailTestSupport.pngFile(width: 16, height: 16, bitDepth: 16, colourType: 2,
+                                                  chunks: [("gAMA", [0, 1, 0x86, 0xA0]), ("IDAT", idat)])
+        let brighter = try ThumbnailGenerator.thumbnail(of: MemoryByteSource(linear), format: .png, orientation: 1,
+                                                        request: ThumbnailRequest(maxPixelSize: 16))
+        let linearMean = ThumbnailTestSupport.meanColour(try ThumbnailTestSupport.pixels(ofJPEG: brighter.data))
+        #expect(linearMean[0] > 120, "gAMA 1.0: mean \(linearMean)")
+    }
+
     @Test("alpha is composited on white for JPEG and kept for WebP")
     func alphaHandling() throws {
         // Given a fully transparent black 8×8 picture in a WebP

@@ -11,7 +11,7 @@ import MediaMetadata
 struct TIFFDecodingTests {
     /// How a fixture stores its pixels.
     struct Layout: CustomStringConvertible {
-        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk }
+        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk, cmyk16 }
         var kind: Kind
         var compression: UInt16
         var tiled: Bool
@@ -25,13 +25,16 @@ struct TIFFDecodingTests {
         (UInt8(x * 255 / (width - 1)), UInt8(y * 255 / (height - 1)), 128)
     }
 
-    /// Writes one page (and optionally a half-size reduced page) with libtiff.
-    static func write(_ layout: Layout, to path: String, reducedPage: Bool = false, pages: Int = 1) throws {
+    /// Writes one page (and optionally a half-size reduced page) with libtiff, with `profile`
+    /// as its ICC profile (tag 34675) when given.
+    static func write(_ layout: Layout, to path: String, reducedPage: Bool = false, pages: Int = 1,
+                      profile: [UInt8]? = nil) throws {
         guard let tif = TIFFOpen(path, "w") else { throw ThumbnailError.io("cannot create \(path)") }
         defer { TIFFClose(tif) }
         for page in 0..<(pages + (reducedPage ? 1 : 0)) {
             let reduced = reducedPage && page == pages
             let w = reduced ? width / 2 : width, h = reduced ? height / 2 : height
+            if let profile { _ = profile.withUnsafeBytes { mediaindex_tiff_set_icc(tif, UInt32($0.count), $0.baseAddress) } }
             try writeDirectory(tif, layout, width: w, height: h, reduced: reduced, page: page)
             guard TIFFWriteDirectory(tif) == 1 else { throw ThumbnailError.io("libtiff could not write a directory") }
         }
@@ -53,6 +56,7 @@ struct TIFFDecodingTests {
         case .palette: samples = 1; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_PALETTE))
         case .bilevel: samples = 1; bits = 1; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
         case .cmyk: samples = 4; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
+        case .cmyk16: samples = 4; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
         }
         u16(TIFFTAG_SAMPLESPERPIXEL, samples); u16(TIFFTAG_BITSPERSAMPLE, bits)
         if layout.kind == .rgba {
@@ -79,6 +83,11 @@ struct TIFFDecodingTests {
                 case .gray16: bytes[x * 2] = gray; bytes[x * 2 + 1] = gray  // native little-endian 16-bit = gray × 257
                 case .bilevel: if x >= w / 2 { bytes[x / 8] |= 0x80 >> UInt8(x % 8) }
                 case .cmyk: bytes[x * 4] = 255 - r; bytes[x * 4 + 1] = 255 - g; bytes[x * 4 + 2] = 255 - b; bytes[x * 4 + 3] = 0
+                case .cmyk16:
+                    // Native little-endian 16-bit: ink × 257 in both bytes.
+                    for (c, ink) in [255 - r, 255 - g, 255 - b, 0].enumerated() {
+                        bytes[x * 8 + c * 2] = ink; bytes[x * 8 + c * 2 + 1] = ink
+                    }
                 }
             }
             return bytes
@@ -123,9 +132,9 @@ struct TIFFDecodingTests {
         ("Deflate", UInt16(COMPRESSION_ADOBE_DEFLATE)), ("PackBits", UInt16(COMPRESSION_PACKBITS)),
     ]
 
-    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel and CMYK, in strips and tiles, with every lossless compression")
+    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel and 8- and 16-bit CMYK, in strips and tiles, with every lossless compression")
     func everyLayout() throws {
-        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk]
+        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk, .cmyk16]
         for kind in kinds {
             for (name, compression) in Self.compressions {
                 for tiled in [false, true] {
@@ -147,7 +156,7 @@ struct TIFFDecodingTests {
                         let (r, g, b) = Self.expected(x * 2 + 1, 33)
                         let want: (Int, Int, Int)
                         switch kind {
-                        case .rgb, .rgba, .cmyk: want = (Int(r), Int(g), Int(b))
+                        case .rgb, .rgba, .cmyk, .cmyk16: want = (Int(r), Int(g), Int(b))
                         case .gray8, .gray16, .palette:
                             let gray = (Int(r) + Int(g) + Int(b)) / 3
                             want = (gray, gray, gray)
@@ -157,6 +166,51 @@ struct TIFFDecodingTests {
                                 "\(layout) at x=\(x): \(got), expected \(want)")
                     }
                 }
+            }
+        }
+    }
+
+    @Test("a CMYK TIFF, 8- or 16-bit, in strips or tiles, goes through its embedded CMYK profile as vips' colour-managed transform does",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus (its SWOP profile)"))
+    func cmykThroughItsProfile() throws {
+        guard let vips = ["/usr/bin/vips", "/usr/local/bin/vips"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+              let vipsthumbnail = ColourAgreementTests.vipsthumbnail else {
+            if Corpus.isCI { Issue.record("vips is missing under CI: scripts/install-dependencies --test installs libvips-tools") }
+            print("vips is not installed (apt-get install libvips-tools): the CMYK profile test is skipped")
+            return
+        }
+        // U.S. Web Coated (SWOP) v2, from the corpus's CMYK JPEG.
+        guard let jpeg = ThumbnailTestSupport.path("metadata-extractor-images/jpg/Multiple ICC segments.jpg"),
+              let data = FileManager.default.contents(atPath: jpeg) else { Issue.record("the corpus's CMYK JPEG is missing"); return }
+        guard case .icc(let profile) = [UInt8](data).withUnsafeBufferPointer({ JPEGDecoder.colour(of: $0).space }),
+              ColourConverter.isCMYKProfile(profile) else { Issue.record("the corpus's CMYK JPEG has no CMYK profile"); return }
+        for kind in [Layout.Kind.cmyk, .cmyk16] {
+            for tiled in [false, true] {
+                let layout = Layout(kind: kind, compression: UInt16(COMPRESSION_LZW), tiled: tiled)
+                let path = Self.temporaryPath("profiled-\(kind.rawValue)")
+                let converted = path + ".srgb.png", reference = path + ".thumbnail.png"
+                defer { for file in [path, converted, reference] { try? FileManager.default.removeItem(atPath: file) } }
+                try Self.write(layout, to: path, profile: profile)
+                let (thumbnail, ours) = try Self.decode(path, size: 48)
+                #expect(thumbnail.warnings.isEmpty, "\(layout): \(thumbnail.warnings)")
+                // The reference: vips converts the full picture through the embedded profile
+                // (relative colorimetric, black-point compensation), then shrinks it.
+                let transformed = ThumbnailTestSupport.run(vips, ["icc_transform", path, converted, "srgb", "--embedded", "--intent", "relative",
+                                                  "--black-point-compensation"])
+                guard transformed, ThumbnailTestSupport.run(vipsthumbnail, [converted, "-s", "48x48>", "-o", reference]),
+                      let bytes = FileManager.default.contents(atPath: reference) else {
+                    Issue.record("\(layout): vips could not make the reference"); continue
+                }
+                let theirs = try [UInt8](bytes).withUnsafeBufferPointer { try PNGDecoder.decode($0, pixelLimit: 1 << 20) }
+                let difference = ColourAgreementTests.blockDifference(ours, theirs)
+                #expect(difference <= ColourAgreementTests.tolerance, "\(layout): \(difference) levels from vips")
+                // The same inks without the profile (the naive complement) are further from vips.
+                let untagged = path + ".untagged.tif"
+                defer { try? FileManager.default.removeItem(atPath: untagged) }
+                try Self.write(layout, to: untagged)
+                let naive = ColourAgreementTests.blockDifference(try Self.decode(untagged, size: 48).pixels, theirs)
+                #expect(naive > difference + ColourAgreementTests.tolerance,
+                        "\(layout): \(difference) levels from vips with the profile, \(naive) without it")
             }
         }
     }

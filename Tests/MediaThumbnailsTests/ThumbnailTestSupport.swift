@@ -51,6 +51,57 @@ enum ThumbnailTestSupport {
         return Double(total) / Double(a.pixels.count)
     }
 
+    /// Runs a tool to completion, its output discarded; true when it exits 0.
+    static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// A PNG file of the given IHDR fields and chunks between IHDR and IEND, each chunk
+    /// with its CRC.
+    static func pngFile(width: UInt32, height: UInt32, bitDepth: UInt8, colourType: UInt8,
+                        chunks: [(type: String, body: [UInt8])]) -> [UInt8] {
+        func crc32(_ data: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in data {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            return be(UInt32(body.count)) + typed + be(crc32(typed))
+        }
+        let ihdr = be(width) + be(height) + [bitDepth, colourType, 0, 0, 0]
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
+            + chunks.flatMap { chunk($0.type, $0.body) } + chunk("IEND", [])
+    }
+
+    /// `raw` as a zlib stream of stored (uncompressed) deflate blocks, for an IDAT.
+    static func zlibStored(_ raw: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let count = min(65_535, raw.count - offset)
+            let last: UInt8 = offset + count == raw.count ? 1 : 0
+            out += [last, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+            out += raw[offset..<offset + count]
+            offset += count
+        } while offset < raw.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in raw { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
+        let adler = b << 16 | a
+        return out + [UInt8(adler >> 24), UInt8((adler >> 16) & 0xFF), UInt8((adler >> 8) & 0xFF), UInt8(adler & 0xFF)]
+    }
+
     /// ImageMagick's mean colour of a file (flattened on white, sRGB, 8-bit), or nil when
     /// ImageMagick is not installed.
     static func imageMagickMeanColour(_ path: String) -> [Double]? {

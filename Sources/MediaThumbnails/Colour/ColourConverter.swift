@@ -35,6 +35,27 @@ enum ColourConverter {
         return transform.apply(to: image, outputChannels: 3)
     }
 
+    /// RGB from 8-bit CMYK by the simple complement formula, for CMYK without a usable
+    /// profile (libtiff's RGBA reader uses the same one). `inverted`: Adobe (Photoshop) JPEGs
+    /// store 255 − ink, which their APP14 segment announces; TIFF stores the ink itself.
+    static func naiveRGB(fromCMYK image: PixelBuffer, inverted: Bool) -> PixelBuffer {
+        let count = image.width * image.height
+        var out = [UInt8](repeating: 0, count: count * 3)
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for i in 0..<count {
+                    var c = UInt32(src[i * 4]), m = UInt32(src[i * 4 + 1])
+                    var y = UInt32(src[i * 4 + 2]), k = UInt32(src[i * 4 + 3])
+                    if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+                    dst[i * 3] = UInt8((c * k + 127) / 255)
+                    dst[i * 3 + 1] = UInt8((m * k + 127) / 255)
+                    dst[i * 3 + 2] = UInt8((y * k + 127) / 255)
+                }
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
+    }
+
     /// Whether an ICC profile describes CMYK (so a CMYK JPEG can be converted with it).
     static func isCMYKProfile(_ profile: [UInt8]) -> Bool {
         profile.count >= 20 && Array(profile[16..<20]) == Array("CMYK".utf8)

@@ -130,7 +130,7 @@ enum JPEGDecoder {
                let converted = ColourConverter.rgb(fromCMYK: image, profile: profile, inverted: colour.adobe) {
                 image = converted
             } else {
-                image = rgb(fromCMYK: image, inverted: colour.adobe)
+                image = ColourConverter.naiveRGB(fromCMYK: image, inverted: colour.adobe)
             }
             space = .sRGB
         }
@@ -148,25 +148,5 @@ enum JPEGDecoder {
         defer { free(icc) }
         guard let icc, length > 0 else { return (.sRGB, adobe != 0) }
         return (.icc(Array(UnsafeBufferPointer(start: icc, count: Int(length)))), adobe != 0)
-    }
-
-    /// RGB from CMYK by the simple complement formula; Adobe (Photoshop) files store the
-    /// channels inverted, which the APP14 segment announces.
-    static func rgb(fromCMYK image: PixelBuffer, inverted: Bool) -> PixelBuffer {
-        let count = image.width * image.height
-        var out = [UInt8](repeating: 0, count: count * 3)
-        image.pixels.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<count {
-                    var c = UInt32(src[i * 4]), m = UInt32(src[i * 4 + 1])
-                    var y = UInt32(src[i * 4 + 2]), k = UInt32(src[i * 4 + 3])
-                    if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
-                    dst[i * 3] = UInt8((c * k + 127) / 255)
-                    dst[i * 3 + 1] = UInt8((m * k + 127) / 255)
-                    dst[i * 3 + 2] = UInt8((y * k + 127) / 255)
-                }
-            }
-        }
-        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
     }
 }

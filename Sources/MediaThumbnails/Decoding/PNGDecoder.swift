@@ -6,6 +6,10 @@ import Glibc
 /// Decodes PNG through libpng's simplified `png_image` API, which converts 16-bit,
 /// palette, grayscale and interlaced files to 8-bit RGB(A) and reports errors without
 /// a longjmp reaching Swift.
+///
+/// A 16-bit file without `gAMA`, `sRGB` or `iCCP` is read as sRGB-encoded, as every
+/// exporter writes it and vips reads it (libpng's default takes such samples as linear
+/// light, which brightens the midtones by up to 60 levels); a `gAMA` chunk is applied.
 enum PNGDecoder {
     /// - Throws: `ThumbnailError.imageTooLarge` from the header alone, `.decodeFailed`
     ///   with libpng's message.
@@ -22,6 +26,7 @@ enum PNGDecoder {
         guard width * height <= pixelLimit else {
             throw ThumbnailError.imageTooLarge(width: width, height: height, limit: pixelLimit)
         }
+        image.flags |= png_uint_32(PNG_IMAGE_FLAG_16BIT_sRGB)
         // PNG_FORMAT_FLAG_ALPHA is 1; a palette with tRNS also reports it.
         let hasAlpha = image.format & 1 != 0
         image.format = hasAlpha ? mediaindex_png_format_rgba() : mediaindex_png_format_rgb()

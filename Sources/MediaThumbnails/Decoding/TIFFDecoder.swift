@@ -8,7 +8,8 @@ import MediaMetadata
 ///
 /// The first page of a multi-page file is decoded, or, when one covers the request, the
 /// smallest reduced-resolution image (a SubIFD or a later directory marked
-/// `NewSubfileType` = reduced). libtiff's RGBA reader converts every layout to 8-bit RGBA;
+/// `NewSubfileType` = reduced). CMYK and 32-bit floating point are read sample by sample
+/// (`decodeSeparated`, `decodeFloatingPoint`); libtiff's RGBA reader converts every other layout to 8-bit RGBA;
 /// it is asked for bands of whole strips or tiles, each shrunk into the thumbnail at once,
 /// so only one band of the full-size picture is ever held.
 enum TIFFDecoder {
@@ -206,6 +207,13 @@ enum TIFFDecoder {
             return Decoded(image: floats, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
                            warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
         }
+        if let separated = try decodeSeparated(file, size: size, target: clamped, profile: profile) {
+            // Converted to sRGB already, through the CMYK profile when there is one.
+            var warnings = separated.warning.map { [$0] } ?? []
+            if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
+            return Decoded(image: separated.image, decodedSize: size, fullSize: full, reduced: chosen != nil,
+                           iccProfile: nil, warnings: warnings)
+        }
         let shrunk = try decodeCurrent(file, size: size, target: clamped)
         var warnings: [String] = []
         if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
@@ -334,6 +342,89 @@ enum TIFFDecoder {
             band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 3, sourceChannels: 3) }
         }
         return shrinker.image
+    }
+
+    /// CMYK (`PhotometricInterpretation` separated, `InkSet` CMYK) of 8 or 16 bits,
+    /// contiguous, in strips or tiles: shrunk as CMYK, then converted through the file's
+    /// CMYK profile (tag 34675) when it has one, as CMYK JPEGs are (relative colorimetric
+    /// with black-point compensation), else by the naive complement. libtiff's RGBA reader
+    /// takes only 8-bit CMYK and cannot apply a profile. Extra samples (alpha, spot
+    /// channels) are ignored. Nil for any other layout.
+    static func decodeSeparated(_ file: File, size: (width: Int, height: Int), target: (width: Int, height: Int),
+                                profile: [UInt8]?) throws -> (image: PixelBuffer, warning: String?)? {
+        guard file.u16(UInt32(TIFFTAG_PHOTOMETRIC)) == UInt16(PHOTOMETRIC_SEPARATED),
+              (file.u16(UInt32(TIFFTAG_INKSET)) ?? UInt16(INKSET_CMYK)) == UInt16(INKSET_CMYK),
+              let bits = file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)), bits == 8 || bits == 16,
+              (file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? UInt16(SAMPLEFORMAT_UINT)) == UInt16(SAMPLEFORMAT_UINT),
+              (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
+              let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= 4
+        else { return nil }
+        let width = size.width, height = size.height
+        let pixelBytes = samples * Int(bits) / 8
+        // The first four samples of `count` pixels from `raw` (at pixel `from`) as 8-bit CMYK
+        // into `out` (at pixel `at`). libtiff hands out 16-bit samples in the machine's order.
+        func put(_ raw: UnsafeRawBufferPointer, from: Int, into out: UnsafeMutableBufferPointer<UInt8>, at: Int, count: Int) {
+            if bits == 8 {
+                let source = raw.bindMemory(to: UInt8.self)
+                for i in 0..<count { for c in 0..<4 { out[(at + i) * 4 + c] = source[(from + i) * samples + c] } }
+            } else {
+                let source = raw.bindMemory(to: UInt16.self)
+                for i in 0..<count {
+                    for c in 0..<4 { out[(at + i) * 4 + c] = UInt8((UInt32(source[(from + i) * samples + c]) * 255 + 32_767) / 65_535) }
+                }
+            }
+        }
+        var shrinker = BandShrinker(width: width, height: height, target: target, channels: 4)
+        var anyRead = false
+        if TIFFIsTiled(file.handle) != 0 {
+            guard let tileWidth = file.u32(UInt32(TIFFTAG_TILEWIDTH)).map(Int.init),
+                  let tileLength = file.u32(UInt32(TIFFTAG_TILELENGTH)).map(Int.init), tileWidth > 0, tileLength > 0,
+                  tileWidth * tileLength * pixelBytes <= bandBytes * 4, width * min(tileLength, height) * 4 <= bandBytes * 4,
+                  Int(TIFFTileSize(file.handle)) >= tileWidth * tileLength * pixelBytes
+            else { return nil }
+            var tile = [UInt8](repeating: 0, count: Int(TIFFTileSize(file.handle)))
+            var band = [UInt8](repeating: 0, count: width * min(tileLength, height) * 4)
+            for tileY in stride(from: 0, to: height, by: tileLength) {
+                let rows = min(tileLength, height - tileY)
+                for tileX in stride(from: 0, to: width, by: tileWidth) {
+                    let read = tile.withUnsafeMutableBytes {
+                        TIFFReadTile(file.handle, $0.baseAddress, UInt32(tileX), UInt32(tileY), 0, 0)
+                    }
+                    // A damaged tile is left unprinted (no ink): white.
+                    if read < 0 { tile.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } } else { anyRead = true }
+                    let columns = min(tileWidth, width - tileX)
+                    tile.withUnsafeBytes { raw in
+                        band.withUnsafeMutableBufferPointer { out in
+                            for r in 0..<rows { put(raw, from: r * tileWidth, into: out, at: r * width + tileX, count: columns) }
+                        }
+                    }
+                }
+                band.withUnsafeBytes { shrinker.add($0, y: tileY, width: width, rows: rows, rowBytes: width * 4, sourceChannels: 4) }
+            }
+        } else {
+            let scanline = Int(TIFFScanlineSize(file.handle))
+            guard scanline >= width * pixelBytes else { return nil }
+            var line = [UInt8](repeating: 0, count: scanline)
+            var band = [UInt8](repeating: 0, count: width * 4)
+            for y in 0..<height {
+                let ok = line.withUnsafeMutableBytes { TIFFReadScanline(file.handle, $0.baseAddress, UInt32(y), 0) }
+                // A damaged strip's lines are left unprinted (no ink): white.
+                if ok == 1 { anyRead = true } else { line.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } }
+                line.withUnsafeBytes { raw in band.withUnsafeMutableBufferPointer { put(raw, from: 0, into: $0, at: 0, count: width) } }
+                band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 4, sourceChannels: 4) }
+            }
+        }
+        guard anyRead else {
+            throw ThumbnailError.decodeFailed("libtiff could not decode the image data: \(file.firstError ?? "unknown error")")
+        }
+        let cmyk = shrinker.image
+        if let profile, ColourConverter.isCMYKProfile(profile),
+           let rgb = ColourConverter.rgb(fromCMYK: cmyk, profile: profile, inverted: false) {
+            return (rgb, nil)
+        }
+        let warning = profile == nil ? nil
+            : "the embedded ICC profile is not a usable CMYK profile (converted by the naive complement)"
+        return (ColourConverter.naiveRGB(fromCMYK: cmyk, inverted: false), warning)
     }
 
     /// libtiff's process-wide handlers print to stderr; ours collect per file instead.
