@@ -352,9 +352,12 @@ public enum ThumbnailGenerator {
         var image = decoded
         // Alpha: JPEG output composites on white now, so averaging sees final colours;
         // WebP output averages premultiplied colour so transparent pixels do not bleed.
+        // A transparent picture in another colour space is composited only once in sRGB
+        // (white is mixed with sRGB colours, as vips flattens after importing the profile).
         var premultiplied = false
+        let flattenInSRGB = image.channels == 4 && colour != .sRGB && !request.format.keepsAlpha && image.hasTransparency
         if image.channels == 4 {
-            if !image.hasTransparency || !request.format.keepsAlpha {
+            if !flattenInSRGB && (!image.hasTransparency || !request.format.keepsAlpha) {
                 image = image.flattenedOnWhite()
             } else {
                 image.premultiplyAlpha()
@@ -375,6 +378,7 @@ public enum ThumbnailGenerator {
         let converted = ColourConverter.toSRGB(image, from: colour)
         image = converted.image
         if let warning = converted.warning { warnings.append(warning) }
+        if flattenInSRGB { image = image.flattenedOnWhite() }
         image = image.oriented(orientation)
         let data = try ThumbnailEncoder.encode(image, as: request.format)
         return EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings)

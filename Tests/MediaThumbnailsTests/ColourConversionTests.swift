@@ -48,6 +48,26 @@ struct ColourConversionTests {
         #expect(abs(Int(p[6]) - 128) <= 1 && abs(Int(p[7]) - 128) <= 1 && abs(Int(p[8]) - 128) <= 1)
     }
 
+    @Test("a half-transparent picture with a profile is composited on white after its conversion to sRGB, as vips flattens it")
+    func transparencyIsFlattenedInSRGB() throws {
+        // Display P3 (20, 200, 40) at alpha 128, the whole picture.
+        let colour: [UInt8] = [20, 200, 40], alpha = 128
+        let picture = PixelBuffer(width: 32, height: 32, channels: 4, pixels: (0..<(32 * 32)).flatMap { _ in colour + [UInt8(alpha)] })
+        let thumbnail = try ThumbnailGenerator.finish(picture, orientation: 1, request: ThumbnailRequest(maxPixelSize: 16),
+                                                      path: .fullDecode, warnings: [], colour: .icc(Self.displayP3))
+        let mean = ThumbnailTestSupport.meanColour(try ThumbnailTestSupport.pixels(ofJPEG: thumbnail.data))
+        func composite(_ value: UInt8) -> Double { (Double(value) * Double(alpha) + 255 * Double(255 - alpha)) / 255 }
+        // Right: the colour in sRGB, then mixed with white.
+        let inSRGB = ColourConverter.toSRGB(Self.swatch([(colour[0], colour[1], colour[2])]), from: .icc(Self.displayP3)).image.pixels
+        let expected = inSRGB.map(composite)
+        #expect(zip(mean, expected).allSatisfy { abs($0 - $1) <= 2 }, "mean \(mean), expected \(expected)")
+        // Wrong: white mixed in as if it were a P3 colour, then converted.
+        let mixed = colour.map { UInt8(composite($0).rounded()) }
+        let flattenedFirst = ColourConverter.toSRGB(Self.swatch([(mixed[0], mixed[1], mixed[2])]), from: .icc(Self.displayP3)).image.pixels
+        #expect(zip(flattenedFirst.map(Double.init), expected).contains { abs($0 - $1) > 4 },
+                "the fixture does not tell the two orders apart: \(flattenedFirst) vs \(expected)")
+    }
+
     @Test("nclx Display P3 primaries with the sRGB transfer convert as the Display P3 ICC profile does")
     func nclxMatchesICC() throws {
         let input = Self.swatch([(200, 60, 50), (60, 180, 70), (20, 40, 230), (250, 250, 10)])
