@@ -1,4 +1,5 @@
 import CHeif
+import Foundation
 
 /// Decodes HEIC, HEIF and AVIF through libheif, which applies `irot`/`imir` itself.
 ///
@@ -30,8 +31,9 @@ enum HEIFDecoder {
 
     static func check(_ error: heif_error) throws {
         guard error.code != heif_error_Ok else { return }
-        let message = error.message.map { String(cString: $0) } ?? "unknown error"
-        throw ThumbnailError.decodeFailed("libheif: \(message)")
+        // libheif ends some messages with a newline; a recorded reason is one line.
+        let message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
+        throw ThumbnailError.decodeFailed("libheif: \(message.isEmpty ? "unknown error" : message)")
     }
 
     /// Decodes the primary image (or a large-enough thumbnail item) of `data`, which

@@ -3,6 +3,18 @@ import CWebP
 /// Decodes WebP through libwebp, scaling during decoding when the picture is larger
 /// than needed. Animated files give their first frame.
 enum WebPDecoder {
+    /// What a libwebp status means, in words.
+    static func describe(_ status: VP8StatusCode) -> String {
+        switch status {
+        case VP8_STATUS_OUT_OF_MEMORY: return "out of memory"
+        case VP8_STATUS_INVALID_PARAM: return "invalid parameter"
+        case VP8_STATUS_BITSTREAM_ERROR: return "the bitstream is damaged"
+        case VP8_STATUS_UNSUPPORTED_FEATURE: return "a feature libwebp does not support"
+        case VP8_STATUS_SUSPENDED, VP8_STATUS_NOT_ENOUGH_DATA: return "the file is cut short"
+        default: return "status \(status.rawValue)"
+        }
+    }
+
     static func decode(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest,
                        pixelLimit: Int) throws -> (image: PixelBuffer, scaled: Bool) {
         guard let base = data.baseAddress else { throw ThumbnailError.decodeFailed("the file is empty") }
@@ -34,7 +46,7 @@ enum WebPDecoder {
         let status = WebPDecode(base, data.count, &config)
         defer { WebPFreeDecBuffer(&config.output) }
         guard status == VP8_STATUS_OK else {
-            throw ThumbnailError.decodeFailed("libwebp failed with status \(status.rawValue)")
+            throw ThumbnailError.decodeFailed("libwebp could not decode the picture: \(Self.describe(status))")
         }
         let outWidth = Int(config.output.width), outHeight = Int(config.output.height)
         let channels = hasAlpha ? 4 : 3
