@@ -109,6 +109,14 @@ public enum JSONShapes {
         return .object(members)
     }
 
+    /// A file read with warnings, as `errors --warnings --json` lists it.
+    public static func warning(_ w: IndexedFileWarning) -> JSON {
+        var members: [(String, JSON)] = [("path", .string(w.path.displayString)), ("warnings", .array(w.messages.map(JSON.string))),
+                                         ("bytes", .int(Int(w.bytes))), ("recordedAt", .string(isoUTC(w.recordedDate)))]
+        if !w.path.isValidUTF8 { members.append(("pathBase64", .string(Data(w.path.bytes).base64EncodedString()))) }
+        return .object(members)
+    }
+
     /// An album, as `albums --json` lists it.
     public static func album(_ album: Album) -> JSON {
         var members: [(String, JSON)] = [

@@ -319,6 +319,47 @@ struct ListingPaperCutTests {
         #expect(await mediaindex(["errors", "--limit", "1", "--json"], folder: folder).out.components(separatedBy: "\"path\"").count == 2)
     }
 
+    @Test("errors --warnings lists the files read only in part, one line per warning, and errors leaves them out")
+    func warningsListing() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copyCorpus(plainJPEG, to: folder + "/photos/whole.jpg")
+        // The same JPEG without its last 1,000 bytes and a PNG chunk running past the end of its file.
+        try copyCorpus(plainJPEG, to: folder + "/photos/cut.jpg")
+        let cut = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/photos/cut.jpg"))
+        try cut.truncate(atOffset: try cut.seekToEnd() - 1_000)
+        try cut.close()
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let ihdr: [UInt8] = [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 8, 0, 0, 0, 8, 8, 2, 0, 0, 0] + [0, 0, 0, 0]
+        let idat: [UInt8] = [0, 0, 0x10, 0] + Array("IDAT".utf8) + [0x78, 0x9C]
+        FileManager.default.createFile(atPath: folder + "/photos/chunk.png", contents: Data(signature + ihdr + idat))
+        // A TIFF header whose first directory lies past the end of the file.
+        FileManager.default.createFile(atPath: folder + "/photos/header.tif",
+                                       contents: Data([0x49, 0x49, 0x2A, 0x00, 0x00, 0x00, 0x01, 0x00] + [UInt8](repeating: 0, count: 64)))
+        #expect(await mediaindex(["index", "-q", folder + "/photos"], folder: folder).code == 0)
+        #expect(await mediaindex(["errors"], folder: folder).out == "No errors.\n")
+
+        let json = await mediaindex(["errors", "--warnings", "--json"], folder: folder)
+        #expect(json.code == 0, "\(json.err)")
+        let files = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
+        let paths = files.compactMap { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } }
+        #expect(paths.contains("header.tif") && paths.contains("chunk.png"), "\(json.out)")
+        // The indexer reads a JPEG's headers, not its scan: a cut scan is the thumbnail's to report.
+        #expect(!paths.contains("whole.jpg") && !paths.contains("cut.jpg"))
+        for file in files { #expect(!((file["warnings"] as? [String]) ?? []).isEmpty, "\(file)") }
+        let tiff = try #require(files.first { ($0["path"] as? String)?.hasSuffix("header.tif") == true })
+        #expect((tiff["warnings"] as? [String])?.contains { $0.contains("TIFF directory") } == true, "\(tiff)")
+
+        let table = await mediaindex(["errors", "--warnings"], folder: folder, width: 250).out
+        let lines = table.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("FILE") == true && lines.first?.contains("WARNING") == true, "\(table)")
+        #expect(lines.count == 1 + files.reduce(0) { $0 + (($1["warnings"] as? [String])?.count ?? 0) }, "\(table)")
+        if files.count > 1 {
+            let limited = await mediaindex(["errors", "--warnings", "--limit", "1"], folder: folder, width: 250).out
+            #expect(limited.hasSuffix("\(files.count - 1) more; --limit \(files.count) shows all.\n"), "\(limited)")
+        }
+    }
+
     @Test("indexing a folder inside a registered root says that the whole root was indexed")
     func subfolderOfRoot() async throws {
         let folder = try temporaryFolder()

@@ -272,6 +272,20 @@ public struct IndexedFileError: Sendable, Equatable {
     public var recordedDate: Date
 }
 
+/// A file that was read, but not all of it: what the reader reported (a damaged
+/// structure, a size it could not find, a box it skipped), as `mediaindex errors
+/// --warnings` lists it. Its asset has what could be read.
+public struct IndexedFileWarning: Sendable, Equatable {
+    /// The file.
+    public var path: PathBytes
+    /// What the reader reported, one sentence each, in the order it reported them.
+    public var messages: [String]
+    /// The file's size.
+    public var bytes: Int64
+    /// When the run that recorded them looked at the file.
+    public var recordedDate: Date
+}
+
 /// A registered root folder.
 public struct LibraryRoot: Sendable, Equatable {
     /// The folder, absolute and symlink-resolved.

@@ -224,6 +224,14 @@ public final class MediaLibrary: Sendable {
         try await offExecutor { try $0.errors() }
     }
 
+    /// Files that were read with warnings (a damaged structure, a size that could not be
+    /// found), by path: their assets hold what could be read.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func warnings() async throws -> [IndexedFileWarning] {
+        try await offExecutor { try $0.warnings() }
+    }
+
     /// Counts over the whole library.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
@@ -372,6 +380,34 @@ extension MediaLibrary.Blocking {
                                  bytes: $0.int64("size") ?? 0,
                                  recordedDate: Date(timeIntervalSince1970: $0.double("indexed_at") ?? 0))
             }
+        }
+    }
+
+    /// Files that were read with warnings, by path; each file's warnings in the order
+    /// its reader reported them.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func warnings() throws -> [IndexedFileWarning] {
+        try library.read { db in
+            // `instr` first: only the few rows that carry warnings are parsed as JSON.
+            let rows = try db.rows("""
+                SELECT f.path, f.size, f.indexed_at, w.value AS message
+                FROM files f, json_each(f.metadata, '$.warnings') w
+                WHERE f.status <> 'error' AND instr(f.metadata, '"warnings"') > 0 AND w.type = 'text'
+                ORDER BY f.path, w.key
+                """)
+            var warnings: [IndexedFileWarning] = []
+            for row in rows {
+                let path = PathBytes(row.blob("path") ?? [])
+                let message = row.string("message") ?? ""
+                if warnings.last?.path == path {
+                    warnings[warnings.count - 1].messages.append(message)
+                } else {
+                    warnings.append(IndexedFileWarning(path: path, messages: [message], bytes: row.int64("size") ?? 0,
+                                                       recordedDate: Date(timeIntervalSince1970: row.double("indexed_at") ?? 0)))
+                }
+            }
+            return warnings
         }
     }
 

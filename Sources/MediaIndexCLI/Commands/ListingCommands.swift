@@ -86,44 +86,68 @@ struct ShowCommand: ParsableCommand {
     }
 }
 
-/// `mediaindex errors`: files that could not be read.
+/// `mediaindex errors`: files that could not be read; with `--warnings`, files read
+/// only in part.
 struct ErrorsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "errors",
         abstract: "List files that could not be read, with the reason.",
-        discussion: "A file is retried when it changes."
+        discussion: "A file is retried when it changes. --warnings lists instead the files that were read with warnings (a damaged structure, a size that could not be found): their assets hold what could be read."
     )
 
     static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("limit", valueName: "n", help: "Print at most this many errors (by path)."),
+        .option("limit", valueName: "n", help: "Print at most this many files (by path)."),
+        .flag("warnings", help: "List the files read with warnings instead, each warning on its own line."),
         .flag("json", help: "Print a JSON array."),
     ]
 
     var library: LibraryOptions
     var limit: Int?
+    var warnings: Bool
     var json: Bool
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         limit = try parsed.option("limit", as: Int.self)
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        warnings = parsed.flag("warnings")
         json = parsed.flag("json")
     }
 
     func run(in context: CommandContext) async throws {
-        let all = try await library.open(.readOnly, in: context).errors()
+        let opened = try library.open(.readOnly, in: context)
+        if warnings {
+            let all = try await opened.warnings()
+            let shown = limit.map { Array(all.prefix($0)) } ?? all
+            if json {
+                context.standardOutput.writeLine(JSON.array(shown.map(JSONShapes.warning)).prettyText)
+                return
+            }
+            let rows = shown.flatMap { file in file.messages.map { [file.path.displayString, $0] } }
+            print(rows, header: "WARNING", none: "No warnings.", shown: shown.count, total: all.count, in: context)
+            return
+        }
+        let all = try await opened.errors()
         let errors = limit.map { Array(all.prefix($0)) } ?? all
         if json {
             context.standardOutput.writeLine(JSON.array(errors.map(JSONShapes.error)).prettyText)
-        } else if errors.isEmpty {
-            context.standardOutput.writeLine("No errors.")
-        } else {
-            let table = TableRenderer(columns: [TableColumn("FILE", truncation: .middle), TableColumn("ERROR")])
-            context.standardOutput.writeLine(table.render(errors.map { [$0.path.displayString, $0.message] },
-                                                          maxWidth: context.terminalWidth))
-            if errors.count < all.count {
-                context.standardOutput.writeLine("\(all.count - errors.count) more; --limit \(all.count) shows all.")
-            }
+            return
+        }
+        print(errors.map { [$0.path.displayString, $0.message] }, header: "ERROR", none: "No errors.",
+              shown: errors.count, total: all.count, in: context)
+    }
+
+    /// A FILE column and a reason column, or `none` when there are no rows, and how many
+    /// files `--limit` left out.
+    private func print(_ rows: [[String]], header: String, none: String, shown: Int, total: Int, in context: CommandContext) {
+        guard !rows.isEmpty else {
+            context.standardOutput.writeLine(none)
+            return
+        }
+        let table = TableRenderer(columns: [TableColumn("FILE", truncation: .middle), TableColumn(header)])
+        context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
+        if shown < total {
+            context.standardOutput.writeLine("\(total - shown) more; --limit \(total) shows all.")
         }
     }
 }
