@@ -10,4 +10,5 @@ static inline cmsUInt32Number mediaindex_lcms_gray8(void) { return TYPE_GRAY_8; 
 static inline cmsUInt32Number mediaindex_lcms_cmyk8(void) { return TYPE_CMYK_8; }
 static inline cmsUInt32Number mediaindex_lcms_cmyk8_inverted(void) { return TYPE_CMYK_8_REV; }
 static inline cmsUInt32Number mediaindex_lcms_rgb_float(void) { return TYPE_RGB_FLT; }
+static inline cmsUInt32Number mediaindex_lcms_xyz_double(void) { return TYPE_XYZ_DBL; }
 #endif

@@ -42,6 +42,17 @@ static inline int mediaindex_tiff_set_extrasamples(TIFF *tif, uint16_t count, ui
 static inline int mediaindex_tiff_set_icc(TIFF *tif, uint32_t count, const void *profile) {
     return TIFFSetField(tif, TIFFTAG_ICCPROFILE, count, profile);
 }
+/// The WhitePoint tag's chromaticity (x, y); 0 when the directory has none.
+static inline int mediaindex_tiff_get_whitepoint(TIFF *tif, float *x, float *y) {
+    float *values = NULL;
+    if (TIFFGetField(tif, TIFFTAG_WHITEPOINT, &values) != 1 || !values) return 0;
+    *x = values[0]; *y = values[1];
+    return 1;
+}
+static inline int mediaindex_tiff_set_whitepoint(TIFF *tif, float x, float y) {
+    float values[2] = { x, y };
+    return TIFFSetField(tif, TIFFTAG_WHITEPOINT, values);
+}
 
 /// A handle's first error message, kept for as long as the handle.
 typedef struct { char text[512]; } mediaindex_tiff_message;

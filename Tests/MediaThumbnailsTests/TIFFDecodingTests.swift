@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import CTIFF
+import CLCMS2
 import CorpusSupport
 import MediaMetadata
 @testable import MediaThumbnails
@@ -11,7 +12,7 @@ import MediaMetadata
 struct TIFFDecodingTests {
     /// How a fixture stores its pixels.
     struct Layout: CustomStringConvertible {
-        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk, cmyk16 }
+        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk, cmyk16, lab8, lab16 }
         var kind: Kind
         var compression: UInt16
         var tiled: Bool
@@ -57,6 +58,8 @@ struct TIFFDecodingTests {
         case .bilevel: samples = 1; bits = 1; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
         case .cmyk: samples = 4; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
         case .cmyk16: samples = 4; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
+        case .lab8: samples = 3; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_CIELAB))
+        case .lab16: samples = 3; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_CIELAB))
         }
         u16(TIFFTAG_SAMPLESPERPIXEL, samples); u16(TIFFTAG_BITSPERSAMPLE, bits)
         if layout.kind == .rgba {
@@ -75,6 +78,7 @@ struct TIFFDecodingTests {
             var bytes = [UInt8](repeating: 0, count: rowBytes)
             for x in 0..<w {
                 let (r, g, b) = expected(x * width / w, y * height / h)
+                let sourceX = x * width / w, sourceY = y * height / h
                 let gray = UInt8((Int(r) + Int(g) + Int(b)) / 3)
                 switch layout.kind {
                 case .rgb: bytes[x * 3] = r; bytes[x * 3 + 1] = g; bytes[x * 3 + 2] = b
@@ -83,6 +87,19 @@ struct TIFFDecodingTests {
                 case .gray16: bytes[x * 2] = gray; bytes[x * 2 + 1] = gray  // native little-endian 16-bit = gray × 257
                 case .bilevel: if x >= w / 2 { bytes[x / 8] |= 0x80 >> UInt8(x % 8) }
                 case .cmyk: bytes[x * 4] = 255 - r; bytes[x * 4 + 1] = 255 - g; bytes[x * 4 + 2] = 255 - b; bytes[x * 4 + 3] = 0
+                case .lab8, .lab16:
+                    // CIELab relative to D50 (no WhitePoint tag): L* unsigned, a* and b* signed.
+                    let lab = Self.labPicture[sourceY * width + sourceX]
+                    if layout.kind == .lab8 {
+                        bytes[x * 3] = UInt8((lab.L * 255 / 100).rounded())
+                        bytes[x * 3 + 1] = UInt8(bitPattern: Int8(max(-128, min(127, lab.a.rounded()))))
+                        bytes[x * 3 + 2] = UInt8(bitPattern: Int8(max(-128, min(127, lab.b.rounded()))))
+                    } else {
+                        let values = [UInt16((lab.L * 65_535 / 100).rounded()),
+                                      UInt16(bitPattern: Int16(max(-32_768, min(32_767, (lab.a * 256).rounded())))),
+                                      UInt16(bitPattern: Int16(max(-32_768, min(32_767, (lab.b * 256).rounded()))))]
+                        for (c, v) in values.enumerated() { bytes[x * 6 + c * 2] = UInt8(v & 0xFF); bytes[x * 6 + c * 2 + 1] = UInt8(v >> 8) }
+                    }
                 case .cmyk16:
                     // Native little-endian 16-bit: ink × 257 in both bytes.
                     for (c, ink) in [255 - r, 255 - g, 255 - b, 0].enumerated() {
@@ -118,6 +135,25 @@ struct TIFFDecodingTests {
         }
     }
 
+    /// The fixture's picture in CIE L*a*b* relative to D50, through lcms2's sRGB profile,
+    /// row by row.
+    static let labPicture: [cmsCIELab] = {
+        let srgb = cmsCreate_sRGBProfile(), xyzProfile = cmsCreateXYZProfile()
+        defer { cmsCloseProfile(srgb); cmsCloseProfile(xyzProfile) }
+        let transform = cmsCreateTransform(srgb, mediaindex_lcms_rgb8(), xyzProfile, mediaindex_lcms_xyz_double(),
+                                           cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), 0)
+        defer { cmsDeleteTransform(transform) }
+        return (0..<height).flatMap { y in
+            (0..<width).map { x in
+                let (r, g, b) = expected(x, y)
+                var rgb = [r, g, b], xyz = cmsCIEXYZ(), lab = cmsCIELab()
+                cmsDoTransform(transform, &rgb, &xyz, 1)
+                cmsXYZ2Lab(cmsD50_XYZ(), &lab, &xyz)
+                return lab
+            }
+        }
+    }()
+
     static func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("mediaindex-tiff-\(UUID().uuidString)-\(name).tif").path
     }
@@ -132,9 +168,9 @@ struct TIFFDecodingTests {
         ("Deflate", UInt16(COMPRESSION_ADOBE_DEFLATE)), ("PackBits", UInt16(COMPRESSION_PACKBITS)),
     ]
 
-    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel and 8- and 16-bit CMYK, in strips and tiles, with every lossless compression")
+    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel, 8- and 16-bit CMYK and L*a*b*, in strips and tiles, with every lossless compression")
     func everyLayout() throws {
-        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk, .cmyk16]
+        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk, .cmyk16, .lab8, .lab16]
         for kind in kinds {
             for (name, compression) in Self.compressions {
                 for tiled in [false, true] {
@@ -156,13 +192,16 @@ struct TIFFDecodingTests {
                         let (r, g, b) = Self.expected(x * 2 + 1, 33)
                         let want: (Int, Int, Int)
                         switch kind {
-                        case .rgb, .rgba, .cmyk, .cmyk16: want = (Int(r), Int(g), Int(b))
+                        case .rgb, .rgba, .cmyk, .cmyk16, .lab8, .lab16: want = (Int(r), Int(g), Int(b))
                         case .gray8, .gray16, .palette:
                             let gray = (Int(r) + Int(g) + Int(b)) / 3
                             want = (gray, gray, gray)
                         case .bilevel: want = x < 24 ? (0, 0, 0) : (255, 255, 255)
                         }
-                        #expect(abs(got.0 - want.0) <= 8 && abs(got.1 - want.1) <= 8 && abs(got.2 - want.2) <= 8,
+                        // Lab goes through lcms2 both ways, and is shrunk as 8-bit Lab (one step of
+                        // a* or b* moves a saturated colour by a few levels): it comes back within 5.
+                        let tolerance = kind == .lab8 || kind == .lab16 ? 5 : 8
+                        #expect(abs(got.0 - want.0) <= tolerance && abs(got.1 - want.1) <= tolerance && abs(got.2 - want.2) <= tolerance,
                                 "\(layout) at x=\(x): \(got), expected \(want)")
                     }
                 }

@@ -56,6 +56,38 @@ enum ColourConverter {
         return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: out)
     }
 
+    /// sRGB from 8-bit L*a*b* pixels in lcms2's encoding (L* 0…100 as 0…255, a* and b*
+    /// offset by 128) relative to `white` (a chromaticity; D50 when nil): each pixel to XYZ
+    /// with that white, adapted (Bradford) to the D50 of the connection space, then through
+    /// lcms2 to sRGB, whose profile adapts D50 to D65. So D65-relative Lab reaches sRGB
+    /// unadapted, as vips reads it, and D50 Lab as ICC workflows convert it. Nil when lcms2
+    /// cannot build the transform.
+    static func rgb(fromLab image: PixelBuffer, white: (x: Double, y: Double)?) -> PixelBuffer? {
+        guard image.channels == 3, let transform = TransformCache.shared.transformFromXYZ() else { return nil }
+        var whiteXYZ = cmsCIEXYZ(X: 0.9642, Y: 1, Z: 0.8249)
+        if let white {
+            var chromaticity = cmsCIExyY(x: white.x, y: white.y, Y: 1)
+            cmsxyY2XYZ(&whiteXYZ, &chromaticity)
+        }
+        let count = image.width * image.height
+        var xyz = [Double](repeating: 0, count: count * 3)
+        for i in 0..<count {
+            var lab = cmsCIELab(L: Double(image.pixels[i * 3]) * 100 / 255, a: Double(image.pixels[i * 3 + 1]) - 128,
+                                b: Double(image.pixels[i * 3 + 2]) - 128)
+            var relative = cmsCIEXYZ(), adapted = cmsCIEXYZ()
+            cmsLab2XYZ(&whiteXYZ, &relative, &lab)
+            if cmsAdaptToIlluminant(&adapted, &whiteXYZ, cmsD50_XYZ(), &relative) == 0 { adapted = relative }
+            xyz[i * 3] = adapted.X; xyz[i * 3 + 1] = adapted.Y; xyz[i * 3 + 2] = adapted.Z
+        }
+        var rgb = [UInt8](repeating: 0, count: count * 3)
+        xyz.withUnsafeBytes { source in
+            rgb.withUnsafeMutableBytes { destination in
+                cmsDoTransform(transform.handle, source.baseAddress, destination.baseAddress, cmsUInt32Number(count))
+            }
+        }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: rgb)
+    }
+
     /// Whether an ICC profile describes CMYK (so a CMYK JPEG can be converted with it).
     static func isCMYKProfile(_ profile: [UInt8]) -> Bool {
         profile.count >= 20 && Array(profile[16..<20]) == Array("CMYK".utf8)
@@ -176,6 +208,15 @@ final class TransformCache: @unchecked Sendable {  // all state is guarded by `l
             // without it every shadow darker than the ink's black clips to one value.
             return Self.build(input, format, sRGB, mediaindex_lcms_rgb8(), flags: UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION),
                               gray: false, channels: 4)
+        }
+    }
+
+    /// From CIE XYZ (doubles, D50, white Y = 1) to 8-bit sRGB, relative colorimetric.
+    func transformFromXYZ() -> ColourTransform? {
+        cached(Key(bytes: [], kind: 4)) { [sRGB] in
+            guard let xyz = cmsCreateXYZProfile() else { return nil }
+            defer { cmsCloseProfile(xyz) }
+            return Self.build(xyz, mediaindex_lcms_xyz_double(), sRGB, mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 3)
         }
     }
 

@@ -8,8 +8,8 @@ import MediaMetadata
 ///
 /// The first page of a multi-page file is decoded, or, when one covers the request, the
 /// smallest reduced-resolution image (a SubIFD or a later directory marked
-/// `NewSubfileType` = reduced). CMYK and 32-bit floating point are read sample by sample
-/// (`decodeSeparated`, `decodeFloatingPoint`); libtiff's RGBA reader converts every other layout to 8-bit RGBA;
+/// `NewSubfileType` = reduced). CMYK, L*a*b* and 32-bit floating point are read sample by sample
+/// (`decodeSeparated`, `decodeLab`, `decodeFloatingPoint`); libtiff's RGBA reader converts every other layout to 8-bit RGBA;
 /// it is asked for bands of whole strips or tiles, each shrunk into the thumbnail at once,
 /// so only one band of the full-size picture is ever held.
 enum TIFFDecoder {
@@ -207,6 +207,11 @@ enum TIFFDecoder {
             return Decoded(image: floats, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
                            warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
         }
+        if let lab = try decodeLab(file, size: size, target: clamped) {
+            // Converted to sRGB already; a profile of a Lab picture describes Lab itself.
+            return Decoded(image: lab, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
+                           warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
+        }
         if let separated = try decodeSeparated(file, size: size, target: clamped, profile: profile) {
             // Converted to sRGB already, through the CMYK profile when there is one.
             var warnings = separated.warning.map { [$0] } ?? []
@@ -354,43 +359,109 @@ enum TIFFDecoder {
                                 profile: [UInt8]?) throws -> (image: PixelBuffer, warning: String?)? {
         guard file.u16(UInt32(TIFFTAG_PHOTOMETRIC)) == UInt16(PHOTOMETRIC_SEPARATED),
               (file.u16(UInt32(TIFFTAG_INKSET)) ?? UInt16(INKSET_CMYK)) == UInt16(INKSET_CMYK),
-              let bits = file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)), bits == 8 || bits == 16,
-              (file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? UInt16(SAMPLEFORMAT_UINT)) == UInt16(SAMPLEFORMAT_UINT),
-              (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
-              let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= 4
+              let layout = SampleLayout(file, minimumSamples: 4)
         else { return nil }
-        let width = size.width, height = size.height
-        let pixelBytes = samples * Int(bits) / 8
-        // The first four samples of `count` pixels from `raw` (at pixel `from`) as 8-bit CMYK
-        // into `out` (at pixel `at`). libtiff hands out 16-bit samples in the machine's order.
+        // 16-bit samples scaled to 8 bits, rounded.
+        guard let cmyk = try shrinkSamples(file, layout: layout, size: size, target: target, channels: 4, convert: { sample, _ in
+            layout.bits == 8 ? UInt8(sample) : UInt8((UInt32(sample) * 255 + 32_767) / 65_535)
+        }) else { return nil }
+        if let profile, ColourConverter.isCMYKProfile(profile),
+           let rgb = ColourConverter.rgb(fromCMYK: cmyk, profile: profile, inverted: false) {
+            return (rgb, nil)
+        }
+        let warning = profile == nil ? nil
+            : "the embedded ICC profile is not a usable CMYK profile (converted by the naive complement)"
+        return (ColourConverter.naiveRGB(fromCMYK: cmyk, inverted: false), warning)
+    }
+
+    /// CIE L*a*b* (`PhotometricInterpretation` CIELab, with signed a* and b*, or ICCLab,
+    /// with them offset by 128) of 8 or 16 bits, contiguous, in strips or tiles: shrunk in
+    /// Lab, then converted to sRGB (`ColourConverter.rgb(fromLab:white:)`) from Lab relative
+    /// to the `WhitePoint` tag's white, D50 without one (as Adobe's TIFF technote has it,
+    /// and libtiff defaults it).
+    /// libtiff's RGBA reader converts Lab through a rough display model instead (7 levels
+    /// from vips' reading). Nil for any other layout.
+    static func decodeLab(_ file: File, size: (width: Int, height: Int), target: (width: Int, height: Int)) throws -> PixelBuffer? {
+        guard let photometric = file.u16(UInt32(TIFFTAG_PHOTOMETRIC)),
+              photometric == UInt16(PHOTOMETRIC_CIELAB) || photometric == UInt16(PHOTOMETRIC_ICCLAB),
+              let layout = SampleLayout(file, minimumSamples: 3)
+        else { return nil }
+        let signed = photometric == UInt16(PHOTOMETRIC_CIELAB)
+        // To lcms2's 8-bit Lab: L* 0…100 as 0…255, a* and b* offset by 128.
+        guard let lab = try shrinkSamples(file, layout: layout, size: size, target: target, channels: 3, convert: { sample, channel in
+            if layout.bits == 8 { return channel == 0 || !signed ? UInt8(sample) : UInt8(sample) ^ 0x80 }
+            if channel == 0 { return UInt8((UInt32(sample) * 255 + 32_767) / 65_535) }
+            return UInt8(min(255, (UInt32(signed ? sample ^ 0x8000 : sample) + 128) >> 8))  // rounded
+        }) else { return nil }
+        var x: Float = 0, y: Float = 0
+        let white = mediaindex_tiff_get_whitepoint(file.handle, &x, &y) == 1 && x > 0 && y > 0 && x < 1 && y < 1
+            ? (x: Double(x), y: Double(y)) : nil
+        guard let rgb = ColourConverter.rgb(fromLab: lab, white: white) else {
+            throw ThumbnailError.decodeFailed("lcms2 could not convert L*a*b* to sRGB")
+        }
+        return rgb
+    }
+
+    /// How a directory's samples are stored, for the sample-by-sample readers: 8 or 16
+    /// unsigned bits, contiguous, at least `minimumSamples` per pixel.
+    struct SampleLayout {
+        let bits: Int
+        let samples: Int
+
+        init?(_ file: File, minimumSamples: Int) {
+            guard let bits = file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)), bits == 8 || bits == 16,
+                  (file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? UInt16(SAMPLEFORMAT_UINT)) == UInt16(SAMPLEFORMAT_UINT),
+                  (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
+                  let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= minimumSamples
+            else { return nil }
+            self.bits = Int(bits)
+            self.samples = samples
+        }
+
+        var pixelBytes: Int { samples * bits / 8 }
+    }
+
+    /// Reads the current directory's strips line by line, or its tiles one row of tiles at
+    /// a time, turning the first `channels` samples of each pixel into 8 bits with
+    /// `convert(sample, channel)` (16-bit samples come in the machine's byte order), and
+    /// shrinks them into `target`. A damaged strip or tile reads as zero samples. Nil when
+    /// the tile geometry is unusable.
+    ///
+    /// - Throws: `ThumbnailError.decodeFailed` when no strip or tile could be read.
+    static func shrinkSamples(_ file: File, layout: SampleLayout, size: (width: Int, height: Int),
+                              target: (width: Int, height: Int), channels: Int,
+                              convert: (UInt16, Int) -> UInt8) throws -> PixelBuffer? {
+        let width = size.width, height = size.height, samples = layout.samples
         func put(_ raw: UnsafeRawBufferPointer, from: Int, into out: UnsafeMutableBufferPointer<UInt8>, at: Int, count: Int) {
-            if bits == 8 {
+            if layout.bits == 8 {
                 let source = raw.bindMemory(to: UInt8.self)
-                for i in 0..<count { for c in 0..<4 { out[(at + i) * 4 + c] = source[(from + i) * samples + c] } }
+                for i in 0..<count {
+                    for c in 0..<channels { out[(at + i) * channels + c] = convert(UInt16(source[(from + i) * samples + c]), c) }
+                }
             } else {
                 let source = raw.bindMemory(to: UInt16.self)
                 for i in 0..<count {
-                    for c in 0..<4 { out[(at + i) * 4 + c] = UInt8((UInt32(source[(from + i) * samples + c]) * 255 + 32_767) / 65_535) }
+                    for c in 0..<channels { out[(at + i) * channels + c] = convert(source[(from + i) * samples + c], c) }
                 }
             }
         }
-        var shrinker = BandShrinker(width: width, height: height, target: target, channels: 4)
+        var shrinker = BandShrinker(width: width, height: height, target: target, channels: channels)
         var anyRead = false
         if TIFFIsTiled(file.handle) != 0 {
             guard let tileWidth = file.u32(UInt32(TIFFTAG_TILEWIDTH)).map(Int.init),
                   let tileLength = file.u32(UInt32(TIFFTAG_TILELENGTH)).map(Int.init), tileWidth > 0, tileLength > 0,
-                  tileWidth * tileLength * pixelBytes <= bandBytes * 4, width * min(tileLength, height) * 4 <= bandBytes * 4,
-                  Int(TIFFTileSize(file.handle)) >= tileWidth * tileLength * pixelBytes
+                  tileWidth * tileLength * layout.pixelBytes <= bandBytes * 4,
+                  width * min(tileLength, height) * channels <= bandBytes * 4,
+                  Int(TIFFTileSize(file.handle)) >= tileWidth * tileLength * layout.pixelBytes
             else { return nil }
             var tile = [UInt8](repeating: 0, count: Int(TIFFTileSize(file.handle)))
-            var band = [UInt8](repeating: 0, count: width * min(tileLength, height) * 4)
+            var band = [UInt8](repeating: 0, count: width * min(tileLength, height) * channels)
             for tileY in stride(from: 0, to: height, by: tileLength) {
                 let rows = min(tileLength, height - tileY)
                 for tileX in stride(from: 0, to: width, by: tileWidth) {
                     let read = tile.withUnsafeMutableBytes {
                         TIFFReadTile(file.handle, $0.baseAddress, UInt32(tileX), UInt32(tileY), 0, 0)
                     }
-                    // A damaged tile is left unprinted (no ink): white.
                     if read < 0 { tile.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } } else { anyRead = true }
                     let columns = min(tileWidth, width - tileX)
                     tile.withUnsafeBytes { raw in
@@ -399,32 +470,26 @@ enum TIFFDecoder {
                         }
                     }
                 }
-                band.withUnsafeBytes { shrinker.add($0, y: tileY, width: width, rows: rows, rowBytes: width * 4, sourceChannels: 4) }
+                band.withUnsafeBytes {
+                    shrinker.add($0, y: tileY, width: width, rows: rows, rowBytes: width * channels, sourceChannels: channels)
+                }
             }
         } else {
             let scanline = Int(TIFFScanlineSize(file.handle))
-            guard scanline >= width * pixelBytes else { return nil }
+            guard scanline >= width * layout.pixelBytes else { return nil }
             var line = [UInt8](repeating: 0, count: scanline)
-            var band = [UInt8](repeating: 0, count: width * 4)
+            var band = [UInt8](repeating: 0, count: width * channels)
             for y in 0..<height {
                 let ok = line.withUnsafeMutableBytes { TIFFReadScanline(file.handle, $0.baseAddress, UInt32(y), 0) }
-                // A damaged strip's lines are left unprinted (no ink): white.
                 if ok == 1 { anyRead = true } else { line.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } }
                 line.withUnsafeBytes { raw in band.withUnsafeMutableBufferPointer { put(raw, from: 0, into: $0, at: 0, count: width) } }
-                band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 4, sourceChannels: 4) }
+                band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * channels, sourceChannels: channels) }
             }
         }
         guard anyRead else {
             throw ThumbnailError.decodeFailed("libtiff could not decode the image data: \(file.firstError ?? "unknown error")")
         }
-        let cmyk = shrinker.image
-        if let profile, ColourConverter.isCMYKProfile(profile),
-           let rgb = ColourConverter.rgb(fromCMYK: cmyk, profile: profile, inverted: false) {
-            return (rgb, nil)
-        }
-        let warning = profile == nil ? nil
-            : "the embedded ICC profile is not a usable CMYK profile (converted by the naive complement)"
-        return (ColourConverter.naiveRGB(fromCMYK: cmyk, inverted: false), warning)
+        return shrinker.image
     }
 
     /// libtiff's process-wide handlers print to stderr; ours collect per file instead.
