@@ -49,10 +49,6 @@ static inline int mediaindex_tiff_get_whitepoint(TIFF *tif, float *x, float *y) 
     *x = values[0]; *y = values[1];
     return 1;
 }
-static inline int mediaindex_tiff_set_whitepoint(TIFF *tif, float x, float y) {
-    float values[2] = { x, y };
-    return TIFFSetField(tif, TIFFTAG_WHITEPOINT, values);
-}
 
 /// A handle's first error message, kept for as long as the handle.
 typedef struct { char text[512]; } mediaindex_tiff_message;

@@ -124,7 +124,7 @@ struct ErrorsCommand: ParsableCommand {
                 return
             }
             let rows = shown.flatMap { file in file.messages.map { [file.path.displayString, $0] } }
-            print(rows, header: "WARNING", none: "No warnings.", shown: shown.count, total: all.count, in: context)
+            printTable(rows, header: "WARNING", none: "No warnings.", shown: shown.count, total: all.count, in: context)
             return
         }
         let all = try await opened.errors()
@@ -133,13 +133,13 @@ struct ErrorsCommand: ParsableCommand {
             context.standardOutput.writeLine(JSON.array(errors.map(JSONShapes.error)).prettyText)
             return
         }
-        print(errors.map { [$0.path.displayString, $0.message] }, header: "ERROR", none: "No errors.",
+        printTable(errors.map { [$0.path.displayString, $0.message] }, header: "ERROR", none: "No errors.",
               shown: errors.count, total: all.count, in: context)
     }
 
     /// A FILE column and a reason column, or `none` when there are no rows, and how many
     /// files `--limit` left out.
-    private func print(_ rows: [[String]], header: String, none: String, shown: Int, total: Int, in context: CommandContext) {
+    private func printTable(_ rows: [[String]], header: String, none: String, shown: Int, total: Int, in context: CommandContext) {
         guard !rows.isEmpty else {
             context.standardOutput.writeLine(none)
             return

@@ -64,7 +64,7 @@ enum ColourConverter {
     /// cannot build the transform.
     static func rgb(fromLab image: PixelBuffer, white: (x: Double, y: Double)?) -> PixelBuffer? {
         guard image.channels == 3, let transform = TransformCache.shared.transformFromXYZ() else { return nil }
-        var whiteXYZ = cmsCIEXYZ(X: 0.9642, Y: 1, Z: 0.8249)
+        var whiteXYZ = cmsD50_XYZ().pointee
         if let white {
             var chromaticity = cmsCIExyY(x: white.x, y: white.y, Y: 1)
             cmsxyY2XYZ(&whiteXYZ, &chromaticity)

@@ -202,28 +202,25 @@ enum TIFFDecoder {
         guard let size = file.size else { throw ThumbnailError.decodeFailed("the TIFF's image has no width or height") }
         let target = ThumbnailGeometry.scaledSize(width: full.width, height: full.height, request: request)
         let clamped = (min(target.width, size.width), min(target.height, size.height))
+        // Every reader's result, with what libtiff reported while decoding after the reader's own warning.
+        func decoded(_ image: PixelBuffer, profile: [UInt8]?, warning: String? = nil) -> Decoded {
+            let warnings = [warning, file.firstError.map { "libtiff reported a problem while decoding: \($0)" }].compactMap { $0 }
+            return Decoded(image: image, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: profile,
+                           warnings: warnings)
+        }
         if let floats = try decodeFloatingPoint(file, size: size, target: clamped) {
             // Linear light already encoded as sRGB: the profile (a linear one) is not applied again.
-            return Decoded(image: floats, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
-                           warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
+            return decoded(floats, profile: nil)
         }
         if let lab = try decodeLab(file, size: size, target: clamped) {
             // Converted to sRGB already; a profile of a Lab picture describes Lab itself.
-            return Decoded(image: lab, decodedSize: size, fullSize: full, reduced: chosen != nil, iccProfile: nil,
-                           warnings: file.firstError.map { ["libtiff reported a problem while decoding: \($0)"] } ?? [])
+            return decoded(lab, profile: nil)
         }
         if let separated = try decodeSeparated(file, size: size, target: clamped, profile: profile) {
             // Converted to sRGB already, through the CMYK profile when there is one.
-            var warnings = separated.warning.map { [$0] } ?? []
-            if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
-            return Decoded(image: separated.image, decodedSize: size, fullSize: full, reduced: chosen != nil,
-                           iccProfile: nil, warnings: warnings)
+            return decoded(separated.image, profile: nil, warning: separated.warning)
         }
-        let shrunk = try decodeCurrent(file, size: size, target: clamped)
-        var warnings: [String] = []
-        if let error = file.firstError { warnings.append("libtiff reported a problem while decoding: \(error)") }
-        return Decoded(image: shrunk, decodedSize: size, fullSize: full, reduced: chosen != nil,
-                       iccProfile: profile, warnings: warnings)
+        return decoded(try decodeCurrent(file, size: size, target: clamped), profile: profile)
     }
 
     /// The smallest reduced-resolution image with the first page's shape that covers the
@@ -452,9 +449,9 @@ enum TIFFDecoder {
                   let tileLength = file.u32(UInt32(TIFFTAG_TILELENGTH)).map(Int.init), tileWidth > 0, tileLength > 0,
                   tileWidth * tileLength * layout.pixelBytes <= bandBytes * 4,
                   width * min(tileLength, height) * channels <= bandBytes * 4,
-                  Int(TIFFTileSize(file.handle)) >= tileWidth * tileLength * layout.pixelBytes
+                  case let tileBytes = Int(TIFFTileSize(file.handle)), tileBytes >= tileWidth * tileLength * layout.pixelBytes
             else { return nil }
-            var tile = [UInt8](repeating: 0, count: Int(TIFFTileSize(file.handle)))
+            var tile = [UInt8](repeating: 0, count: tileBytes)
             var band = [UInt8](repeating: 0, count: width * min(tileLength, height) * channels)
             for tileY in stride(from: 0, to: height, by: tileLength) {
                 let rows = min(tileLength, height - tileY)
