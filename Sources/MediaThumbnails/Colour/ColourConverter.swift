@@ -157,7 +157,7 @@ final class ColourTransform: @unchecked Sendable {
 
 /// The process-wide cache of transforms to sRGB. A bounded number of entries: a library
 /// holds a handful of distinct profiles, and a hostile one cannot grow it without end.
-final class TransformCache: @unchecked Sendable {  // all state is guarded by `lock`
+final class TransformCache: @unchecked Sendable {  // `entries` is guarded by `lock`, each entry by its own
     static let shared = TransformCache()
     static let capacity = 64
 
@@ -181,47 +181,57 @@ final class TransformCache: @unchecked Sendable {  // all state is guarded by `l
         }
     }
 
-    private let lock = NSLock()
-    private var transforms: [Key: ColourTransform?] = [:]
-    private let sRGB: cmsHPROFILE?
+    /// One profile's transform, built once by whichever thread asks first; the others asking
+    /// for the same profile wait for it on `lock`, and nobody else does.
+    private final class Entry: @unchecked Sendable {  // `transform` is guarded by `lock`
+        let lock = NSLock()
+        var transform: ColourTransform??
+    }
+
+    private let lock = NSLock()  // guards `entries` and `buildCount`
+    private var entries: [Key: Entry] = [:]
 
     private init() {
         cmsSetLogErrorHandler(nil)
-        sRGB = cmsCreate_sRGBProfile()
     }
 
     /// How many transforms have been built (tests check that a second photo reuses the first's).
-    private(set) var built = 0
+    var built: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return buildCount
+    }
+    private var buildCount = 0
 
     func transform(forICC profile: [UInt8], alpha: Bool) -> ColourTransform? {
-        cached(Key(bytes: profile, kind: alpha ? 1 : 0)) { [sRGB] in
-            Self.make(profile: profile, alpha: alpha, sRGB: sRGB)
+        cached(Key(bytes: profile, kind: alpha ? 1 : 0)) {
+            Self.make(profile: profile, alpha: alpha)
         }
     }
 
     func transform(forCMYK profile: [UInt8], inverted: Bool) -> ColourTransform? {
-        cached(Key(bytes: profile, kind: inverted ? 3 : 2)) { [sRGB] in
+        cached(Key(bytes: profile, kind: inverted ? 3 : 2)) {
             guard let input = Self.open(profile), cmsGetColorSpace(input) == cmsSigCmykData else { return nil }
             defer { cmsCloseProfile(input) }
             let format = inverted ? mediaindex_lcms_cmyk8_inverted() : mediaindex_lcms_cmyk8()
             // Black-point compensation: a press profile's black is far above zero, and
             // without it every shadow darker than the ink's black clips to one value.
-            return Self.build(input, format, sRGB, mediaindex_lcms_rgb8(), flags: UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION),
+            return Self.build(input, format, mediaindex_lcms_rgb8(), flags: UInt32(cmsFLAGS_BLACKPOINTCOMPENSATION),
                               gray: false, channels: 4)
         }
     }
 
     /// From CIE XYZ (doubles, D50, white Y = 1) to 8-bit sRGB, relative colorimetric.
     func transformFromXYZ() -> ColourTransform? {
-        cached(Key(bytes: [], kind: 4)) { [sRGB] in
+        cached(Key(bytes: [], kind: 4)) {
             guard let xyz = cmsCreateXYZProfile() else { return nil }
             defer { cmsCloseProfile(xyz) }
-            return Self.build(xyz, mediaindex_lcms_xyz_double(), sRGB, mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 3)
+            return Self.build(xyz, mediaindex_lcms_xyz_double(), mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 3)
         }
     }
 
     func transform(forPrimaries code: Int) -> ColourTransform? {
-        cached(Key(bytes: [], kind: 100 + code)) { [sRGB] in
+        cached(Key(bytes: [], kind: 100 + code)) {
             guard let primaries = CodedPrimaries(code) else { return nil }
             var white = cmsCIExyY(x: primaries.white.x, y: primaries.white.y, Y: 1)
             var triple = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: primaries.red.x, y: primaries.red.y, Y: 1),
@@ -233,18 +243,33 @@ final class TransformCache: @unchecked Sendable {  // all state is guarded by `l
             guard let input = curves.withUnsafeMutableBufferPointer({ cmsCreateRGBProfile(&white, &triple, $0.baseAddress) })
             else { return nil }
             defer { cmsCloseProfile(input) }
-            return Self.build(input, mediaindex_lcms_rgb_float(), sRGB, mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 3)
+            return Self.build(input, mediaindex_lcms_rgb_float(), mediaindex_lcms_rgb8(), flags: 0, gray: false, channels: 3)
         }
     }
 
+    /// The transform for `key`, made by `make` the first time. The cache's lock is held only
+    /// to find the entry: a slow build (a 557 KB press profile takes tens of milliseconds)
+    /// holds up the threads waiting for that same profile, not every thread's conversion.
     private func cached(_ key: Key, _ make: () -> ColourTransform?) -> ColourTransform? {
         lock.lock()
-        defer { lock.unlock() }
-        if let found = transforms[key] { return found }
+        let entry: Entry
+        if let found = entries[key] {
+            entry = found
+        } else {
+            if entries.count >= Self.capacity { entries.removeAll() }
+            entry = Entry()
+            entries[key] = entry
+        }
+        lock.unlock()
+
+        entry.lock.lock()
+        defer { entry.lock.unlock() }
+        if let made = entry.transform { return made }
         let made = make()
-        built += 1
-        if transforms.count >= Self.capacity { transforms.removeAll() }
-        transforms[key] = made
+        entry.transform = made
+        lock.lock()
+        buildCount += 1
+        lock.unlock()
         return made
     }
 
@@ -253,27 +278,30 @@ final class TransformCache: @unchecked Sendable {  // all state is guarded by `l
         return profile.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
     }
 
-    private static func make(profile: [UInt8], alpha: Bool, sRGB: cmsHPROFILE?) -> ColourTransform? {
+    private static func make(profile: [UInt8], alpha: Bool) -> ColourTransform? {
         guard let input = open(profile) else { return nil }
         defer { cmsCloseProfile(input) }
         switch cmsGetColorSpace(input) {
         case cmsSigRgbData:
             let format = alpha ? mediaindex_lcms_rgba8() : mediaindex_lcms_rgb8()
-            return build(input, format, sRGB, format, flags: alpha ? UInt32(cmsFLAGS_COPY_ALPHA) : 0, gray: false,
+            return build(input, format, format, flags: alpha ? UInt32(cmsFLAGS_COPY_ALPHA) : 0, gray: false,
                          channels: alpha ? 4 : 3)
         case cmsSigGrayData:
             // Gray pictures arrive replicated into RGB; the first channel is the gray.
             let output = alpha ? mediaindex_lcms_rgba8() : mediaindex_lcms_rgb8()
-            return build(input, mediaindex_lcms_gray8(), sRGB, output, flags: 0, gray: true, channels: 1)
+            return build(input, mediaindex_lcms_gray8(), output, flags: 0, gray: true, channels: 1)
         default:
             return nil
         }
     }
 
-    private static func build(_ input: cmsHPROFILE, _ inputFormat: cmsUInt32Number, _ output: cmsHPROFILE?,
+    /// A transform from `input` to sRGB. Each build opens its own sRGB profile (a few
+    /// microseconds), so builds on different threads share no lcms2 profile handle.
+    private static func build(_ input: cmsHPROFILE, _ inputFormat: cmsUInt32Number,
                               _ outputFormat: cmsUInt32Number, flags: UInt32, gray: Bool, channels: Int) -> ColourTransform? {
-        guard let output,
-              let handle = cmsCreateTransform(input, inputFormat, output, outputFormat, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC),
+        guard let output = cmsCreate_sRGBProfile() else { return nil }
+        defer { cmsCloseProfile(output) }
+        guard let handle = cmsCreateTransform(input, inputFormat, output, outputFormat, cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC),
                                               cmsUInt32Number(cmsFLAGS_NOCACHE) | flags) else { return nil }
         return ColourTransform(handle: handle, grayInput: gray, inputChannels: channels)
     }
