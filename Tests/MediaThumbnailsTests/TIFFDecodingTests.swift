@@ -12,7 +12,7 @@ import MediaMetadata
 struct TIFFDecodingTests {
     /// How a fixture stores its pixels.
     struct Layout: CustomStringConvertible {
-        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk, cmyk16, lab8, lab16 }
+        enum Kind: String { case rgb, rgba, gray8, gray16, palette, bilevel, cmyk, cmyk16, lab8, lab16, float32, grayFloat32 }
         var kind: Kind
         var compression: UInt16
         var tiled: Bool
@@ -60,7 +60,10 @@ struct TIFFDecodingTests {
         case .cmyk16: samples = 4; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_SEPARATED))
         case .lab8: samples = 3; bits = 8; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_CIELAB))
         case .lab16: samples = 3; bits = 16; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_CIELAB))
+        case .float32: samples = 3; bits = 32; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_RGB))
+        case .grayFloat32: samples = 1; bits = 32; u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_MINISBLACK))
         }
+        if bits == 32 { u16(TIFFTAG_SAMPLEFORMAT, Int(SAMPLEFORMAT_IEEEFP)) }
         u16(TIFFTAG_SAMPLESPERPIXEL, samples); u16(TIFFTAG_BITSPERSAMPLE, bits)
         if layout.kind == .rgba {
             var kind = UInt16(EXTRASAMPLE_UNASSALPHA)
@@ -99,6 +102,14 @@ struct TIFFDecodingTests {
                                       UInt16(bitPattern: Int16(max(-32_768, min(32_767, (lab.a * 256).rounded())))),
                                       UInt16(bitPattern: Int16(max(-32_768, min(32_767, (lab.b * 256).rounded()))))]
                         for (c, v) in values.enumerated() { bytes[x * 6 + c * 2] = UInt8(v & 0xFF); bytes[x * 6 + c * 2 + 1] = UInt8(v >> 8) }
+                    }
+                case .float32, .grayFloat32:
+                    // Linear light (scRGB): the sRGB value decoded by IEC 61966-2-1's curve, native order.
+                    let values = layout.kind == .float32 ? [r, g, b] : [gray]
+                    for (c, value) in values.enumerated() {
+                        let e = Double(value) / 255
+                        let linear = Float(e <= 0.04045 ? e / 12.92 : pow((e + 0.055) / 1.055, 2.4))
+                        withUnsafeBytes(of: linear.bitPattern.littleEndian) { for k in 0..<4 { bytes[(x * values.count + c) * 4 + k] = $0[k] } }
                     }
                 case .cmyk16:
                     // Native little-endian 16-bit: ink × 257 in both bytes.
@@ -168,9 +179,10 @@ struct TIFFDecodingTests {
         ("Deflate", UInt16(COMPRESSION_ADOBE_DEFLATE)), ("PackBits", UInt16(COMPRESSION_PACKBITS)),
     ]
 
-    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel, 8- and 16-bit CMYK and L*a*b*, in strips and tiles, with every lossless compression")
+    @Test("decodes RGB, RGBA, 8- and 16-bit gray, palette, bilevel, 8- and 16-bit CMYK and L*a*b*, 32-bit float RGB and gray, in strips and tiles, with every lossless compression")
     func everyLayout() throws {
-        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk, .cmyk16, .lab8, .lab16]
+        let kinds: [Layout.Kind] = [.rgb, .rgba, .gray8, .gray16, .palette, .bilevel, .cmyk, .cmyk16, .lab8, .lab16,
+                                    .float32, .grayFloat32]
         for kind in kinds {
             for (name, compression) in Self.compressions {
                 for tiled in [false, true] {
@@ -192,8 +204,8 @@ struct TIFFDecodingTests {
                         let (r, g, b) = Self.expected(x * 2 + 1, 33)
                         let want: (Int, Int, Int)
                         switch kind {
-                        case .rgb, .rgba, .cmyk, .cmyk16, .lab8, .lab16: want = (Int(r), Int(g), Int(b))
-                        case .gray8, .gray16, .palette:
+                        case .rgb, .rgba, .cmyk, .cmyk16, .lab8, .lab16, .float32: want = (Int(r), Int(g), Int(b))
+                        case .gray8, .gray16, .palette, .grayFloat32:
                             let gray = (Int(r) + Int(g) + Int(b)) / 3
                             want = (gray, gray, gray)
                         case .bilevel: want = x < 24 ? (0, 0, 0) : (255, 255, 255)

@@ -308,42 +308,29 @@ enum TIFFDecoder {
         return image
     }
 
-    /// 32-bit floating-point RGB or gray in strips, which libtiff's RGBA reader refuses:
-    /// values are taken as linear light with sRGB primaries (scRGB, as vips reads them),
-    /// clamped to 0...1 and encoded with sRGB's curve. Nil for any other layout.
+    /// 32-bit floating-point RGB or gray, in strips or tiles, which libtiff's RGBA reader
+    /// refuses: values are taken as linear light with sRGB primaries (scRGB, as vips reads
+    /// them), clamped to 0...1 and encoded with sRGB's curve. Nil for any other layout.
     static func decodeFloatingPoint(_ file: File, size: (width: Int, height: Int),
                                     target: (width: Int, height: Int)) throws -> PixelBuffer? {
-        guard file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) == UInt16(SAMPLEFORMAT_IEEEFP),
-              file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)) == 32, TIFFIsTiled(file.handle) == 0,
-              (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
-              let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= 1,
+        guard let layout = SampleLayout(file, minimumSamples: 1, floatingPoint: true), layout.isFloatingPoint,
               let photometric = file.u16(UInt32(TIFFTAG_PHOTOMETRIC)),
-              (photometric == UInt16(PHOTOMETRIC_RGB) && samples >= 3) || photometric == UInt16(PHOTOMETRIC_MINISBLACK)
+              (photometric == UInt16(PHOTOMETRIC_RGB) && layout.samples >= 3) || photometric == UInt16(PHOTOMETRIC_MINISBLACK)
         else { return nil }
-        let width = size.width, height = size.height
-        let scanline = Int(TIFFScanlineSize(file.handle))
-        guard scanline >= width * samples * 4 else { return nil }
-        var line = [Float](repeating: 0, count: (scanline + 3) / 4)
-        var band = [UInt8](repeating: 0, count: width * 3)
-        var shrinker = BandShrinker(width: width, height: height, target: target, channels: 3)
-        let encode = (0...4096).map { i -> UInt8 in
-            let v = Double(i) / 4096
+        let channels = photometric == UInt16(PHOTOMETRIC_RGB) ? 3 : 1
+        let encode = (0...SampleLayout.floatSteps).map { i -> UInt8 in
+            let v = Double(i) / Double(SampleLayout.floatSteps)
             let e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055
             return UInt8(max(0, min(255, (e * 255).rounded())))
         }
-        for y in 0..<height {
-            let ok = line.withUnsafeMutableBytes { TIFFReadScanline(file.handle, $0.baseAddress, UInt32(y), 0) }
-            if ok != 1 { line.withUnsafeMutableBufferPointer { for i in $0.indices { $0[i] = 0 } } }
-            for x in 0..<width {
-                for c in 0..<3 {
-                    let value = line[x * samples + (samples >= 3 ? c : 0)]
-                    let index = value.isFinite ? Int(max(0, min(1, value)) * 4096) : 0
-                    band[x * 3 + c] = encode[index]
-                }
-            }
-            band.withUnsafeBytes { shrinker.add($0, y: y, width: width, rows: 1, rowBytes: width * 3, sourceChannels: 3) }
-        }
-        return shrinker.image
+        guard let image = try shrinkSamples(file, layout: layout, size: size, target: target, channels: channels,
+                                            convert: { step, _ in encode[Int(step)] })
+        else { return nil }
+        guard channels == 1 else { return image }
+        // Gray, shrunk as one channel, is handed on as RGB.
+        var rgb = [UInt8](repeating: 0, count: image.width * image.height * 3)
+        for (i, value) in image.pixels.enumerated() { rgb[i * 3] = value; rgb[i * 3 + 1] = value; rgb[i * 3 + 2] = value }
+        return PixelBuffer(width: image.width, height: image.height, channels: 3, pixels: rgb)
     }
 
     /// CMYK (`PhotometricInterpretation` separated, `InkSet` CMYK) of 8 or 16 bits,
@@ -400,17 +387,30 @@ enum TIFFDecoder {
     }
 
     /// How a directory's samples are stored, for the sample-by-sample readers: 8 or 16
-    /// unsigned bits, contiguous, at least `minimumSamples` per pixel.
+    /// unsigned bits, or (when `floatingPoint` is allowed) 32-bit IEEE floats, contiguous,
+    /// at least `minimumSamples` per pixel.
     struct SampleLayout {
         let bits: Int
         let samples: Int
+        let isFloatingPoint: Bool
 
-        init?(_ file: File, minimumSamples: Int) {
-            guard let bits = file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)), bits == 8 || bits == 16,
-                  (file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? UInt16(SAMPLEFORMAT_UINT)) == UInt16(SAMPLEFORMAT_UINT),
+        /// Floating-point samples reach `convert` as 0…`floatSteps` for 0…1, clamped, and
+        /// 0 for NaN and infinities.
+        static let floatSteps = 4096
+
+        init?(_ file: File, minimumSamples: Int, floatingPoint: Bool = false) {
+            let format = file.u16(UInt32(TIFFTAG_SAMPLEFORMAT)) ?? UInt16(SAMPLEFORMAT_UINT)
+            guard let bits = file.u16(UInt32(TIFFTAG_BITSPERSAMPLE)),
                   (file.u16(UInt32(TIFFTAG_PLANARCONFIG)) ?? UInt16(PLANARCONFIG_CONTIG)) == UInt16(PLANARCONFIG_CONTIG),
                   let samples = file.u16(UInt32(TIFFTAG_SAMPLESPERPIXEL)).map(Int.init), samples >= minimumSamples
             else { return nil }
+            if format == UInt16(SAMPLEFORMAT_UINT), bits == 8 || bits == 16 {
+                isFloatingPoint = false
+            } else if floatingPoint, format == UInt16(SAMPLEFORMAT_IEEEFP), bits == 32 {
+                isFloatingPoint = true
+            } else {
+                return nil
+            }
             self.bits = Int(bits)
             self.samples = samples
         }
@@ -420,7 +420,8 @@ enum TIFFDecoder {
 
     /// Reads the current directory's strips line by line, or its tiles one row of tiles at
     /// a time, turning the first `channels` samples of each pixel into 8 bits with
-    /// `convert(sample, channel)` (16-bit samples come in the machine's byte order), and
+    /// `convert(sample, channel)` (16-bit samples come in the machine's byte order, floats
+    /// as `SampleLayout.floatSteps` steps), and
     /// shrinks them into `target`. A damaged strip or tile reads as zero samples. Nil when
     /// the tile geometry is unusable.
     ///
@@ -434,6 +435,14 @@ enum TIFFDecoder {
                 let source = raw.bindMemory(to: UInt8.self)
                 for i in 0..<count {
                     for c in 0..<channels { out[(at + i) * channels + c] = convert(UInt16(source[(from + i) * samples + c]), c) }
+                }
+            } else if layout.isFloatingPoint {
+                let source = raw.bindMemory(to: Float.self), steps = Float(SampleLayout.floatSteps)
+                for i in 0..<count {
+                    for c in 0..<channels {
+                        let value = source[(from + i) * samples + c]
+                        out[(at + i) * channels + c] = convert(value.isFinite ? UInt16(max(0, min(1, value)) * steps) : 0, c)
+                    }
                 }
             } else {
                 let source = raw.bindMemory(to: UInt16.self)
