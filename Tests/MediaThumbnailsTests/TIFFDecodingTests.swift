@@ -266,6 +266,36 @@ struct TIFFDecodingTests {
         }
     }
 
+    @Test("a 16-bit ICCLab TIFF is read in ICC's version 2 encoding: L* 100 is 0xFF00, so its white is sRGB white",
+          arguments: [false, true])
+    func iccLab16White(tiled: Bool) throws {
+        let path = Self.temporaryPath("icclab16")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        guard let tif = TIFFOpen(path, "w") else { throw ThumbnailError.io("cannot create \(path)") }
+        func u16(_ tag: Int32, _ value: Int) { _ = mediaindex_tiff_set_u16(tif, UInt32(tag), UInt16(value)) }
+        func u32(_ tag: Int32, _ value: Int) { _ = mediaindex_tiff_set_u32(tif, UInt32(tag), UInt32(value)) }
+        let side = 32
+        u32(TIFFTAG_IMAGEWIDTH, side); u32(TIFFTAG_IMAGELENGTH, side)
+        u16(TIFFTAG_PHOTOMETRIC, Int(PHOTOMETRIC_ICCLAB)); u16(TIFFTAG_SAMPLESPERPIXEL, 3); u16(TIFFTAG_BITSPERSAMPLE, 16)
+        u16(TIFFTAG_PLANARCONFIG, Int(PLANARCONFIG_CONTIG)); u16(TIFFTAG_COMPRESSION, Int(COMPRESSION_NONE))
+        // L* 100 (0xFF00), a* = b* = 0 (0x8000), in native (little-endian) order.
+        let pixel: [UInt8] = [0x00, 0xFF, 0x00, 0x80, 0x00, 0x80]
+        if tiled {
+            u32(TIFFTAG_TILEWIDTH, 16); u32(TIFFTAG_TILELENGTH, 16)
+            var tile = [UInt8]((0..<(16 * 16)).flatMap { _ in pixel })
+            for y in stride(from: 0, to: side, by: 16) {
+                for x in stride(from: 0, to: side, by: 16) { _ = TIFFWriteTile(tif, &tile, UInt32(x), UInt32(y), 0, 0) }
+            }
+        } else {
+            var row = [UInt8]((0..<side).flatMap { _ in pixel })
+            for y in 0..<side { _ = TIFFWriteScanline(tif, &row, UInt32(y), 0) }
+        }
+        TIFFClose(tif)
+        let pixels = try Self.decode(path, size: 16).pixels
+        // Read over 0…65535 (CIELab's scale), 0xFF00 would be L* 99.6: sRGB 254, not 255.
+        #expect(pixels.pixels.allSatisfy { $0 == 255 }, "\(Set(pixels.pixels).sorted())")
+    }
+
     @Test("decodes JPEG-compressed TIFF")
     func jpegCompressed() throws {
         for tiled in [false, true] {

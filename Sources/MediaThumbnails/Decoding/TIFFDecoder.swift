@@ -371,10 +371,12 @@ enum TIFFDecoder {
               let layout = SampleLayout(file, minimumSamples: 3)
         else { return nil }
         let signed = photometric == UInt16(PHOTOMETRIC_CIELAB)
-        // To lcms2's 8-bit Lab: L* 0…100 as 0…255, a* and b* offset by 128.
+        // To lcms2's 8-bit Lab: L* 0…100 as 0…255, a* and b* offset by 128. At 16 bits CIELab
+        // spans L* over 0…65535; ICCLab uses ICC's version 2 encoding (lcms2's own `tificc`
+        // reads it as `PT_LabV2`), where L* 100 is 0xFF00 and a*, b* are 256ths offset by 128.
         guard let lab = try shrinkSamples(file, layout: layout, size: size, target: target, channels: 3, convert: { sample, channel in
             if layout.bits == 8 { return channel == 0 || !signed ? UInt8(sample) : UInt8(sample) ^ 0x80 }
-            if channel == 0 { return UInt8((UInt32(sample) * 255 + 32_767) / 65_535) }
+            if channel == 0, signed { return UInt8((UInt32(sample) * 255 + 32_767) / 65_535) }
             return UInt8(min(255, (UInt32(signed ? sample ^ 0x8000 : sample) + 128) >> 8))  // rounded
         }) else { return nil }
         var x: Float = 0, y: Float = 0
