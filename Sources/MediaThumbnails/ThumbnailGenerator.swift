@@ -87,7 +87,7 @@ public enum ThumbnailGenerator {
         if let reason = formatsWithoutDecoder[format] {
             throw ThumbnailError.unsupportedFormat("\(format.rawValue.uppercased()) images (\(reason))")
         }
-        if format.isRaw || format == .tiff,
+        if format.isRaw,
            let thumbnail = try previewThumbnail(of: source, format: format, orientation: upright,
                                                 request: request, pixelLimit: pixelLimit) {
             return thumbnail
@@ -107,30 +107,14 @@ public enum ThumbnailGenerator {
         }
     }
 
-    /// A raw's largest embedded JPEG preview that has the raw's shape, or a TIFF's when it
-    /// has the image's shape and covers the request (else the TIFF itself is decoded). Nil
-    /// when the file holds no preview that decodes, or (TIFF) none that serves.
+    /// A raw's largest embedded JPEG preview that has the raw's shape (TIFFs: see
+    /// `tiffThumbnail`). Nil when the file holds no preview that decodes.
     ///
     /// - Throws: `ThumbnailError.unsupportedFormat` naming the file when a raw's previews
     ///   all have another shape than the raw (see `rawPreviewShapeTolerance`); the error of
     ///   the last preview tried when none decodes.
     static func previewThumbnail(of source: ByteSource, format: MediaFormat, orientation: Int,
                                  request: ThumbnailRequest, pixelLimit: Int) throws -> EncodedThumbnail? {
-        if format == .tiff {
-            guard let preview = try wrapIO({ try RawPreviewExtractor.largestPreview(in: source, format: format) }) else { return nil }
-            let previewSize = (width: preview.width, height: preview.height)
-            // A TIFF's own pixels are the picture: a preview stands in only when it is
-            // the same picture, big enough (a 24×16 icon of a 100×67 image is not).
-            guard let metadata = try? MetadataReader.read(source), let w = metadata.pixelWidth, let h = metadata.pixelHeight,
-                  ThumbnailGeometry.sameAspect(previewSize, (w, h)),
-                  ThumbnailGeometry.covers(candidate: previewSize, original: (w, h), request: request) else { return nil }
-            let decoded = try preview.bytes.withUnsafeBufferPointer {
-                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit, original: (w, h))
-            }
-            return try finish(decoded.image, orientation: orientation, request: request,
-                              path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
-                              warnings: decoded.warnings, original: (w, h))
-        }
         var previews = try wrapIO { try RawPreviewExtractor.previews(in: source, format: format) }
         guard let largest = previews.first else { return nil }
         // The raw's recorded (stored-orientation) size, as previews are stored; a size
@@ -309,28 +293,39 @@ public enum ThumbnailGenerator {
     /// (a JPEG decodes faster than most TIFF layouts), else libtiff, else any preview.
     static func tiffThumbnail(_ source: ByteSource, orientation: Int, request: ThumbnailRequest,
                               pixelLimit: Int) throws -> EncodedThumbnail {
-        let preview = try? RawPreviewExtractor.largestPreview(in: source, format: .tiff)
-        func fromPreview(_ preview: (bytes: [UInt8], width: Int, height: Int)) throws -> EncodedThumbnail {
+        let file = try? TIFFDecoder.File(source: source)
+        let full = file?.size
+        // The largest JPEG in the file that is not one of its own strips or tiles: an EXIF or
+        // Photoshop thumbnail, a preview. A JPEG-compressed TIFF's strips start as JPEGs do,
+        // but lack their tables; the picture is libtiff's to decode, with its profile.
+        let own = file?.imageDataOffsets() ?? []
+        let preview = (try? RawPreviewExtractor.previews(in: source, format: .tiff))?
+            .first { !own.contains($0.candidate.offset) }
+            .flatMap { found in (try? RawPreviewExtractor.bytes(of: found, in: source)).map { (bytes: $0, width: found.width, height: found.height) } }
+        /// - Parameter original: the image's size, when the preview has its shape.
+        func fromPreview(_ preview: (bytes: [UInt8], width: Int, height: Int),
+                         original: (width: Int, height: Int)? = nil) throws -> EncodedThumbnail {
             let decoded = try preview.bytes.withUnsafeBufferPointer {
-                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit)
+                try JPEGDecoder.decode($0, request: request, pixelLimit: pixelLimit, original: original)
             }
             return try finish(decoded.image, orientation: orientation, request: request,
                               path: .rawEmbeddedPreview(width: preview.width, height: preview.height),
-                              warnings: decoded.warnings, colour: decoded.colour)
+                              warnings: decoded.warnings, original: original, colour: decoded.colour)
         }
         let decoded: TIFFDecoder.Decoded
         do {
-            let file = try TIFFDecoder.File(source: source)
-            if let full = file.size, let preview = preview ?? nil,
+            // A preview stands in only when it is the same picture, big enough (a 24×16
+            // icon of a 100×67 image is not), and decodes.
+            if let full, let preview,
                ThumbnailGeometry.sameAspect((preview.width, preview.height), full),
                ThumbnailGeometry.covers(candidate: (preview.width, preview.height), original: full, request: request),
-               let made = try? fromPreview(preview) {
+               let made = try? fromPreview(preview, original: full) {
                 return made
             }
             decoded = try TIFFDecoder.decode(source, request: request, pixelLimit: pixelLimit)
         } catch let error as ThumbnailError {
             if case .imageTooLarge = error { throw error }
-            if let preview = preview ?? nil, let made = try? fromPreview(preview) { return made }
+            if let preview, let made = try? fromPreview(preview) { return made }
             throw error
         }
         let path: ThumbnailPath = decoded.reduced

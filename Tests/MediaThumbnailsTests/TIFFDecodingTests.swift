@@ -16,7 +16,11 @@ struct TIFFDecodingTests {
         var kind: Kind
         var compression: UInt16
         var tiled: Bool
-        var description: String { "\(kind.rawValue), compression \(compression)\(tiled ? ", tiled" : ", strips")" }
+        /// Rows per strip, when not tiled; the whole height in one strip when nil.
+        var rowsPerStrip: Int? = 8
+        var description: String {
+            "\(kind.rawValue), compression \(compression)\(tiled ? ", tiled" : rowsPerStrip == nil ? ", one strip" : ", strips")"
+        }
     }
 
     static let width = 96, height = 64
@@ -138,7 +142,7 @@ struct TIFFDecodingTests {
                 }
             }
         } else {
-            u32(TIFFTAG_ROWSPERSTRIP, 8)
+            u32(TIFFTAG_ROWSPERSTRIP, layout.rowsPerStrip ?? h)
             for y in 0..<h {
                 var bytes = row(y)
                 guard TIFFWriteScanline(tif, &bytes, UInt32(y), 0) == 1 else { throw ThumbnailError.io("libtiff could not write a row") }
@@ -308,6 +312,23 @@ struct TIFFDecodingTests {
             // The fixture's mean colour: both ramps average to about 127.5, blue is 128.
             #expect(mean.allSatisfy { abs($0 - 128) < 6 }, "tiled \(tiled): mean \(mean)")
         }
+    }
+
+    @Test("a JPEG-compressed TIFF in one strip is decoded by libtiff, not taken for an embedded JPEG preview",
+          arguments: [Layout.Kind.rgb, .cmyk])
+    func jpegCompressedSingleStrip(kind: Layout.Kind) throws {
+        // The strip starts with a JPEG's SOI and has the picture's shape, but its tables are
+        // in the JPEGTables tag: TurboJPEG alone fails on it ("Quantization table 0x00 was
+        // not defined"), and a CMYK one would lose its photometric and profile.
+        let path = Self.temporaryPath("jpeg-one-strip")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let layout = Layout(kind: kind, compression: UInt16(COMPRESSION_JPEG), tiled: false, rowsPerStrip: nil)
+        try Self.write(layout, to: path)
+        let (thumbnail, pixels) = try Self.decode(path, size: 48)
+        #expect(thumbnail.path == .fullDecode, "\(layout)")
+        #expect(thumbnail.width == 48 && thumbnail.height == 32, "\(layout)")
+        let mean = ThumbnailTestSupport.meanColour(pixels)
+        #expect(mean.allSatisfy { abs($0 - 128) < 6 }, "\(layout): mean \(mean)")
     }
 
     @Test("uses the first page of a multi-page file, and a reduced-resolution page when it covers the size")

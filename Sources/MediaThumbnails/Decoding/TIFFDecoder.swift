@@ -33,6 +33,8 @@ enum TIFFDecoder {
     static let bandBytes = 16 << 20
     /// At most this many directories and SubIFDs are looked at for a reduced image.
     static let maxDirectories = 32
+    /// At most this many strips or tiles of one directory are listed (`imageDataOffsets`).
+    static let maxStriles = 1 << 20
 
     // MARK: - The handle
 
@@ -128,6 +130,35 @@ enum TIFFDecoder {
             var offsets: UnsafeMutablePointer<UInt64>?
             guard mediaindex_tiff_get_subifds(handle, &count, &offsets) == 1, let offsets else { return [] }
             return Array(UnsafeBufferPointer(start: offsets, count: min(Int(count), TIFFDecoder.maxDirectories)))
+        }
+
+        /// Where the file's own pictures start: every strip and tile of the first page, its
+        /// SubIFDs and the later directories (as many as `reducedImage` looks at), and an
+        /// old-style JPEG's `JPEGInterchangeFormat`. A JPEG-compressed strip starts with a
+        /// JPEG's SOI, so a scan for embedded previews finds it; it is the picture itself (or
+        /// another page), and needs libtiff's tables, photometric and profile to decode.
+        /// Leaves the handle on another directory.
+        func imageDataOffsets() -> Set<UInt64> {
+            var offsets: Set<UInt64> = []
+            func collect() {
+                let tiled = TIFFIsTiled(handle) != 0
+                let count = min(Int(tiled ? TIFFNumberOfTiles(handle) : TIFFNumberOfStrips(handle)), TIFFDecoder.maxStriles)
+                for strile in 0..<count {
+                    var error: Int32 = 0
+                    let offset = TIFFGetStrileOffsetWithErr(handle, UInt32(strile), &error)
+                    if error == 0, offset > 0 { offsets.insert(offset) }
+                }
+                if let start = u32(UInt32(TIFFTAG_JPEGIFOFFSET)), start > 0 { offsets.insert(UInt64(start)) }
+            }
+            guard TIFFSetDirectory(handle, 0) == 1 else { return offsets }
+            collect()
+            for offset in subIFDs where TIFFSetSubDirectory(handle, offset) == 1 { collect() }
+            var index: UInt32 = 1
+            while index < UInt32(TIFFDecoder.maxDirectories), TIFFSetDirectory(handle, index) == 1 {
+                collect()
+                index += 1
+            }
+            return offsets
         }
 
         private static let read: TIFFReadWriteProc = { handle, buffer, size in
