@@ -29,8 +29,10 @@ enum ISOBMFFFixture {
                 + identityMatrix.flatMap { be32($0) } + [UInt8](repeating: 0, count: 24) + be32(2))
     }
 
+    /// - Parameter entryBoxes: boxes inside the visual sample entry, after its fixed fields (`pasp` …).
     static func videoTrak(matrix: [Int32], codec: String = "avc1", width: Int, height: Int,
-                          timescale: Int, frames: Int, delta: Int, handler: String = "vide") -> [UInt8] {
+                          timescale: Int, frames: Int, delta: Int, handler: String = "vide",
+                          entryBoxes: [UInt8] = []) -> [UInt8] {
         let tkhd = fullBox("tkhd", flags: 3, be32(0) + be32(0) + be32(1) + be32(0) + be32(frames * delta)
                            + [UInt8](repeating: 0, count: 8) + be16(0) + be16(0) + be16(0) + be16(0)
                            + matrix.flatMap { be32($0) } + be32(width << 16) + be32(height << 16))
@@ -38,7 +40,7 @@ enum ISOBMFFFixture {
         let hdlr = fullBox("hdlr", be32(0) + fourCC(handler) + [UInt8](repeating: 0, count: 12) + [0])
         let entry = box(codec, [UInt8](repeating: 0, count: 6) + be16(1) + [UInt8](repeating: 0, count: 16)
                         + be16(width) + be16(height) + be32(0x480000) + be32(0x480000) + be32(0) + be16(1)
-                        + [UInt8](repeating: 0, count: 32) + be16(24) + be16(0xFFFF))
+                        + [UInt8](repeating: 0, count: 32) + be16(24) + be16(0xFFFF) + entryBoxes)
         let stsd = fullBox("stsd", be32(1) + entry)
         let stts = fullBox("stts", be32(1) + be32(frames) + be32(delta))
         return box("trak", tkhd + box("mdia", mdhd + hdlr + box("minf", box("stbl", stsd + stts))))

@@ -14,7 +14,10 @@ private struct ProbeFacts {
 
     init(_ path: String) {
         let video = ffprobeStream(path, "video")
-        width = video?["width"]?.number.map { Int($0) }
+        // The width shown: the coded width scaled by the sample aspect, as players show it.
+        let aspect = video?["sample_aspect_ratio"]?.string?.split(separator: ":").compactMap { Double($0) }
+        let scale = aspect.flatMap { $0.count == 2 && $0[0] > 0 && $0[1] > 0 ? $0[0] / $0[1] : nil } ?? 1
+        width = video?["width"]?.number.map { Int(($0 * scale).rounded()) }
         height = video?["height"]?.number.map { Int($0) }
         duration = Corpus.ffprobe[path]?["format"]?["duration"]?.number
         frameRate = ffprobeRate(video?["avg_frame_rate"])
@@ -93,7 +96,11 @@ struct VideoContainerReaderTests {
         let m = try #require(try readCorpus(path))
         expectAgreesWithFFprobe(path, m)
         let reference = try #require(Corpus.exiftool[path])
-        #expect(m.pixelWidth == reference["DV:ImageWidth"]?.number.map { Int($0) })
+        // exiftool's coded width, shown at its 16:9 aspect ratio (DV:AspectRatio): 720 pixels
+        // of 64:45, 1024 wide.
+        #expect(reference["DV:AspectRatio"]?.string == "16:9")
+        let height = try #require(reference["DV:ImageHeight"]?.number)
+        #expect(m.pixelWidth == Int((height * 16 / 9).rounded()) && m.pixelHeight == Int(height))
         #expect(m.frameRate == reference["DV:FrameRate"]?.number)
         let duration = try #require(reference["DV:Duration"]?.number)
         #expect(abs((m.durationSeconds ?? -1) - duration) < 1e-9)
@@ -123,7 +130,8 @@ struct VideoContainerReaderTests {
         let m = try #require(try MetadataReader.read(MemoryByteSource(bytes)))
         // then the header's facts come back and the duration is size × 8 / bit rate.
         #expect(m.format == .mpegPS)
-        #expect(m.pixelWidth == 720 && m.pixelHeight == 576)
+        // 720×576 coded, shown at the header's 4:3: 768 wide.
+        #expect(m.pixelWidth == 768 && m.pixelHeight == 576)
         #expect(m.frameRate == 25)
         #expect(m.videoCodec == "mpeg2video")
         #expect(abs((m.durationSeconds ?? 0) - 1.0) < 1e-9)
@@ -144,7 +152,7 @@ struct VideoContainerReaderTests {
 
     @Test("reads an H.264 SPS with cropping (1920x1080 coded as 1920x1088)")
     func h264SPS() {
-        #expect(H264SPS.size(Self.sps1080) ?? (0, 0) == (1920, 1080))
+        #expect(H264SPS.size(Self.sps1080).map { ($0.width, $0.height) } ?? (0, 0) == (1920, 1080))
         #expect(H264SPS.size(Array(Self.sps1080.prefix(4))) == nil)
     }
 
@@ -173,12 +181,13 @@ struct VideoContainerReaderTests {
         #expect(!parser.failed)
     }
 
-    @Test("a DV header from NTSC with no VAUX says 720x480 at 29.97")
+    @Test("a DV header from NTSC with no VAUX says 720x480 at 29.97, shown at 4:3 (640 wide)")
     func dvNTSC() throws {
         var bytes = [UInt8](repeating: 0xFF, count: 120_000)
         bytes[0] = 0x1F; bytes[1] = 0x07; bytes[2] = 0x00; bytes[3] = 0x3F  // DSF 0: 525/60
         let m = try DVReader.read(MemoryByteSource(bytes)).metadata
-        #expect(m.pixelWidth == 720 && m.pixelHeight == 480)
+        // 720 pixels of 8:9 (ffmpeg's NTSC 4:3 pixel aspect).
+        #expect(m.pixelWidth == 640 && m.pixelHeight == 480)
         #expect(abs((m.frameRate ?? 0) - 30000.0 / 1001) < 1e-9)
         #expect(abs((m.durationSeconds ?? 0) - 1001.0 / 30000) < 1e-9)
         #expect(m.captureDate == nil)

@@ -36,6 +36,27 @@ struct VideoThumbnailTests {
         #expect(made >= 1)
     }
 
+    @Test("an anamorphic movie's poster frame has the shape players show, as its pixelWidth says",
+          .enabled(if: ThumbnailGenerator.canMakeVideoThumbnails, "ffmpeg is not installed: video thumbnails are skipped"),
+          arguments: [("64/45", 1024), ("16/15", 768), ("1/1", 720)])
+    func anamorphicPosterFrame(sar: String, shownWidth: Int) throws {
+        // A PAL 720×576 movie written by ffmpeg with this pixel aspect (its `pasp` box).
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("mediaindex-anamorphic-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
+        let outcome = try ChildProcess(executable: ffmpeg, arguments: [
+            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=720x576:rate=25", "-t", "0.2",
+            "-vf", "setsar=\(sar)", "-c:v", "mpeg4", "-y", path,
+        ].map { Array($0.utf8) }).run(timeoutSeconds: 60)
+        #expect(outcome.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
+        let metadata = try #require(try MetadataReader.read(FileByteSource(path: path)))
+        #expect(metadata.pixelWidth == shownWidth && metadata.pixelHeight == 576)
+        let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: path, request: ThumbnailRequest(maxPixelSize: 256))
+        let expected = ThumbnailGeometry.scaledSize(width: shownWidth, height: 576, request: ThumbnailRequest(maxPixelSize: 256))
+        #expect(abs(thumbnail.width - expected.width) <= 1 && abs(thumbnail.height - expected.height) <= 1,
+                "\(sar): \(thumbnail.width)×\(thumbnail.height), shown as \(expected.width)×\(expected.height)")
+    }
+
     @Test("the poster time is the live still time, else 10 % in, at most 1 s")
     func posterTime() {
         #expect(VideoFrameExtractor.posterTime(stillTime: 1.5, duration: 3) == 1.5)

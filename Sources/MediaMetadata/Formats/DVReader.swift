@@ -11,6 +11,22 @@ public enum DVReader {
         var height: Int
         var frameRate: Double
         var frameBytes: Int
+        /// The pixel aspect of a 4:3 picture, and of a 16:9 one (ffmpeg's `dv_profile`).
+        var standardAspect: (horizontal: Int, vertical: Int)
+        var wideAspect: (horizontal: Int, vertical: Int)
+
+        init(width: Int, height: Int, frameRate: Double, frameBytes: Int) {
+            self.width = width
+            self.height = height
+            self.frameRate = frameRate
+            self.frameBytes = frameBytes
+            switch (width, height) {
+            case (720, 576): (standardAspect, wideAspect) = ((16, 15), (64, 45))
+            case (720, 480): (standardAspect, wideAspect) = ((8, 9), (32, 27))
+            case (1280, 1080): (standardAspect, wideAspect) = ((3, 2), (3, 2))
+            default: (standardAspect, wideAspect) = ((4, 3), (4, 3))  // 1440×1080, 960×720: 16:9 only
+            }
+        }
     }
 
     /// Reads size, frame rate, duration, audio presence and the recording date.
@@ -52,7 +68,13 @@ public enum DVReader {
             metadata.warnings.append("the DV source type \(sourceType) is not one this reader knows")
             return ContainerReading(metadata: metadata)
         }
-        metadata.pixelWidth = profile.width
+        // The shape shown: 4:3, or 16:9 when the VAUX source control pack (0x61) says so in
+        // its display mode (2; 7 with application ID 0), as ffmpeg reads it; DVCPRO HD is
+        // always 16:9. The width is scaled by ffmpeg's pixel aspect for that shape.
+        let display = vauxPacks.first { $0.first == 0x61 }.map { Int($0[$0.startIndex + 2] & 0x07) }
+        let wide = display == 2 || (sequence[4] & 0x07 == 0 && display == 7)
+        metadata.pixelWidth = VideoFields.displayWidth(codedWidth: profile.width,
+                                                       pixelAspect: wide ? profile.wideAspect : profile.standardAspect)
         metadata.pixelHeight = profile.height
         metadata.frameRate = profile.frameRate
         metadata.durationSeconds = Double(source.size) / Double(profile.frameBytes) / profile.frameRate

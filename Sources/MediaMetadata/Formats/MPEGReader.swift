@@ -342,7 +342,7 @@ public enum MPEGReader {
     static func describeVideo(_ es: [UInt8], streamType: Int?, metadata: inout MediaMetadata) -> VideoDescription? {
         if let sequence = findStartCode(es, code: { $0 == 0xB3 }), sequence + 12 <= es.count {
             var bits = VideoBitReader(bytes: Array(es[(sequence + 4)..<min(es.count, sequence + 12)]))
-            guard let width = bits.read(12), let height = bits.read(12), bits.read(4) != nil,
+            guard let width = bits.read(12), let height = bits.read(12), let aspectCode = bits.read(4),
                   let rateCode = bits.read(4), let bitRate = bits.read(18) else { return nil }
             let rates: [Double] = [0, 24000.0 / 1001, 24, 25, 30000.0 / 1001, 30, 50, 60000.0 / 1001, 60]
             var fps = rateCode < rates.count && rateCode > 0 ? rates[rateCode] : nil
@@ -358,7 +358,14 @@ public enum MPEGReader {
                 _ = e.read(12); _ = e.read(1); _ = e.read(8); _ = e.read(1)
                 if let n = e.read(2), let d = e.read(5), let base = fps { fps = base * Double(n + 1) / Double(d + 1) }
             }
-            if fullWidth > 0, fullHeight > 0 { metadata.pixelWidth = fullWidth; metadata.pixelHeight = fullHeight }
+            if fullWidth > 0, fullHeight > 0 {
+                // MPEG-2's aspect_ratio_information is the display aspect (2: 4:3, 3: 16:9,
+                // 4: 2.21:1): a DVD's 720×576 of 16:9 is shown 1024 wide.
+                let shown: [Int: (Int, Int)] = [2: (4, 3), 3: (16, 9), 4: (221, 100)]
+                let aspect = codec == "mpeg2video" ? shown[aspectCode].map { (horizontal: $0.0 * fullHeight, vertical: $0.1 * fullWidth) } : nil
+                metadata.pixelWidth = VideoFields.displayWidth(codedWidth: fullWidth, pixelAspect: aspect)
+                metadata.pixelHeight = fullHeight
+            }
             metadata.frameRate = fps
             metadata.videoCodec = streamType.flatMap(videoCodec(streamType:)) == "mpeg1video" ? "mpeg1video" : codec
             return VideoDescription(frameRate: fps, bitRate: bitRate == 0x3FFFF ? nil : bitRate * 400)
@@ -368,7 +375,8 @@ public enum MPEGReader {
            let sps = findStartCode(es, code: { $0 & 0x1F == 7 && $0 & 0x80 == 0 }) {
             if let size = H264SPS.size(Array(es[(sps + 4)..<min(es.count, sps + 4 + 512)])) {
                 metadata.videoCodec = "h264"
-                metadata.pixelWidth = size.width
+                // Shown at its sample aspect: HDV and AVCHD's 1440×1080 of 4:3 as 1920×1080.
+                metadata.pixelWidth = VideoFields.displayWidth(codedWidth: size.width, pixelAspect: size.sampleAspect)
                 metadata.pixelHeight = size.height
             } else {
                 metadata.warnings.append("the H.264 sequence parameter set could not be read; the size is unknown")
@@ -394,7 +402,7 @@ public enum MPEGReader {
 /// The coded picture size of an H.264 sequence parameter set (ITU-T H.264 §7.3.2.1.1).
 enum H264SPS {
     /// `rbsp` starts after the NAL header byte; nil when a field runs past the end.
-    static func size(_ nal: [UInt8]) -> (width: Int, height: Int)? {
+    static func size(_ nal: [UInt8]) -> (width: Int, height: Int, sampleAspect: (horizontal: Int, vertical: Int)?)? {
         var r = VideoBitReader(bytes: H264NALUnit.rbsp(nal))
         guard let profile = r.read(8), r.read(16) != nil, r.readExpGolomb() != nil else { return nil }
         var chroma = 1
@@ -443,6 +451,25 @@ enum H264SPS {
         guard widthMBs < 1024, heightUnits < 1024 else { return nil }
         let width = (widthMBs + 1) * 16 - cropX * (crop.left + crop.right)
         let height = (2 - frameMBsOnly) * (heightUnits + 1) * 16 - cropY * (crop.top + crop.bottom)
-        return width > 0 && height > 0 ? (width, height) : nil
+        guard width > 0, height > 0 else { return nil }
+        return (width, height, sampleAspect(&r))
     }
+
+    /// The VUI's sample aspect ratio (§E.1.1: `aspect_ratio_idc`, Table E-1, or 255 with
+    /// `sar_width`, `sar_height`), read where the SPS's frame cropping ended; nil when the
+    /// SPS has no VUI or no aspect, or it is unspecified.
+    static func sampleAspect(_ r: inout VideoBitReader) -> (horizontal: Int, vertical: Int)? {
+        guard r.read(1) == 1, r.read(1) == 1, let idc = r.read(8) else { return nil }
+        if idc == 255 {
+            guard let h = r.read(16), let v = r.read(16), h > 0, v > 0 else { return nil }
+            return (h, v)
+        }
+        return idc >= 1 && idc <= tableE1.count ? tableE1[idc - 1] : nil
+    }
+
+    /// H.264 Table E-1, `aspect_ratio_idc` 1…16.
+    static let tableE1: [(horizontal: Int, vertical: Int)] = [
+        (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
+        (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
+    ]
 }

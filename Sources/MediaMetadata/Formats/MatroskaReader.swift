@@ -31,6 +31,9 @@ public enum MatroskaReader {
         static let video: UInt32 = 0xE0
         static let pixelWidth: UInt32 = 0xB0
         static let pixelHeight: UInt32 = 0xBA
+        static let displayWidth: UInt32 = 0x54B0
+        static let displayHeight: UInt32 = 0x54BA
+        static let displayUnit: UInt32 = 0x54B2
         static let cluster: UInt32 = 0x1F43_B675
         static let tags: UInt32 = 0x1254_C367
         static let tag: UInt32 = 0x7373
@@ -213,6 +216,7 @@ private struct MatroskaState {
             var codec: String?
             var defaultDuration: UInt64 = 0
             var width: Int?, height: Int?
+            var shown: (width: Int, height: Int)?, shownUnit = 0
             for field in EBMLElement.children(of: bytes[entry.payload], depth: 1) {
                 let payload = bytes[field.payload]
                 switch field.id {
@@ -224,6 +228,9 @@ private struct MatroskaState {
                         let value = Int(clamping: EBMLElement.unsigned(bytes[v.payload]))
                         if v.id == ID.pixelWidth { width = value }
                         if v.id == ID.pixelHeight { height = value }
+                        if v.id == ID.displayWidth { shown = (value, shown?.height ?? 0) }
+                        if v.id == ID.displayHeight { shown = (shown?.width ?? 0, value) }
+                        if v.id == ID.displayUnit { shownUnit = value }
                     }
                 default: break
                 }
@@ -233,7 +240,15 @@ private struct MatroskaState {
             guard type == 1, metadata.videoCodec == nil, metadata.pixelWidth == nil else { continue }
             if let codec, !codec.isEmpty { metadata.videoCodec = MatroskaReader.codecName(codec) }
             if let width, let height, width > 0, height > 0 {
-                metadata.pixelWidth = width; metadata.pixelHeight = height
+                // DisplayWidth × DisplayHeight (in pixels, centimetres, inches or as a ratio:
+                // every unit but 4, unknown) is the shape shown; the width is scaled to it.
+                var aspect: (horizontal: Int, vertical: Int)?
+                if let shown, shown.width > 0, shown.height > 0, shownUnit != 4,
+                   shown.width < 1 << 24, shown.height < 1 << 24, width < 1 << 24, height < 1 << 24 {
+                    aspect = (shown.width * height, shown.height * width)
+                }
+                metadata.pixelWidth = VideoFields.displayWidth(codedWidth: width, pixelAspect: aspect)
+                metadata.pixelHeight = height
             }
             if defaultDuration > 0 { videoDefaultDuration = defaultDuration }
         }

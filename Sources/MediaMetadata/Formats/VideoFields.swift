@@ -1,6 +1,15 @@
 /// Bounds-checked integer fields of byte arrays, for the video container readers
 /// (ASF, FLV, DV, MPEG). Every accessor returns nil past the end instead of trapping.
 enum VideoFields {
+    /// The width a picture of `codedWidth` pixels of aspect `horizontal`:`vertical` is shown
+    /// at, its height kept (as ffmpeg writes a track's size, and exiftool reads it): 720
+    /// pixels of 16:15 are shown as 768. `codedWidth` itself for square or unknown pixels,
+    /// and for an aspect beyond 1:16…16:1 (a lying field).
+    static func displayWidth(codedWidth: Int, pixelAspect: (horizontal: Int, vertical: Int)?) -> Int {
+        guard let (h, v) = pixelAspect, h > 0, v > 0, h != v, h <= 16 * v, v <= 16 * h else { return codedWidth }
+        return max(1, Int((Double(codedWidth) * Double(h) / Double(v)).rounded()))
+    }
+
     static func u8(_ b: [UInt8], _ i: Int) -> Int? {
         i >= 0 && i < b.count ? Int(b[i]) : nil
     }

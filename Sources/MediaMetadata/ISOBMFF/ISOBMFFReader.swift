@@ -4,7 +4,8 @@
 /// What goes where:
 /// - Movies: `durationSeconds` is `mvhd` duration / timescale (what ffprobe reports as
 ///   the format duration); `pixelWidth`/`pixelHeight` are the video track's coded size
-///   (visual sample entry) and `orientation` expresses the track matrix's rotation in
+///   (visual sample entry), its width scaled by the entry's pixel aspect (`pasp`) for
+///   anamorphic video as ffmpeg's track header and exiftool give it, and `orientation` expresses the track matrix's rotation in
 ///   EXIF terms (90° clockwise display = 6, 180° = 3, 270° = 8), so `displaySize` is
 ///   the size a player shows. `videoCodec` is ffprobe's short name for the sample
 ///   entry's code (`avc1` → `h264`, `hvc1` → `hevc`, `ap4h` → `prores` …), the code itself when unknown. `frameRate` is the average: frames / track duration.
@@ -98,7 +99,7 @@ public enum ISOBMFFReader {
         if let video = videoTracks.first(where: \.isEnabled) ?? videoTracks.first {
             // An image sequence's primary item, when it has one, describes the image.
             if metadata.pixelWidth == nil {
-                metadata.pixelWidth = video.codedWidth
+                metadata.pixelWidth = video.displayWidth
                 metadata.pixelHeight = video.codedHeight
                 metadata.orientation = video.orientation
             }

@@ -7,6 +7,12 @@ struct TrackFacts {
     var codec: FourCC?
     var codedWidth: Int?
     var codedHeight: Int?
+    /// The sample entry's pixel aspect (`pasp`: horizontal and vertical spacing).
+    var pixelAspect: (horizontal: Int, vertical: Int)?
+    /// The width the track is shown at: `codedWidth` scaled by `pixelAspect`.
+    var displayWidth: Int? {
+        codedWidth.map { VideoFields.displayWidth(codedWidth: $0, pixelAspect: pixelAspect) }
+    }
     var mediaTimescale: UInt32 = 0
     var mediaDuration: UInt64 = 0
     var sampleCount: UInt64 = 0
@@ -228,6 +234,7 @@ struct MovieBoxParser {
                 track.codedWidth = Int(width)
                 track.codedHeight = Int(height)
             }
+            track.pixelAspect = MovieBoxParser.pixelAspect(payload, from: entryStart + MovieBoxParser.visualSampleEntrySize, to: entryEnd)
         }
         if track.handler == "meta" || track.codec == "mebx" {
             track.hasStillImageTime = payload.contains(subsequence: MovieBoxParser.stillImageTimeKey)
@@ -235,6 +242,25 @@ struct MovieBoxParser {
     }
 
     static let stillImageTimeKey = Array("com.apple.quicktime.still-image-time".utf8)
+
+    /// A visual sample entry's fixed fields (ISO/IEC 14496-12 VisualSampleEntry), before its boxes.
+    static let visualSampleEntrySize = 86
+
+    /// The `pasp` box (PixelAspectRatioBox: horizontal and vertical spacing) among a
+    /// sample entry's boxes, between `start` and `end` of `payload`; nil without one.
+    /// A box whose size runs past `end` or below its header ends the walk.
+    static func pixelAspect(_ payload: [UInt8], from start: Int, to end: Int) -> (horizontal: Int, vertical: Int)? {
+        var offset = start
+        for _ in 0..<64 where offset + 8 <= end {
+            guard let size = VideoFields.be32(payload, offset), size >= 8, offset + size <= end else { return nil }
+            if payload[(offset + 4)..<(offset + 8)].elementsEqual("pasp".utf8), size >= 16,
+               let h = VideoFields.be32(payload, offset + 8), let v = VideoFields.be32(payload, offset + 12) {
+                return (h, v)
+            }
+            offset += size
+        }
+        return nil
+    }
 
     private mutating func parseTimeToSample(_ box: BoxHeader, into track: inout TrackFacts) throws {
         guard let payload = try boxes.payload(of: box, limit: MovieBoxParser.payloadLimit) else { return }

@@ -48,7 +48,12 @@ enum VideoFrameExtractor {
     private static func run(ffmpeg: String, path: [UInt8], seconds: Double, request: ThumbnailRequest) throws -> PixelBuffer {
         let bound = request.maxPixelSize * 2
         let comparison = request.mode == .fit ? "gte" : "lte"
-        let scale = "scale=w='if(\(comparison)(iw,ih),min(iw,\(bound)),-1)':h='if(\(comparison)(iw,ih),-1,min(ih,\(bound)))'"
+        // Sized by the displayed width, `iw*sar` (ffmpeg's `sar` is the pixel aspect, 1 when
+        // unknown), so anamorphic video (DV, HDV, DVD: 720×576 shown as 1024×576) comes out
+        // in the shape players show, its pixels made square (`setsar=1`).
+        let shown = "(iw*sar)"
+        let scale = "scale=w='if(\(comparison)(\(shown),ih),min(\(shown),\(bound)),max(1,oh*\(shown)/ih))'"
+            + ":h='if(\(comparison)(\(shown),ih),max(1,ow*ih/\(shown)),min(ih,\(bound)))',setsar=1"
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("mediaindex-frame-\(UUID().uuidString).ppm")
         defer { try? FileManager.default.removeItem(at: output) }

@@ -1,0 +1,132 @@
+import Testing
+@testable import MediaMetadata
+
+private typealias F = ISOBMFFFixture
+
+/// Anamorphic video (DV, DVD, HDV and AVCHD's 1440×1080) stores non-square pixels: its
+/// `pixelWidth` is the width players show it at, the coded width scaled by the pixel
+/// aspect, its height kept (as ffmpeg writes a track header and exiftool reads it).
+@Suite("Anamorphic video: the size shown")
+struct AnamorphicVideoTests {
+    @Test("an MP4's pixel aspect box (pasp 16:15) widens 720×576 to 768×576")
+    func isoBMFFPixelAspect() throws {
+        func movie(_ entryBoxes: [UInt8]) -> [UInt8] {
+            let moov = F.box("moov", F.mvhd(timescale: 600, duration: 600)
+                             + F.videoTrak(matrix: F.identityMatrix, width: 720, height: 576, timescale: 25,
+                                           frames: 25, delta: 1, entryBoxes: entryBoxes))
+            return F.ftyp("isom") + moov + F.box("mdat", [UInt8](repeating: 0, count: 16))
+        }
+        let avcC = F.box("avcC", [1, 100, 0, 40, 0xFF, 0xE0, 0x00])
+        let wide = try ISOBMFFReader.read(MemoryByteSource(movie(avcC + F.box("pasp", F.be32(16) + F.be32(15)))), format: .mp4)
+        #expect(wide.metadata.pixelWidth == 768 && wide.metadata.pixelHeight == 576)
+        let square = try ISOBMFFReader.read(MemoryByteSource(movie(avcC + F.box("pasp", F.be32(1) + F.be32(1)))), format: .mp4)
+        #expect(square.metadata.pixelWidth == 720)
+        let none = try ISOBMFFReader.read(MemoryByteSource(movie(avcC)), format: .mp4)
+        #expect(none.metadata.pixelWidth == 720)
+        // A child box claiming more bytes than the entry holds ends the walk: the coded size stays.
+        let lying = try ISOBMFFReader.read(MemoryByteSource(movie(F.be32(0x7FFF_FFFF) + F.fourCC("pasp") + F.be32(16))),
+                                           format: .mp4)
+        #expect(lying.metadata.pixelWidth == 720)
+    }
+
+    @Test("a Matroska track's DisplayWidth × DisplayHeight sets the shape shown")
+    func matroskaDisplaySize() throws {
+        func file(_ display: [UInt8]) throws -> MediaMetadata {
+            let video = ebml(MKV.video, ebmlUInt(MKV.pixelWidth, 720) + ebmlUInt(MKV.pixelHeight, 576) + display)
+            let track = ebml(MKV.trackEntry, ebmlUInt(MKV.trackType, 1) + ebmlString(MKV.codecID, "V_MPEG4/ISO/AVC") + video)
+            return try MatroskaReader.read(MemoryByteSource(makeMatroska(docType: "matroska", segment: ebml(MKV.tracks, track))))
+                .metadata
+        }
+        let shown = try file(ebmlUInt(MKV.displayWidth, 1024) + ebmlUInt(MKV.displayHeight, 576))
+        #expect(shown.pixelWidth == 1024 && shown.pixelHeight == 576)
+        // DisplayUnit 3: the two numbers are an aspect ratio.
+        let ratio = try file(ebmlUInt(MKV.displayWidth, 16) + ebmlUInt(MKV.displayHeight, 9) + ebmlUInt(MKV.displayUnit, 3))
+        #expect(ratio.pixelWidth == 1024)
+        // DisplayUnit 4 (unknown) says nothing of the shape.
+        let unknown = try file(ebmlUInt(MKV.displayWidth, 16) + ebmlUInt(MKV.displayHeight, 9) + ebmlUInt(MKV.displayUnit, 4))
+        #expect(unknown.pixelWidth == 720)
+        #expect(try file([]).pixelWidth == 720)
+    }
+
+    /// An H.264 SPS (after the NAL header byte), baseline, 4:2:0, with a VUI aspect ratio
+    /// (`aspect_ratio_idc`, and `sar` when it is 255) or without a VUI.
+    static func sps(widthMBs: Int, heightMBs: Int, cropBottom: Int, aspectIDC: Int?, sar: (Int, Int) = (0, 0)) -> [UInt8] {
+        var bits: [Int] = []
+        func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1) } }
+        func ue(_ value: Int) {
+            let code = value + 1
+            let length = Int.bitWidth - code.leadingZeroBitCount
+            put(0, length - 1); put(code, length)
+        }
+        put(66, 8); put(0, 8); put(40, 8); ue(0)     // baseline, level 4, SPS 0
+        ue(0); ue(2); ue(1); put(0, 1)               // frame num bits, POC type 2, 1 ref, no gaps
+        ue(widthMBs - 1); ue(heightMBs - 1)
+        put(1, 1); put(1, 1); put(cropBottom > 0 ? 1 : 0, 1)
+        if cropBottom > 0 { ue(0); ue(0); ue(0); ue(cropBottom / 2) }
+        if let aspectIDC {
+            put(1, 1); put(1, 1); put(aspectIDC, 8)  // VUI, aspect ratio info
+            if aspectIDC == 255 { put(sar.0, 16); put(sar.1, 16) }
+            put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1)
+        } else {
+            put(0, 1)
+        }
+        put(1, 1)
+        while bits.count % 8 != 0 { bits.append(0) }
+        let rbsp = stride(from: 0, to: bits.count, by: 8).map { i in UInt8(bits[i..<(i + 8)].reduce(0) { $0 << 1 | $1 }) }
+        // Emulation prevention: 00 00 followed by 00…03 gets a 03 between.
+        var nal: [UInt8] = [], zeros = 0
+        for byte in rbsp {
+            if zeros >= 2, byte <= 3 { nal.append(3); zeros = 0 }
+            nal.append(byte)
+            zeros = byte == 0 ? zeros + 1 : 0
+        }
+        return nal
+    }
+
+    @Test("an H.264 SPS's VUI aspect: HDV and AVCHD's 1440×1080 of 4:3 is 1920 wide, PAL's 720×576 of 64:45 1024",
+          arguments: [(90, 68, 8, 14, (0, 0), 1920, 1080), (45, 36, 0, 255, (64, 45), 1024, 576),
+                      (120, 68, 8, 1, (0, 0), 1920, 1080), (45, 36, 0, nil, (0, 0), 720, 576),
+                      (45, 36, 0, 0, (0, 0), 720, 576)] as [(Int, Int, Int, Int?, (Int, Int), Int, Int)])
+    func h264SampleAspect(widthMBs: Int, heightMBs: Int, cropBottom: Int, idc: Int?, sar: (Int, Int),
+                          width: Int, height: Int) throws {
+        let nal = Self.sps(widthMBs: widthMBs, heightMBs: heightMBs, cropBottom: cropBottom, aspectIDC: idc, sar: sar)
+        var m = MediaMetadata(format: .mpegTS)
+        MPEGReader.describeVideo([0, 0, 0, 1, 0x67] + nal, streamType: 0x1B, metadata: &m)
+        #expect(m.pixelWidth == width && m.pixelHeight == height, "idc \(String(describing: idc))")
+    }
+
+    @Test("an MPEG-2 sequence header's display aspect (16:9) widens a DVD's 720×576 to 1024")
+    func mpeg2DisplayAspect() {
+        func stream(aspect: Int, extended: Bool) -> [UInt8] {
+            var bits: [Int] = []
+            func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1) } }
+            put(720, 12); put(576, 12); put(aspect, 4); put(3, 4); put(0x3FFFF, 18); put(1, 1); put(112, 10)
+            put(0, 3)
+            if extended {  // sequence extension: id 1, Main@Main, progressive, 4:2:0, no size or rate extension
+                put(1, 4); put(0x48, 8); put(1, 1); put(1, 2); put(0, 2); put(0, 2); put(0, 12); put(1, 1)
+                put(0, 8); put(0, 1); put(0, 2); put(0, 5)
+            }
+            let bytes = stride(from: 0, to: bits.count, by: 8).map { i in UInt8(bits[i..<(i + 8)].reduce(0) { $0 << 1 | $1 }) }
+            return [0, 0, 1, 0xB3] + bytes.prefix(8) + (extended ? [0, 0, 1, 0xB5] + bytes.dropFirst(8) : []) + [0, 0, 1, 0x00]
+        }
+        var wide = MediaMetadata(format: .mpegPS)
+        MPEGReader.describeVideo(stream(aspect: 3, extended: true), streamType: 2, metadata: &wide)
+        #expect(wide.videoCodec == "mpeg2video" && wide.pixelWidth == 1024 && wide.pixelHeight == 576)
+        var standard = MediaMetadata(format: .mpegPS)
+        MPEGReader.describeVideo(stream(aspect: 2, extended: true), streamType: 2, metadata: &standard)
+        #expect(standard.pixelWidth == 768)
+        // MPEG-1's code is a pixel aspect of another table, not read: the coded width stays.
+        var mpeg1 = MediaMetadata(format: .mpegPS)
+        MPEGReader.describeVideo(stream(aspect: 3, extended: false), streamType: nil, metadata: &mpeg1)
+        #expect(mpeg1.videoCodec == "mpeg1video" && mpeg1.pixelWidth == 720)
+    }
+
+    @Test("a pixel aspect beyond 16:1 either way, or with a zero, is a lying field and is ignored")
+    func lyingAspect() {
+        #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (1, 1000)) == 720)
+        #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (1000, 1)) == 720)
+        #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (0, 1)) == 720)
+        #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: nil) == 720)
+        #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (32, 27)) == 853)
+    }
+}
