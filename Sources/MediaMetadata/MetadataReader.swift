@@ -19,6 +19,7 @@ public enum MetadataReader {
     public static func read(_ source: ByteSource) throws -> MediaMetadata? {
         guard let format = try detectFormat(source) else { return nil }
         let reading = try readContainerKeepingFormat(source, format: format)
+        guard !isAudioOnly(reading.metadata) else { return nil }
         var metadata = reading.metadata
         if !reading.extraExifBlocks.isEmpty {
             // CR3 splits its EXIF into several TIFF blocks (IFD0, Exif IFD, GPS).
@@ -36,6 +37,17 @@ public enum MetadataReader {
         metadata.motionPhoto = MotionPhotoLocator.locate(in: source, format: format, xmp: properties,
                                                          warnings: &metadata.warnings)
         return metadata
+    }
+
+    /// Whether a movie container holds sound alone: an `.m4a` or `.m4b` with an `isom` or
+    /// `mp42` brand, a `.wma`, a `.mka`. That is an audio file, not a photo or a video, and
+    /// is not media, as WAV, audio-only Ogg and M4A-branded files are. Only the containers
+    /// whose readers list every track are judged (ISO-BMFF, Matroska, ASF, AVI), and only
+    /// when they read a sound track and no video one.
+    static func isAudioOnly(_ metadata: MediaMetadata) -> Bool {
+        let judged: Set<MediaFormat> = [.quickTime, .mp4, .m4v, .threeGP, .matroska, .webm, .wmv, .avi]
+        return judged.contains(metadata.format) && metadata.hasAudio == true
+            && metadata.videoCodec == nil && metadata.pixelWidth == nil && metadata.pixelHeight == nil
     }
 
     /// The container's reading; for a file whose structure is damaged past reading, the

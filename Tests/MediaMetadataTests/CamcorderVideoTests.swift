@@ -309,9 +309,23 @@ struct ISOBMFFStructureTests {
         #expect(try MetadataReader.detectFormat(MemoryByteSource(bytes)) == .heif)
     }
 
+    @Test("a movie holding sound alone (an .m4a with an isom brand) is an audio file, not media; with a video track it is a movie")
+    func audioOnlyMovie() throws {
+        let sound = F.box("moov", F.mvhd(timescale: 600, duration: 1200) + F.soundTrak())
+        #expect(try MetadataReader.read(MemoryByteSource(F.ftyp("isom") + sound)) == nil)
+        let movie = F.box("moov", F.mvhd(timescale: 600, duration: 1200) + F.soundTrak()
+                          + F.videoTrak(matrix: F.identityMatrix, width: 640, height: 480, timescale: 30, frames: 60, delta: 1))
+        let m = try #require(try MetadataReader.read(MemoryByteSource(F.ftyp("isom") + movie)))
+        #expect(m.pixelWidth == 640 && m.hasAudio == true)
+        // A movie whose tracks cannot be read at all is still a movie (with what could be read).
+        let unread = try #require(try MetadataReader.read(MemoryByteSource(F.ftyp("isom") + F.box("moov", F.mvhd(timescale: 600, duration: 1200)))))
+        #expect(unread.format == .mp4)
+    }
+
     @Test("a movie header that says 0 gives a duration of 0, as ffprobe reports, not nil")
     func zeroDuration() throws {
-        let moov = F.box("moov", F.mvhd(timescale: 600, duration: 0) + F.soundTrak())
+        let moov = F.box("moov", F.mvhd(timescale: 600, duration: 0)
+                         + F.videoTrak(matrix: F.identityMatrix, width: 640, height: 480, timescale: 600, frames: 0, delta: 1))
         let m = try #require(try MetadataReader.read(MemoryByteSource(F.ftyp("isom") + moov)))
         #expect(m.durationSeconds == 0)
         // A fragmented movie's empty header is not a length of zero.

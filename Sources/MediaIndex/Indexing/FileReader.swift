@@ -60,6 +60,10 @@ enum FileReader {
         do {
             guard let metadata = try MetadataReader.read(source) else {
                 if MediaFileKind.looksLikeMedia(entry.path) {
+                    // A movie container that MetadataReader read as sound alone.
+                    if try MetadataReader.detectFormat(source) != nil {
+                        return .failed("the movie holds sound alone (no video track): an audio file, not an image or video")
+                    }
                     return .failed("the content is not a recognised image or video, although the name ends in .\(entry.path.lowercasedExtension ?? "")")
                 }
                 return .ignored
