@@ -202,7 +202,9 @@ public enum ThumbnailGenerator {
     public static func videoThumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
                                       stillTime: Double? = nil, durationSeconds: Double? = nil) throws -> EncodedThumbnail {
         let seconds = VideoFrameExtractor.posterTime(stillTime: stillTime, duration: durationSeconds)
-        let frame = try VideoFrameExtractor.frame(pathBytes: path, seconds: seconds, request: request)
+        // The container's colour, for HDR video (read from the movie header alone).
+        let colour = (try? FileByteSource(pathBytes: path)).flatMap { try? MetadataReader.read($0) }?.videoColour
+        let frame = try VideoFrameExtractor.frame(pathBytes: path, seconds: seconds, request: request, colour: colour)
         return try finish(frame.image, orientation: 1, request: request, path: .videoFrame(seconds: frame.seconds), warnings: [])
     }
 

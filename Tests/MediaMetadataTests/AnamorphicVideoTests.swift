@@ -1,5 +1,7 @@
 import Testing
 @testable import MediaMetadata
+import CorpusSupport
+import Foundation
 
 private typealias F = ISOBMFFFixture
 
@@ -128,5 +130,51 @@ struct AnamorphicVideoTests {
         #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (0, 1)) == 720)
         #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: nil) == 720)
         #expect(VideoFields.displayWidth(codedWidth: 720, pixelAspect: (32, 27)) == 853)
+    }
+}
+
+@Suite("Video colour as the container declares it")
+struct VideoColourTests {
+    /// ffprobe's names of H.273 transfer characteristics.
+    static let transferNames: [String: Int] = [
+        "bt709": 1, "reserved": 3, "bt470m": 4, "bt470bg": 5, "smpte170m": 6, "smpte240m": 7, "linear": 8,
+        "iec61966-2-4": 11, "iec61966-2-1": 13, "bt2020-10": 14, "bt2020-12": 15, "smpte2084": 16, "arib-std-b67": 18,
+    ]
+
+    @Test("every corpus movie whose container declares a colour declares ffprobe's transfer",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func corpusTransfers() throws {
+        var compared = 0
+        for file in formatsCorpusFiles(ofTypes: ["MOV", "MP4", "M4V", "3GP", "MKV", "WEBM"]) {
+            guard let colour = try? MetadataReader.read(FileByteSource(path: file.url.path))?.videoColour,
+                  let name = ffprobeStream(file.path, "video")?["color_transfer"]?.string else { continue }
+            #expect(colour.transfer == Self.transferNames[name], "\(file.path): ours \(colour.transfer), ffprobe \(name)")
+            compared += 1
+        }
+        print("video colour: \(compared) corpus movies declare a transfer; all are ffprobe's")
+        #expect(compared >= 1)
+    }
+
+    @Test("an MP4's colr nclx and a Matroska Colour element are read; an unknown colr type is not")
+    func fixtures() throws {
+        func movie(_ colr: [UInt8]) throws -> CodedVideoColour? {
+            let moov = F.box("moov", F.mvhd(timescale: 600, duration: 600)
+                             + F.videoTrak(matrix: F.identityMatrix, codec: "hvc1", width: 640, height: 360, timescale: 25,
+                                           frames: 25, delta: 1, entryBoxes: F.box("colr", colr)))
+            return try ISOBMFFReader.read(MemoryByteSource(F.ftyp("isom") + moov + F.box("mdat", [])), format: .mp4)
+                .metadata.videoColour
+        }
+        #expect(try movie(F.fourCC("nclx") + [0, 9, 0, 18, 0, 9, 0x00]) == CodedVideoColour(primaries: 9, transfer: 18, matrix: 9))
+        #expect(try movie(F.fourCC("nclc") + [0, 9, 0, 16, 0, 9]) == CodedVideoColour(primaries: 9, transfer: 16, matrix: 9))
+        #expect(try movie(F.fourCC("prof") + [0, 9, 0, 16, 0, 9]) == nil)
+        #expect(try movie(F.fourCC("nclx") + [0, 9]) == nil)
+
+        let colourElement = ebml(MKV.colour, ebmlUInt(MKV.transferCharacteristics, 16) + ebmlUInt(MKV.primaries, 9))
+        let video = ebml(MKV.video, ebmlUInt(MKV.pixelWidth, 640) + ebmlUInt(MKV.pixelHeight, 360) + colourElement)
+        let track = ebml(MKV.trackEntry, ebmlUInt(MKV.trackType, 1) + ebmlString(MKV.codecID, "V_VP9") + video)
+        let mkv = try MatroskaReader.read(MemoryByteSource(makeMatroska(segment: ebml(MKV.tracks, track)))).metadata
+        // The matrix left out is unspecified (2).
+        #expect(mkv.videoColour == CodedVideoColour(primaries: 9, transfer: 16, matrix: 2))
+        #expect(mkv.videoColour?.isHDR == true)
     }
 }

@@ -57,6 +57,44 @@ struct VideoThumbnailTests {
                 "\(sar): \(thumbnail.width)×\(thumbnail.height), shown as \(expected.width)×\(expected.height)")
     }
 
+    /// Runs ffmpeg with `arguments` (after `-nostdin -loglevel error`), requiring success.
+    static func ffmpeg(_ arguments: [String]) throws {
+        let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
+        let outcome = try ChildProcess(executable: ffmpeg, arguments: (["-nostdin", "-loglevel", "error"] + arguments)
+            .map { Array($0.utf8) }).run(timeoutSeconds: 120)
+        try #require(outcome.exitStatus == 0, "ffmpeg \(arguments): \(String(decoding: outcome.standardError, as: UTF8.self))")
+    }
+
+    @Test("an HDR movie (HLG or PQ, BT.2020) is tone-mapped to SDR: its poster frame is the picture's SDR rendering",
+          .enabled(if: ThumbnailGenerator.canMakeVideoThumbnails, "ffmpeg is not installed: video thumbnails are skipped"),
+          .enabled(if: VideoFrameExtractor.canToneMap, "this ffmpeg has no zscale or tonemap filter"),
+          arguments: [("arib-std-b67", 18, "mov"), ("smpte2084", 16, "mp4")])
+    func hdrPosterFrame(transfer: String, code: Int, container: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mediaindex-hdr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sdr = folder.appendingPathComponent("sdr.mp4").path, hdr = folder.appendingPathComponent("hdr.\(container)").path
+        // The same colour bars as SDR H.264, and as 10-bit HEVC in BT.2020 with this transfer,
+        // its white at BT.2408's 203 cd/m², tagged as a camera tags it.
+        let bars = ["-f", "lavfi", "-i", "smptebars=size=640x360:rate=25", "-t", "0.2"]
+        try Self.ffmpeg(bars + ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-y", sdr])
+        try Self.ffmpeg(bars + ["-vf", "zscale=tin=bt709:pin=bt709:min=bt709:t=\(transfer):p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le",
+                                "-c:v", "libx265", "-x265-params", "log-level=error", "-color_primaries", "bt2020",
+                                "-color_trc", transfer, "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-y", hdr])
+        let colour = try #require(try MetadataReader.read(FileByteSource(path: hdr))?.videoColour)
+        #expect(colour == CodedVideoColour(primaries: 9, transfer: code, matrix: 9) && colour.isHDR)
+
+        let request = ThumbnailRequest(maxPixelSize: 128, format: .jpeg(quality: 100))
+        let reference = try ThumbnailTestSupport.pixels(ofJPEG: ThumbnailGenerator.thumbnail(ofFileAt: sdr, request: request).data)
+        let toneMapped = try ThumbnailTestSupport.pixels(ofJPEG: ThumbnailGenerator.thumbnail(ofFileAt: hdr, request: request).data)
+        let untouched = try VideoFrameExtractor.frame(pathBytes: Array(hdr.utf8), seconds: 0, request: request).image
+        let mapped = ColourAgreementTests.blockDifference(toneMapped, reference)
+        let raw = ColourAgreementTests.blockDifference(untouched, reference)
+        print("\(transfer): tone-mapped poster frame \(mapped) levels from the SDR bars, the HDR signal as it is \(raw)")
+        #expect(mapped <= 15, "\(transfer): \(mapped) levels from the SDR rendering")
+        #expect(raw > 25, "\(transfer): the untouched HDR signal is only \(raw) levels from SDR: the test would not see a missing tone map")
+    }
+
     @Test("the poster time is the live still time, else 10 % in, at most 1 s")
     func posterTime() {
         #expect(VideoFrameExtractor.posterTime(stillTime: 1.5, duration: 3) == 1.5)

@@ -32,6 +32,10 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var durationSeconds: Double?
     public var frameRate: Double?
     public var videoCodec: String?
+    /// The video's colour as its container declares it (ISO-BMFF `colr`, Matroska
+    /// `Colour`), in ITU-T H.273 codes; nil when it declares none. A transfer of 16 (PQ)
+    /// or 18 (HLG) is HDR video.
+    public var videoColour: CodedVideoColour?
     public var hasAudio: Bool?
     /// Whether an image holds more than one frame (animated GIF, APNG, animated WebP).
     public var isAnimated: Bool?
@@ -329,4 +333,25 @@ public struct EmbeddedPreview: Sendable, Equatable, Hashable, Codable {
         self.offset = offset
         self.length = length
     }
+}
+
+/// Colour primaries, transfer characteristics and matrix coefficients, as ITU-T H.273 numbers
+/// them (1: BT.709; 9: BT.2020 primaries, 16: PQ, 18: HLG transfer; 9: BT.2020 matrix …).
+public struct CodedVideoColour: Sendable, Equatable, Hashable, Codable {
+    /// Colour primaries (H.273 table 2: 1 BT.709, 9 BT.2020, 12 Display P3 …).
+    public var primaries: Int
+    /// Transfer characteristics (H.273 table 3: 1 BT.709, 16 PQ, 18 HLG …).
+    public var transfer: Int
+    /// Matrix coefficients (H.273 table 4: 1 BT.709, 9 BT.2020 non-constant …).
+    public var matrix: Int
+
+    /// A colour from its three codes.
+    public init(primaries: Int, transfer: Int, matrix: Int) {
+        self.primaries = primaries
+        self.transfer = transfer
+        self.matrix = matrix
+    }
+
+    /// Whether the transfer is an HDR one: PQ (SMPTE ST 2084) or HLG (ARIB STD-B67).
+    public var isHDR: Bool { transfer == 16 || transfer == 18 }
 }

@@ -34,6 +34,10 @@ public enum MatroskaReader {
         static let displayWidth: UInt32 = 0x54B0
         static let displayHeight: UInt32 = 0x54BA
         static let displayUnit: UInt32 = 0x54B2
+        static let colour: UInt32 = 0x55B0
+        static let matrixCoefficients: UInt32 = 0x55B1
+        static let transferCharacteristics: UInt32 = 0x55BA
+        static let primaries: UInt32 = 0x55BB
         static let cluster: UInt32 = 0x1F43_B675
         static let tags: UInt32 = 0x1254_C367
         static let tag: UInt32 = 0x7373
@@ -217,6 +221,7 @@ private struct MatroskaState {
             var defaultDuration: UInt64 = 0
             var width: Int?, height: Int?
             var shown: (width: Int, height: Int)?, shownUnit = 0
+            var colour: CodedVideoColour?
             for field in EBMLElement.children(of: bytes[entry.payload], depth: 1) {
                 let payload = bytes[field.payload]
                 switch field.id {
@@ -231,6 +236,17 @@ private struct MatroskaState {
                         if v.id == ID.displayWidth { shown = (value, shown?.height ?? 0) }
                         if v.id == ID.displayHeight { shown = (shown?.width ?? 0, value) }
                         if v.id == ID.displayUnit { shownUnit = value }
+                        if v.id == ID.colour {
+                            // Unspecified (2) for what the element leaves out, as H.273 has it.
+                            var coded = CodedVideoColour(primaries: 2, transfer: 2, matrix: 2)
+                            for c in EBMLElement.children(of: bytes[v.payload], depth: 3) {
+                                let code = Int(clamping: EBMLElement.unsigned(bytes[c.payload]))
+                                if c.id == ID.primaries { coded.primaries = code }
+                                if c.id == ID.transferCharacteristics { coded.transfer = code }
+                                if c.id == ID.matrixCoefficients { coded.matrix = code }
+                            }
+                            colour = coded
+                        }
                     }
                 default: break
                 }
@@ -239,6 +255,7 @@ private struct MatroskaState {
             // The first video track describes the movie.
             guard type == 1, metadata.videoCodec == nil, metadata.pixelWidth == nil else { continue }
             if let codec, !codec.isEmpty { metadata.videoCodec = MatroskaReader.codecName(codec) }
+            metadata.videoColour = colour
             if let width, let height, width > 0, height > 0 {
                 // DisplayWidth × DisplayHeight (in pixels, centimetres, inches or as a ratio:
                 // every unit but 4, unknown) is the shape shown; the width is scaled to it.

@@ -104,6 +104,7 @@ public enum ISOBMFFReader {
                 metadata.orientation = video.orientation
             }
             metadata.videoCodec = video.codec.map { VideoCodecName.forSampleEntry($0.description) }
+            metadata.videoColour = video.colour
             if let seconds = video.mediaSeconds, video.sampleCount > 1 {
                 metadata.frameRate = Double(video.sampleCount) / seconds
             } else if let delta = video.commonSampleDelta, video.mediaTimescale > 0 {

@@ -9,6 +9,8 @@ struct TrackFacts {
     var codedHeight: Int?
     /// The sample entry's pixel aspect (`pasp`: horizontal and vertical spacing).
     var pixelAspect: (horizontal: Int, vertical: Int)?
+    /// The sample entry's colour (`colr` of type `nclx` or QuickTime's `nclc`).
+    var colour: CodedVideoColour?
     /// The width the track is shown at: `codedWidth` scaled by `pixelAspect`.
     var displayWidth: Int? {
         codedWidth.map { VideoFields.displayWidth(codedWidth: $0, pixelAspect: pixelAspect) }
@@ -234,7 +236,14 @@ struct MovieBoxParser {
                 track.codedWidth = Int(width)
                 track.codedHeight = Int(height)
             }
-            track.pixelAspect = MovieBoxParser.pixelAspect(payload, from: entryStart + MovieBoxParser.visualSampleEntrySize, to: entryEnd)
+            let children = MovieBoxParser.entryBoxes(payload, from: entryStart + MovieBoxParser.visualSampleEntrySize, to: entryEnd)
+            if let pasp = children["pasp"], let h = VideoFields.be32(pasp, 0), let v = VideoFields.be32(pasp, 4) {
+                track.pixelAspect = (h, v)
+            }
+            if let colr = children["colr"], colr.count >= 10, colr.prefix(4).elementsEqual("nclx".utf8) || colr.prefix(4).elementsEqual("nclc".utf8),
+               let primaries = VideoFields.be16(colr, 4), let transfer = VideoFields.be16(colr, 6), let matrix = VideoFields.be16(colr, 8) {
+                track.colour = CodedVideoColour(primaries: primaries, transfer: transfer, matrix: matrix)
+            }
         }
         if track.handler == "meta" || track.codec == "mebx" {
             track.hasStillImageTime = payload.contains(subsequence: MovieBoxParser.stillImageTimeKey)
@@ -246,20 +255,19 @@ struct MovieBoxParser {
     /// A visual sample entry's fixed fields (ISO/IEC 14496-12 VisualSampleEntry), before its boxes.
     static let visualSampleEntrySize = 86
 
-    /// The `pasp` box (PixelAspectRatioBox: horizontal and vertical spacing) among a
-    /// sample entry's boxes, between `start` and `end` of `payload`; nil without one.
-    /// A box whose size runs past `end` or below its header ends the walk.
-    static func pixelAspect(_ payload: [UInt8], from start: Int, to end: Int) -> (horizontal: Int, vertical: Int)? {
+    /// The boxes among a sample entry's children (between `start` and `end` of `payload`),
+    /// by type to their payload, the first of each type. A box whose size runs past `end`
+    /// or below its header ends the walk.
+    static func entryBoxes(_ payload: [UInt8], from start: Int, to end: Int) -> [String: [UInt8]] {
+        var boxes: [String: [UInt8]] = [:]
         var offset = start
         for _ in 0..<64 where offset + 8 <= end {
-            guard let size = VideoFields.be32(payload, offset), size >= 8, offset + size <= end else { return nil }
-            if payload[(offset + 4)..<(offset + 8)].elementsEqual("pasp".utf8), size >= 16,
-               let h = VideoFields.be32(payload, offset + 8), let v = VideoFields.be32(payload, offset + 12) {
-                return (h, v)
-            }
+            guard let size = VideoFields.be32(payload, offset), size >= 8, offset + size <= end else { break }
+            let type = String(decoding: payload[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            if boxes[type] == nil { boxes[type] = Array(payload[(offset + 8)..<(offset + size)]) }
             offset += size
         }
-        return nil
+        return boxes
     }
 
     private mutating func parseTimeToSample(_ box: BoxHeader, into track: inout TrackFacts) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 
 /// Extracts one video frame with the `ffmpeg` program, which applies the display matrix
 /// (autorotate) itself. The product never requires ffmpeg: without it, videos report
@@ -33,19 +34,60 @@ enum VideoFrameExtractor {
     ///
     /// Falls back to the first frame when the video is shorter than `seconds`.
     /// - Throws: `ThumbnailError.needsFFmpeg`, `.decodeFailed` with ffmpeg's last words.
-    static func frame(pathBytes path: [UInt8], seconds: Double, request: ThumbnailRequest) throws -> (image: PixelBuffer, seconds: Double) {
+    /// - Parameter colour: the video's colour as its container declares it; an HDR one (PQ
+    ///   or HLG) is tone-mapped to SDR (`toneMapping(_:)`) when ffmpeg has the filters.
+    static func frame(pathBytes path: [UInt8], seconds: Double, request: ThumbnailRequest,
+                      colour: CodedVideoColour? = nil) throws -> (image: PixelBuffer, seconds: Double) {
         guard let ffmpeg = ffmpegPath else { throw ThumbnailError.needsFFmpeg }
+        let toneMap = colour.flatMap(toneMapping)
+        func attempt(_ seconds: Double) throws -> PixelBuffer {
+            guard let toneMap else { return try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request, prefix: "") }
+            do {
+                return try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request, prefix: toneMap + ",")
+            } catch ThumbnailError.decodeFailed {
+                // zscale refuses some tag combinations: the frame as it is beats none.
+                return try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request, prefix: "")
+            }
+        }
         do {
-            return (try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request), seconds)
+            return (try attempt(seconds), seconds)
         } catch let error as ThumbnailError where seconds > 0 {
             if case .decodeFailed = error {
-                return (try run(ffmpeg: ffmpeg, path: path, seconds: 0, request: request), 0)
+                return (try attempt(0), 0)
             }
             throw error
         }
     }
 
-    private static func run(ffmpeg: String, path: [UInt8], seconds: Double, request: ThumbnailRequest) throws -> PixelBuffer {
+    /// Whether this ffmpeg has the `zscale` (libzimg) and `tonemap` filters: a graph naming
+    /// them is built over a blank source (it may fail later, on the blank's missing colour
+    /// tags, but not with "No such filter").
+    static let canToneMap: Bool = {
+        guard let ffmpeg = ffmpegPath else { return false }
+        let arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "nullsrc=s=16x16:d=0.04",
+                         "-vf", "zscale,tonemap", "-frames:v", "1", "-f", "null", "-"].map { Array($0.utf8) }
+        guard let outcome = try? ChildProcess(executable: ffmpeg, arguments: arguments).run(timeoutSeconds: timeoutSeconds),
+              !outcome.timedOut else { return false }
+        return !String(decoding: outcome.standardError, as: UTF8.self).contains("No such filter")
+    }()
+
+    /// The filters that tone-map an HDR frame to SDR sRGB, as HEIF and AVIF images are
+    /// (`ColourSpace`): linear light with 203 cd/m² (BT.2408's reference white; HLG's 75 %
+    /// signal) as 1, BT.2020 (or the declared primaries) to BT.709's, values above 0.75
+    /// rolled off towards white (`mobius`), then sRGB's curve. Nil for SDR, for primaries or
+    /// matrices zscale cannot name, and when ffmpeg lacks the filters.
+    static func toneMapping(_ colour: CodedVideoColour) -> String? {
+        let transfers = [16: "smpte2084", 18: "arib-std-b67"]
+        let primaries = [1: "bt709", 9: "bt2020", 11: "smpte431", 12: "smpte432", 2: "bt2020"]
+        let matrices = [1: "bt709", 9: "2020_ncl", 10: "2020_cl", 2: "2020_ncl"]
+        guard let transfer = transfers[colour.transfer], let primary = primaries[colour.primaries],
+              let matrix = matrices[colour.matrix], canToneMap else { return nil }
+        return "zscale=tin=\(transfer):pin=\(primary):min=\(matrix):t=linear:npl=203,format=gbrpf32le,"
+            + "zscale=p=bt709,tonemap=tonemap=mobius:param=0.75:desat=0,zscale=t=iec61966-2-1:m=bt709:r=pc,format=gbrp"
+    }
+
+    private static func run(ffmpeg: String, path: [UInt8], seconds: Double, request: ThumbnailRequest,
+                            prefix: String) throws -> PixelBuffer {
         let bound = request.maxPixelSize * 2
         let comparison = request.mode == .fit ? "gte" : "lte"
         // Sized by the displayed width, `iw*sar` (ffmpeg's `sar` is the pixel aspect, 1 when
@@ -62,7 +104,7 @@ enum VideoFrameExtractor {
         let input = Array("file:".utf8) + path
         let arguments: [[UInt8]] = [["-nostdin", "-hide_banner", "-loglevel", "error",
                                       "-ss", String(format: "%.3f", seconds), "-i"].map { Array($0.utf8) }, [input],
-                                     ["-frames:v", "1", "-an", "-vf", scale,
+                                     ["-frames:v", "1", "-an", "-vf", prefix + scale,
                                       "-f", "image2", "-c:v", "ppm", "-pix_fmt", "rgb24", "-y", output.path].map { Array($0.utf8) }]
             .flatMap { $0 }
         let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments).run(timeoutSeconds: timeoutSeconds)
