@@ -133,14 +133,15 @@ enum TIFFDecoder {
         }
 
         /// Where the file's own pictures start: every strip and tile of the first page, its
-        /// SubIFDs and the later directories (as many as `reducedImage` looks at), and an
-        /// old-style JPEG's `JPEGInterchangeFormat`. A JPEG-compressed strip starts with a
-        /// JPEG's SOI, so a scan for embedded previews finds it; it is the picture itself (or
-        /// another page), and needs libtiff's tables, photometric and profile to decode.
-        /// Leaves the handle on another directory.
+        /// SubIFDs and the later directories (as many as `reducedImage` looks at), and the
+        /// first page's `JPEGInterchangeFormat` when it is an old-style JPEG. A
+        /// JPEG-compressed strip starts with a JPEG's SOI, so a scan for embedded previews
+        /// finds it; it is the picture itself (or another page), and needs libtiff's tables,
+        /// photometric and profile to decode. A later directory's `JPEGInterchangeFormat` is
+        /// an EXIF-style thumbnail, and stays a preview. Leaves the handle on another directory.
         func imageDataOffsets() -> Set<UInt64> {
             var offsets: Set<UInt64> = []
-            func collect() {
+            func collect(firstPage: Bool = false) {
                 let tiled = TIFFIsTiled(handle) != 0
                 let count = min(Int(tiled ? TIFFNumberOfTiles(handle) : TIFFNumberOfStrips(handle)), TIFFDecoder.maxStriles)
                 for strile in 0..<count {
@@ -148,10 +149,10 @@ enum TIFFDecoder {
                     let offset = TIFFGetStrileOffsetWithErr(handle, UInt32(strile), &error)
                     if error == 0, offset > 0 { offsets.insert(offset) }
                 }
-                if let start = u32(UInt32(TIFFTAG_JPEGIFOFFSET)), start > 0 { offsets.insert(UInt64(start)) }
+                if firstPage, let start = u32(UInt32(TIFFTAG_JPEGIFOFFSET)), start > 0 { offsets.insert(UInt64(start)) }
             }
             guard TIFFSetDirectory(handle, 0) == 1 else { return offsets }
-            collect()
+            collect(firstPage: true)
             for offset in subIFDs where TIFFSetSubDirectory(handle, offset) == 1 { collect() }
             var index: UInt32 = 1
             while index < UInt32(TIFFDecoder.maxDirectories), TIFFSetDirectory(handle, index) == 1 {
