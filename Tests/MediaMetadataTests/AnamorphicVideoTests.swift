@@ -53,28 +53,21 @@ struct AnamorphicVideoTests {
     /// An H.264 SPS (after the NAL header byte), baseline, 4:2:0, with a VUI aspect ratio
     /// (`aspect_ratio_idc`, and `sar` when it is 255) or without a VUI.
     static func sps(widthMBs: Int, heightMBs: Int, cropBottom: Int, aspectIDC: Int?, sar: (Int, Int) = (0, 0)) -> [UInt8] {
-        var bits: [Int] = []
-        func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1) } }
-        func ue(_ value: Int) {
-            let code = value + 1
-            let length = Int.bitWidth - code.leadingZeroBitCount
-            put(0, length - 1); put(code, length)
-        }
-        put(66, 8); put(0, 8); put(40, 8); ue(0)     // baseline, level 4, SPS 0
-        ue(0); ue(2); ue(1); put(0, 1)               // frame num bits, POC type 2, 1 ref, no gaps
-        ue(widthMBs - 1); ue(heightMBs - 1)
-        put(1, 1); put(1, 1); put(cropBottom > 0 ? 1 : 0, 1)
-        if cropBottom > 0 { ue(0); ue(0); ue(0); ue(cropBottom / 2) }
+        var w = BitWriter()
+        w.put(66, 8); w.put(0, 8); w.put(40, 8); w.ue(0)    // baseline, level 4, SPS 0
+        w.ue(0); w.ue(2); w.ue(1); w.put(0, 1)              // frame num bits, POC type 2, 1 ref, no gaps
+        w.ue(widthMBs - 1); w.ue(heightMBs - 1)
+        w.put(1, 1); w.put(1, 1); w.put(cropBottom > 0 ? 1 : 0, 1)
+        if cropBottom > 0 { w.ue(0); w.ue(0); w.ue(0); w.ue(cropBottom / 2) }
         if let aspectIDC {
-            put(1, 1); put(1, 1); put(aspectIDC, 8)  // VUI, aspect ratio info
-            if aspectIDC == 255 { put(sar.0, 16); put(sar.1, 16) }
-            put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1); put(0, 1)
+            w.put(1, 1); w.put(1, 1); w.put(aspectIDC, 8)   // VUI, aspect ratio info
+            if aspectIDC == 255 { w.put(sar.0, 16); w.put(sar.1, 16) }
+            w.put(0, 8)                                     // no other VUI fields
         } else {
-            put(0, 1)
+            w.put(0, 1)
         }
-        put(1, 1)
-        while bits.count % 8 != 0 { bits.append(0) }
-        let rbsp = stride(from: 0, to: bits.count, by: 8).map { i in UInt8(bits[i..<(i + 8)].reduce(0) { $0 << 1 | $1 }) }
+        w.put(1, 1)
+        let rbsp = w.bytes
         // Emulation prevention: 00 00 followed by 00…03 gets a 03 between.
         var nal: [UInt8] = [], zeros = 0
         for byte in rbsp {
@@ -100,15 +93,14 @@ struct AnamorphicVideoTests {
     @Test("an MPEG-2 sequence header's display aspect (16:9) widens a DVD's 720×576 to 1024")
     func mpeg2DisplayAspect() {
         func stream(aspect: Int, extended: Bool) -> [UInt8] {
-            var bits: [Int] = []
-            func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1) } }
-            put(720, 12); put(576, 12); put(aspect, 4); put(3, 4); put(0x3FFFF, 18); put(1, 1); put(112, 10)
-            put(0, 3)
+            var w = BitWriter()
+            w.put(720, 12); w.put(576, 12); w.put(aspect, 4); w.put(3, 4); w.put(0x3FFFF, 18); w.put(1, 1); w.put(112, 10)
+            w.put(0, 3)
             if extended {  // sequence extension: id 1, Main@Main, progressive, 4:2:0, no size or rate extension
-                put(1, 4); put(0x48, 8); put(1, 1); put(1, 2); put(0, 2); put(0, 2); put(0, 12); put(1, 1)
-                put(0, 8); put(0, 1); put(0, 2); put(0, 5)
+                w.put(1, 4); w.put(0x48, 8); w.put(1, 1); w.put(1, 2); w.put(0, 2); w.put(0, 2); w.put(0, 12); w.put(1, 1)
+                w.put(0, 8); w.put(0, 1); w.put(0, 2); w.put(0, 5)
             }
-            let bytes = stride(from: 0, to: bits.count, by: 8).map { i in UInt8(bits[i..<(i + 8)].reduce(0) { $0 << 1 | $1 }) }
+            let bytes = w.bytes
             return [0, 0, 1, 0xB3] + bytes.prefix(8) + (extended ? [0, 0, 1, 0xB5] + bytes.dropFirst(8) : []) + [0, 0, 1, 0x00]
         }
         var wide = MediaMetadata(format: .mpegPS)

@@ -251,22 +251,15 @@ struct VideoContainerReaderTests {
 
     /// An SPS NAL (after 00 00 01 67's header byte): High profile 1920x1088 cropped to 1080.
     static let sps1080: [UInt8] = {
-        var bits: [Int] = []
-        func put(_ value: Int, _ count: Int) { for i in (0..<count).reversed() { bits.append((value >> i) & 1) } }
-        func ue(_ value: Int) {
-            let code = value + 1
-            let length = Int.bitWidth - code.leadingZeroBitCount
-            put(0, length - 1); put(code, length)
-        }
-        put(100, 8); put(0, 8); put(40, 8); ue(0)
-        ue(1); ue(0); ue(0); put(0, 1); put(0, 1)  // 4:2:0, 8-bit, no scaling lists
-        ue(0); ue(0); ue(4)                          // frame num, POC type 0, POC lsb
-        ue(4); put(0, 1); ue(119); ue(67)            // refs, gaps, 120 x 68 macroblocks
-        put(1, 1); put(1, 1); put(1, 1)              // frame MBs only, direct 8x8, cropping
-        ue(0); ue(0); ue(0); ue(4)                   // crop bottom 4 × 2 rows
-        put(0, 1); put(1, 1)                         // no VUI, stop bit
-        while bits.count % 8 != 0 { bits.append(0) }
-        return stride(from: 0, to: bits.count, by: 8).map { i in UInt8(bits[i..<(i + 8)].reduce(0) { $0 << 1 | $1 }) }
+        var w = BitWriter()
+        w.put(100, 8); w.put(0, 8); w.put(40, 8); w.ue(0)
+        w.ue(1); w.ue(0); w.ue(0); w.put(0, 1); w.put(0, 1)  // 4:2:0, 8-bit, no scaling lists
+        w.ue(0); w.ue(0); w.ue(4)                            // frame num, POC type 0, POC lsb
+        w.ue(4); w.put(0, 1); w.ue(119); w.ue(67)            // refs, gaps, 120 x 68 macroblocks
+        w.put(1, 1); w.put(1, 1); w.put(1, 1)                // frame MBs only, direct 8x8, cropping
+        w.ue(0); w.ue(0); w.ue(0); w.ue(4)                   // crop bottom 4 × 2 rows
+        w.put(0, 1); w.put(1, 1)                             // no VUI, stop bit
+        return w.bytes
     }()
 
     /// PAT, PMT (one H.264 stream on PID 0x100), then `frames` PES packets with PTS evenly spaced.
