@@ -299,11 +299,12 @@ public enum ThumbnailGenerator {
         let full = file?.size
         // The largest JPEG in the file that is not one of its own strips or tiles: an EXIF or
         // Photoshop thumbnail, a preview. A JPEG-compressed TIFF's strips start as JPEGs do,
-        // but lack their tables; the picture is libtiff's to decode, with its profile.
-        let own = file?.imageDataOffsets() ?? []
-        let preview = (try? RawPreviewExtractor.previews(in: source, format: .tiff))?
-            .first { !own.contains($0.candidate.offset) }
-            .flatMap { found in (try? RawPreviewExtractor.bytes(of: found, in: source)).map { (bytes: $0, width: found.width, height: found.height) } }
+        // but lack their tables; the picture is libtiff's to decode, with its profile. The
+        // directories are walked for those strips only when the file holds some JPEG.
+        let found = (try? RawPreviewExtractor.previews(in: source, format: .tiff)) ?? []
+        let own = found.isEmpty ? [] : file?.imageDataOffsets() ?? []
+        let preview = found.first { !own.contains($0.candidate.offset) }
+            .flatMap { best in (try? RawPreviewExtractor.bytes(of: best, in: source)).map { (bytes: $0, width: best.width, height: best.height) } }
         /// - Parameter original: the image's size, when the preview has its shape.
         func fromPreview(_ preview: (bytes: [UInt8], width: Int, height: Int),
                          original: (width: Int, height: Int)? = nil) throws -> EncodedThumbnail {

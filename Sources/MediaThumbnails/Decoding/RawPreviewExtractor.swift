@@ -27,12 +27,6 @@ enum RawPreviewExtractor {
         var height: Int
     }
 
-    /// The bytes of the largest preview and its stored size, or nil when none decodes.
-    static func largestPreview(in source: ByteSource, format: MediaFormat) throws -> (bytes: [UInt8], width: Int, height: Int)? {
-        guard let best = try previews(in: source, format: format).first else { return nil }
-        return (try bytes(of: best, in: source), best.width, best.height)
-    }
-
     /// Every embedded JPEG whose header reads, largest area first: those the file's
     /// structure points at, else (none of them reads) those a scan for JPEG starts finds.
     /// With `scanAlways`, the scan's are added after the structure's (for a caller that

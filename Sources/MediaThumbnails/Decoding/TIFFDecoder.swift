@@ -153,13 +153,21 @@ enum TIFFDecoder {
             }
             guard TIFFSetDirectory(handle, 0) == 1 else { return offsets }
             collect(firstPage: true)
-            for offset in subIFDs where TIFFSetSubDirectory(handle, offset) == 1 { collect() }
+            forEachOtherImage { _, _ in collect() }
+            return offsets
+        }
+
+        /// Makes each of the first page's SubIFDs, then each later directory (as many as
+        /// `maxDirectories`), the current directory in turn, and calls `visit` with its
+        /// directory index and SubIFD offset (nil for a directory). Call it with the first
+        /// page current; it leaves the handle on another directory.
+        func forEachOtherImage(_ visit: (_ directory: UInt32, _ subIFD: UInt64?) -> Void) {
+            for offset in subIFDs where TIFFSetSubDirectory(handle, offset) == 1 { visit(0, offset) }
             var index: UInt32 = 1
             while index < UInt32(TIFFDecoder.maxDirectories), TIFFSetDirectory(handle, index) == 1 {
-                collect()
+                visit(index, nil)
                 index += 1
             }
-            return offsets
         }
 
         private static let read: TIFFReadWriteProc = { handle, buffer, size in
@@ -271,15 +279,7 @@ enum TIFFDecoder {
             guard TIFFRGBAImageOK(file.handle, &message) == 1 else { return }
             best = (directory, subIFD, size)
         }
-        let subIFDs = file.subIFDs
-        for offset in subIFDs where TIFFSetSubDirectory(file.handle, offset) == 1 {
-            consider(directory: 0, subIFD: offset)
-        }
-        var index: UInt32 = 1
-        while index < UInt32(maxDirectories), TIFFSetDirectory(file.handle, index) == 1 {
-            consider(directory: index, subIFD: nil)
-            index += 1
-        }
+        file.forEachOtherImage(consider)
         return best
     }
 
