@@ -116,14 +116,13 @@ struct AssetStore {
     private static let selectMetadataSQL =
         "SELECT \(MetadataValues.columns.map(\.name).joined(separator: ", ")) FROM assets WHERE id = ?"
 
-    /// The change feed's names of the columns whose stored value differs from `values`.
+    /// The change feed's names of the fields with a column whose stored value differs
+    /// from `values`, once each, in the field table's order.
     func changedFields(_ assetID: Int64, _ values: MetadataValues) throws -> [String] {
         guard let row = try db.cachedStatement(Self.selectMetadataSQL).rows([assetID]).first else { return [] }
-        var changed: [String] = []
-        for (index, (column, value)) in values.values.enumerated() where row[index] != value.databaseValue {
-            changed.append(column.changedFieldName)
+        return MetadataValues.fieldRanges.compactMap { field, range in
+            range.contains { row[$0] != values.values[$0].1.databaseValue } ? field.rawValue : nil
         }
-        return changed
     }
 
     // MARK: Updates
