@@ -173,7 +173,7 @@ package enum AssetFields {
         .init(.favorite, value: { .bool($0.favorite) }),
         .init(.hidden, value: { .bool($0.hidden) }),
         .init(.albums, value: { .array($0.albums.map { .string($0.userAlbumIdentifier ?? $0.description) }) }),
-        .init(.rating, Column.rating, \.rating),
+        .init(.rating, Column.rating, \.rating, metadata: \.rating),
         .init(.hasAdjustments, columns: [.hasAdjustments], read: { a, v in a.hasAdjustments = (v[0].int ?? 0) != 0 },
               value: { .bool($0.hasAdjustments) }),
         .init(.adjustments, value: { a in a.adjustments.map { adjustment in

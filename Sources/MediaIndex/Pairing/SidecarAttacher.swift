@@ -18,7 +18,7 @@ struct SidecarValues: StoredFileValues, Equatable {
     init(_ properties: XMPProperties) {
         captureDate = properties.captureDate
         location = properties.location.flatMap { $0.isPlausible ? $0 : nil }
-        rating = properties.rating.flatMap { $0.isFinite ? Int(max(-1, min(5, $0.rounded()))) : nil }
+        rating = properties.rating.flatMap(MediaMetadata.starRating(xmp:))
         sidecarForExtension = properties.sidecarForExtension.map {
             String($0.lowercased().drop { $0 == "." })
         }.flatMap { $0.isEmpty ? nil : $0 }
@@ -228,11 +228,10 @@ struct SidecarAttacher {
         let primaryPath = PathBytes(primary.blob("path") ?? [])
         let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
         TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
-        let rating = Self.apply(sidecars, to: &metadata)
+        Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
-        let values: [(AssetRecord.Column, DatabaseValueConvertible)] =
-            AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) } + [(.rating, rating)]
+        let values = AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) }
         var fields: [String] = []
         for (column, value) in values where asset[column.name] != value.databaseValue {
             let field = column.changedFieldName
@@ -271,7 +270,7 @@ struct SidecarAttacher {
         guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
         TakeoutSidecar.fill(&metadata, from: takeout)
-        _ = apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
+        apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }
 
@@ -280,11 +279,11 @@ struct SidecarAttacher {
         try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path").rows([assetID])
     }
 
-    /// Puts the sidecars' values over the file's where they have one; returns the rating.
-    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) -> Int? {
+    /// Puts the sidecars' values over the file's where they have one.
+    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) {
         if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
-        return sidecars.lazy.compactMap(\.rating).first
+        if let rating = sidecars.lazy.compactMap(\.rating).first { metadata.rating = rating }
     }
 }
 

@@ -49,8 +49,8 @@ enum AssetRecord {
     /// in the field table's order.
     static let assetColumns: [Column] = AssetFields.readColumns
 
-    /// The columns an XMP sidecar may set besides `rating` (see `SidecarAttacher`).
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude]
+    /// The columns an XMP sidecar may set (see `SidecarAttacher`).
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude, .rating]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values
     /// (the field table's `fill`s, in its order).
