@@ -5,77 +5,15 @@ import MediaMetadata
 /// The JSON shapes the CLI prints and the HTTP API serves. Names are stable: later versions add
 /// fields, never rename.
 public enum JSONShapes {
-    /// An asset, as `show --json` prints it.
+    /// An asset, as `show --json` prints it: the field table's fields
+    /// (`AssetFields.all`), in its order.
     public static func asset(_ a: Asset) -> JSON {
-        var location = JSON.null
-        if let l = a.location {
-            location = .object([("latitude", .double(l.latitude)), ("longitude", .double(l.longitude)),
-                                ("altitude", JSON(l.altitude))])
-        }
-        return .object([
-            ("id", .string(a.id.description)),
-            ("mediaType", .string(a.mediaType.rawValue)),
-            ("mediaSubtypes", .array(a.mediaSubtypes.names.map(JSON.string))),
-            ("creationDate", JSON(a.creationDateText)),
-            ("pixelWidth", JSON(a.pixelWidth)),
-            ("pixelHeight", JSON(a.pixelHeight)),
-            ("orientation", JSON(a.orientation)),
-            ("durationSeconds", JSON(a.durationSeconds)),
-            ("frameRate", JSON(a.frameRate)),
-            ("location", location),
-            ("make", JSON(a.make)),
-            ("model", JSON(a.model)),
-            ("lensModel", JSON(a.lensModel)),
-            ("cameraMake", JSON(a.cameraMake)),
-            ("cameraModel", JSON(a.cameraModel)),
-            ("contentIdentifier", JSON(a.contentIdentifier)),
-            ("burstIdentifier", JSON(a.burstIdentifier)),
-            ("resources", .array(a.resources.map(resource))),
-            ("software", JSON(a.software)),
-            ("lensMake", JSON(a.lensMake)),
-            ("focalLength", JSON(a.focalLength)),
-            ("fNumber", JSON(a.fNumber)),
-            ("exposureTime", JSON(a.exposureTime)),
-            ("iso", JSON(a.iso)),
-            ("flash", JSON(a.flash)),
-            ("videoCodec", JSON(a.videoCodec)),
-            ("hasAudio", JSON(a.hasAudio)),
-            ("revision", .int(a.revision)),
-            ("addedDate", .string(isoUTC(a.addedDate))),
-            ("modificationDate", .string(isoUTC(a.modificationDate))),
-            ("pairingRule", JSON(a.pairingRule)),
-            ("embeddedVideo", a.embeddedVideo.map { v in
-                .object([("offset", .int(Int(v.offset))), ("length", .int(Int(v.length))),
-                         ("durationSeconds", JSON(v.durationSeconds))])
-            } ?? .null),
-            ("favorite", .bool(a.favorite)),
-            ("hidden", .bool(a.hidden)),
-            ("albums", .array(a.albums.map { .string($0.userAlbumIdentifier ?? $0.description) })),
-            ("rating", JSON(a.rating)),
-            ("hasAdjustments", .bool(a.hasAdjustments)),
-            ("adjustments", a.adjustments.map { adjustment in
-                .object([("formatIdentifier", JSON(adjustment.formatIdentifier)),
-                         ("formatVersion", JSON(adjustment.formatVersion)),
-                         ("editorBundleID", JSON(adjustment.editorBundleID)),
-                         ("date", adjustment.date.map { .string(isoUTC($0)) } ?? .null)])
-            } ?? .null),
-            ("playbackStyle", .string(a.playbackStyle.rawValue)),
-            ("takeoutTitle", JSON(a.takeoutTitle)),
-            ("takeoutDescription", JSON(a.takeoutDescription)),
-        ])
+        .object(AssetFields.all.map { ($0.field.rawValue, JSON($0.value(a))) })
     }
 
     /// One resource of an asset: role, path, size, content type.
     public static func resource(_ r: AssetResource) -> JSON {
-        var members: [(String, JSON)] = [
-            ("role", .string(r.role)),
-            ("path", .string(r.path.displayString)),
-            ("bytes", .int(Int(r.bytes))),
-            ("contentType", JSON(r.contentType)),
-        ]
-        // A name that is not UTF-8 cannot be a JSON string; its exact bytes ride along.
-        if !r.path.isValidUTF8 { members.append(("pathBase64", .string(Data(r.path.bytes).base64EncodedString()))) }
-        return .object(members)
+        JSON(r.fieldValue)
     }
 
     /// An index run's summary, as `index --json` prints it.
@@ -176,5 +114,21 @@ public enum JSONShapes {
         var date = CaptureDate(timestamp: Double(seconds), utcOffsetSeconds: 0)
         date.nanosecond = Int(milliseconds - seconds * 1000) * 1_000_000
         return date.iso8601
+    }
+}
+
+extension JSON {
+    /// A value of the asset shape as JSON; a moment is ISO 8601 UTC to the millisecond.
+    init(_ value: Asset.FieldValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .date(let date): self = .string(JSONShapes.isoUTC(date))
+        case .array(let elements): self = .array(elements.map { JSON($0) })
+        case .object(let members): self = .object(members.map { ($0.0, JSON($0.1)) })
+        }
     }
 }

@@ -99,7 +99,8 @@ struct SidecarTests {
         let bare = try #require(try library.assets().first)
         #expect(bare.id == asset.id)
         #expect(bare.resources.map(\.role) == ["photo"])
-        #expect(bare.rating == nil)
+        // The JPEG's own XMP rates it too (exiftool: XMP-xmp:Rating in the file).
+        #expect(bare.rating == file["XMP-xmp:Rating"]?.number.map { Int($0) })
         #expect(abs((bare.location?.latitude ?? 0) - fileLatitude) < 1e-9)
         let subseconds = try #require(file["Composite:SubSecDateTimeOriginal"]?.string)
         #expect(bare.creationDateText?.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
@@ -477,5 +478,36 @@ struct SidecarCorpusTests {
         }
         #expect(attached >= 3)
         print("corpus sidecars: \(attached) of \(sidecars.count) attached")
+    }
+}
+
+@Suite("A file's own star rating and its sidecar's")
+struct FileRatingTests {
+    @Test("a photo's EXIF rating is its asset's until an XMP sidecar gives one, and again once the sidecar is gone",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func sidecarRatingWinsOverTheFiles() throws {
+        let relative = "metadata-extractor-images/jpg/Issue 80.jpg"
+        let reference = try #require(Corpus.exiftool[relative]?["IFD0:Rating"]?.number).rounded()
+        let folder = TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.file("media"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try #require(Corpus.media).appendingPathComponent(relative).path,
+                                         toPath: folder.file("media/rated.jpg"))
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
+        try library.blocking.index(roots: [PathBytes(folder.file("media"))])
+        let original = try #require(try library.assets().first)
+        #expect(original.rating.map(Double.init) == reference)
+
+        var token = try library.blocking.currentChangeToken()
+        try sidecarXMP(rating: 1).write(toFile: folder.file("media/rated.jpg.xmp"), atomically: true, encoding: .utf8)
+        try library.blocking.index()
+        let rated = try #require(try library.assets().first)
+        #expect(rated.id == original.id && rated.rating == 1)
+        #expect(try library.blocking.changes(since: token).changes.first?.fields == [.rating])
+
+        token = try library.blocking.currentChangeToken()
+        try FileManager.default.removeItem(atPath: folder.file("media/rated.jpg.xmp"))
+        try library.blocking.index()
+        #expect(try library.assets().first?.rating.map(Double.init) == reference)
+        #expect(try library.blocking.changes(since: token).changes.contains { $0.kind == .updated && $0.fields == [.rating] })
     }
 }

@@ -121,19 +121,20 @@ struct AssetStore {
     /// re-read or moved stays one without a passing "not live" the pairer must undo.
     static let pairingSubtypes: MediaSubtypes = [.livePhoto, .motionPhoto, .raw]
 
-    /// The change feed's names of the columns whose stored value differs from `values`
-    /// (the pairer's subtype bits aside).
+    /// The change feed's names of the fields with a column whose stored value differs
+    /// from `values` (the pairer's subtype bits aside), once each, in the field table's order.
     func changedFields(_ assetID: Int64, _ values: MetadataValues) throws -> [String] {
         guard let row = try db.cachedStatement(Self.selectMetadataSQL).rows([assetID]).first else { return [] }
-        var changed: [String] = []
-        for (index, (column, value)) in values.values.enumerated() {
-            let others = ~Int64(Self.pairingSubtypes.rawValue)
-            let differs = column == .subtypes
-                ? (row[index].int64 ?? 0) & others != (value.databaseValue.int64 ?? 0) & others
-                : row[index] != value.databaseValue
-            if differs { changed.append(column.changedFieldName) }
+        let others = ~Int64(Self.pairingSubtypes.rawValue)
+        return MetadataValues.fieldRanges.compactMap { field, range in
+            let differs = range.contains { index in
+                let (column, value) = values.values[index]
+                return column == .subtypes
+                    ? (row[index].int64 ?? 0) & others != (value.databaseValue.int64 ?? 0) & others
+                    : row[index] != value.databaseValue
+            }
+            return differs ? field.rawValue : nil
         }
-        return changed
     }
 
     // MARK: Updates

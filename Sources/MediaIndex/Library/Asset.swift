@@ -4,7 +4,9 @@ import MediaMetadata
 /// What a picker shows as one item: a photo or a video, with its resources (files)
 /// and the user's marks, always whole (PHAsset).
 ///
-/// Property names match the JSON asset shape documented in the README.
+/// Property names match the JSON asset shape documented in the README. Each field is
+/// declared once, in the field table (`AssetFields.all`): its column, how it is read
+/// and filled, and how the JSON writes it.
 public struct Asset: Sendable, Equatable, Identifiable {
     /// Opaque, URL-safe, stable identifier.
     public var id: ID
@@ -39,6 +41,16 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var cameraMake: String? { CameraNames.make(make) }
     /// The model without a repeated make (`EOS 6D` for `Canon EOS 6D`); see `CameraNames`.
     public var cameraModel: String? { CameraNames.model(model, make: make) }
+    /// The exposure as `show` prints it: focal length, aperture, exposure time and ISO,
+    /// those the file records (`4.2 mm, f/1.8, 1/120 s, ISO 100`); nil when it records none.
+    package var exposureSummary: String? {
+        var parts: [String] = []
+        if let f = focalLength { parts.append(String(format: "%g mm", f)) }
+        if let n = fNumber { parts.append(String(format: "f/%g", n)) }
+        if let t = exposureTime { parts.append(t < 1 && t > 0 ? "1/\(Int((1 / t).rounded())) s" : String(format: "%g s", t)) }
+        if let iso { parts.append("ISO \(iso)") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
     /// The software that wrote the file.
     public var software: String?
     /// Lens maker.
@@ -72,7 +84,8 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var pairingRule: String?
     /// The MP4 inside a motion photo's still; nil for every other asset.
     public var embeddedVideo: EmbeddedVideo?
-    /// Star rating, -1 (rejected) to 5, from an XMP sidecar (`xmp:Rating`); nil without one.
+    /// Star rating, -1 (rejected) to 5: an XMP sidecar's `xmp:Rating`, else the file's
+    /// own (EXIF `Rating`, else its embedded XMP); nil when none has one.
     public var rating: Int?
     /// The asset has an edit (PHAsset's `hasAdjustments`): an edited rendering
     /// (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`) or Apple's adjustments
@@ -93,31 +106,16 @@ public struct Asset: Sendable, Equatable, Identifiable {
     /// The user albums that hold it, by title (their `Album.id`s).
     public var albums: [Album.ID] = []
 
-    /// The asset as the library's rows give it: user state is filled in by the reader.
-    init(id: String, mediaType: MediaType, mediaSubtypes: [String], creationDate: String?,
-         pixelWidth: Int?, pixelHeight: Int?, orientation: Int?, durationSeconds: Double?, frameRate: Double?,
-         videoCodec: String?, hasAudio: Bool?, location: GeoLocation?, make: String?, model: String?,
-         software: String?, lensMake: String?, lensModel: String?, focalLength: Double?, fNumber: Double?,
-         exposureTime: Double?, iso: Int?, flash: Int?, contentIdentifier: String?, burstIdentifier: String?,
-         revision: Int, addedDate: Double, modificationDate: Double, resources: [AssetResource],
-         pairingRule: String? = nil, embeddedVideo: EmbeddedVideo? = nil, rating: Int? = nil) {
-        self.id = ID(stored: id)
-        self.mediaType = mediaType
-        self.mediaSubtypes = mediaSubtypes.reduce(into: MediaSubtypes()) { set, name in
-            if let subtype = MediaSubtypes(name: name) { set.insert(subtype) }
-        }
-        self.creationDateText = creationDate
-        self.pixelWidth = pixelWidth; self.pixelHeight = pixelHeight; self.orientation = orientation
-        self.durationSeconds = durationSeconds; self.frameRate = frameRate; self.videoCodec = videoCodec
-        self.hasAudio = hasAudio; self.location = location; self.make = make; self.model = model
-        self.software = software; self.lensMake = lensMake; self.lensModel = lensModel
-        self.focalLength = focalLength; self.fNumber = fNumber; self.exposureTime = exposureTime
-        self.iso = iso; self.flash = flash; self.contentIdentifier = contentIdentifier
-        self.burstIdentifier = burstIdentifier; self.revision = revision
-        self.addedDate = Date(timeIntervalSince1970: addedDate)
-        self.modificationDate = Date(timeIntervalSince1970: modificationDate)
-        self.resources = resources; self.pairingRule = pairingRule; self.embeddedVideo = embeddedVideo
-        self.rating = rating
+    /// An asset with these resources and every field empty, for the field table's reads
+    /// to fill (`AssetFields.asset(from:offset:resources:)`).
+    init(resources: [AssetResource]) {
+        id = ID(stored: "")
+        mediaType = .image
+        mediaSubtypes = []
+        revision = 1
+        addedDate = Date(timeIntervalSince1970: 0)
+        modificationDate = addedDate
+        self.resources = resources
     }
 }
 

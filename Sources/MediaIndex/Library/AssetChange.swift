@@ -54,60 +54,8 @@ extension Asset {
         /// The JSON name.
         public var description: String { rawValue }
 
-        /// `mediaType`.
-        public static let mediaType = Field(rawValue: "mediaType")
-        /// `mediaSubtypes`.
-        public static let mediaSubtypes = Field(rawValue: "mediaSubtypes")
-        /// `creationDate`.
-        public static let creationDate = Field(rawValue: "creationDate")
-        /// `pixelWidth`.
-        public static let pixelWidth = Field(rawValue: "pixelWidth")
-        /// `pixelHeight`.
-        public static let pixelHeight = Field(rawValue: "pixelHeight")
-        /// `orientation`.
-        public static let orientation = Field(rawValue: "orientation")
-        /// `durationSeconds`.
-        public static let durationSeconds = Field(rawValue: "durationSeconds")
-        /// `frameRate`.
-        public static let frameRate = Field(rawValue: "frameRate")
-        /// `videoCodec`.
-        public static let videoCodec = Field(rawValue: "videoCodec")
-        /// `hasAudio`.
-        public static let hasAudio = Field(rawValue: "hasAudio")
-        /// `location`.
-        public static let location = Field(rawValue: "location")
-        /// `make`.
-        public static let make = Field(rawValue: "make")
-        /// `model`.
-        public static let model = Field(rawValue: "model")
-        /// `software`.
-        public static let software = Field(rawValue: "software")
-        /// `lensMake`.
-        public static let lensMake = Field(rawValue: "lensMake")
-        /// `lensModel`.
-        public static let lensModel = Field(rawValue: "lensModel")
-        /// `focalLength`.
-        public static let focalLength = Field(rawValue: "focalLength")
-        /// `fNumber`.
-        public static let fNumber = Field(rawValue: "fNumber")
-        /// `exposureTime`.
-        public static let exposureTime = Field(rawValue: "exposureTime")
-        /// `iso`.
-        public static let iso = Field(rawValue: "iso")
-        /// `flash`.
-        public static let flash = Field(rawValue: "flash")
-        /// `contentIdentifier`.
-        public static let contentIdentifier = Field(rawValue: "contentIdentifier")
-        /// `burstIdentifier`.
-        public static let burstIdentifier = Field(rawValue: "burstIdentifier")
-        /// `revision`: the primary content changed.
-        public static let revision = Field(rawValue: "revision")
-        /// `rating`.
-        public static let rating = Field(rawValue: "rating")
-        /// `hasAdjustments`: an edit or adjustments file came or went.
-        public static let hasAdjustments = Field(rawValue: "hasAdjustments")
-        /// `embeddedVideo`.
-        public static let embeddedVideo = Field(rawValue: "embeddedVideo")
+        // The constants (`.mediaType`, `.rating`, …) are declared with the field table,
+        // in AssetFields.swift.
 
         /// Decodes the JSON name.
         ///

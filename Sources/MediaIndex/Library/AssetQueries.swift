@@ -4,42 +4,15 @@ import MediaMetadata
 /// Reads assets and their resources from the database.
 enum AssetQueries {
     /// The select list `asset(from:resources:)` reads, for the alias `a` of `assets`
-    /// (`AssetRecord.assetColumns`, and the row id as `row_id`).
+    /// (the row id as `row_id`, then `AssetRecord.assetColumns`: the
+    /// field table's reads take them by position).
     static let assetColumns = (["a.id AS row_id"] + AssetRecord.assetColumns.map { "a." + $0.name })
         .joined(separator: ", ")
 
+    /// The asset a row selecting `assetColumns` gives, with these resources (user state
+    /// is filled in by the reader).
     static func asset(from row: Row, resources: [AssetResource]) -> Asset {
-        typealias C = AssetRecord.Column
-        var location: GeoLocation?
-        if let lat = row.double(C.latitude.name), let lon = row.double(C.longitude.name) {
-            location = GeoLocation(latitude: lat, longitude: lon, altitude: row.double(C.altitude.name))
-        }
-        var asset = Asset(
-            id: row.string(C.identifier.name) ?? "",
-            mediaType: MediaType(rawValue: row.string(C.mediaType.name) ?? "") ?? .image,
-            mediaSubtypes: MediaSubtypes(rawValue: row.int(C.subtypes.name) ?? 0).names,
-            creationDate: row.string(C.creationDate.name),
-            pixelWidth: row.int(C.pixelWidth.name), pixelHeight: row.int(C.pixelHeight.name),
-            orientation: row.int(C.orientation.name),
-            durationSeconds: row.double(C.duration.name), frameRate: row.double(C.frameRate.name),
-            videoCodec: row.string(C.videoCodec.name), hasAudio: row.bool(C.hasAudio.name),
-            location: location,
-            make: row.string(C.make.name), model: row.string(C.model.name), software: row.string(C.software.name),
-            lensMake: row.string(C.lensMake.name), lensModel: row.string(C.lensModel.name),
-            focalLength: row.double(C.focalLength.name), fNumber: row.double(C.fNumber.name),
-            exposureTime: row.double(C.exposureTime.name), iso: row.int(C.iso.name), flash: row.int(C.flash.name),
-            contentIdentifier: row.string(C.contentIdentifier.name), burstIdentifier: row.string(C.burstIdentifier.name),
-            revision: row.int(C.revision.name) ?? 1,
-            addedDate: row.double(C.addedAt.name) ?? 0, modificationDate: row.double(C.modifiedAt.name) ?? 0,
-            resources: resources,
-            pairingRule: row.string(C.pairingRule.name),
-            embeddedVideo: row.int64(C.embeddedVideoOffset.name).map {
-                EmbeddedVideo(offset: $0, length: row.int64(C.embeddedVideoLength.name) ?? 0,
-                              durationSeconds: row.double(C.embeddedVideoDuration.name))
-            },
-            rating: row.int(C.rating.name))
-        asset.hasAdjustments = (row.int(C.hasAdjustments.name) ?? 0) != 0
-        return asset
+        AssetFields.asset(from: row, offset: 1, resources: resources)
     }
 
     /// Resources of the given asset rows, keyed by asset row id, primary first.

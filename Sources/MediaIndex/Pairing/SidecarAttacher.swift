@@ -23,7 +23,7 @@ struct SidecarValues: StoredFileValues, Equatable {
     init(_ properties: XMPProperties) {
         captureDate = properties.captureDate
         location = properties.location.flatMap { $0.isPlausible ? $0 : nil }
-        rating = properties.rating.flatMap { $0.isFinite ? Int(max(-1, min(5, $0.rounded()))) : nil }
+        rating = properties.rating.flatMap(MediaMetadata.starRating(xmp:))
         sidecarForExtension = properties.sidecarForExtension.map {
             String($0.lowercased().drop { $0 == "." })
         }.flatMap { $0.isEmpty ? nil : $0 }
@@ -243,7 +243,7 @@ struct SidecarAttacher {
     /// where they have one, else its primary file's, else its Takeout JSON's.
     private func merge(assetID: Int64, insertedSince: Double) throws {
         guard let asset = try db.cachedStatement("""
-            SELECT identifier, added_at, \(AssetRecord.sidecarColumns.map(\.name).joined(separator: ", ")), rating
+            SELECT identifier, added_at, \(AssetRecord.sidecarColumns.map(\.name).joined(separator: ", "))
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return }
         let members = try Self.members(ofAsset: assetID, db: db)
@@ -252,11 +252,10 @@ struct SidecarAttacher {
         let primaryPath = PathBytes(primary.blob("path") ?? [])
         let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
         TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
-        let rating = Self.apply(sidecars, to: &metadata)
+        Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
-        let values: [(AssetRecord.Column, DatabaseValueConvertible)] =
-            AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) } + [(.rating, rating)]
+        let values = AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) }
         var fields: [String] = []
         for (column, value) in values where asset[column.name] != value.databaseValue {
             let field = column.changedFieldName
@@ -295,7 +294,7 @@ struct SidecarAttacher {
         guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
         TakeoutSidecar.fill(&metadata, from: takeout)
-        _ = apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
+        apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }
 
@@ -305,12 +304,12 @@ struct SidecarAttacher {
     }
 
     /// Puts the sidecars' values over the file's where they have one (a clip XML only
-    /// fills, before the XMP values go over); returns the rating.
-    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) -> Int? {
+    /// fills, before the XMP values go over).
+    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) {
         for clip in sidecars.compactMap(\.clip) { clip.apply(to: &metadata) }
         if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
-        return sidecars.lazy.compactMap(\.rating).first
+        if let rating = sidecars.lazy.compactMap(\.rating).first { metadata.rating = rating }
     }
 }
 

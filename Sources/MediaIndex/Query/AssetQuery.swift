@@ -165,14 +165,13 @@ struct AssetQuery {
     }
 
 
-    /// The SQL expression a sort key orders by.
+    /// The SQL expression a sort key orders by: a field's as the field table declares it.
     static func sortColumn(_ key: AssetSortKey) -> String {
+        if let column = AssetFields.sortColumns[key] { return "a." + column.name }
         switch key {
-        case .captureDate: return "a.capture_sort"
-        case .modificationDate: return "a.modified_at"
-        case .addedDate: return "a.added_at"
+        case .captureDate, .modificationDate, .addedDate, .duration:
+            preconditionFailure("the field table declares the column \(key) sorts on")
         case .fileName: return "a.file_name"
-        case .duration: return "a.duration_sort"
         case .fileSize: return "a.file_size"
         case .albumOrder: return "m.position"
         }

@@ -1,133 +1,87 @@
 import Foundation
 import MediaMetadata
 
-/// A row of `assets`: the table and its columns, declared once.
+/// A row of `assets`: the table and its columns.
 ///
-/// Every statement on `assets` names its columns through `AssetRecord.Column`; adding a
-/// column is a case here (and, when metadata fills it, a line in `MetadataValues`).
+/// Every statement on `assets` names its columns through `AssetRecord.Column`. The
+/// columns of the asset's fields (and how metadata fills them) are declared once, in
+/// the field table (`AssetFields`); the columns here are the ones other code names.
 /// `AssetStore` is the only writer of the table.
 enum AssetRecord {
     static let table = "assets"
 
-    /// The columns of `assets` (the raw value is the column's name).
-    enum Column: String, CaseIterable, Sendable {
-        case id, identifier, fingerprint, revision
-        case mediaType = "media_type", subtypes
-        case creationDate = "creation_date", creationTimestamp = "creation_timestamp"
-        case pixelWidth = "pixel_width", pixelHeight = "pixel_height", orientation
-        case duration, frameRate = "frame_rate", videoCodec = "video_codec", hasAudio = "has_audio"
-        case latitude, longitude, altitude
-        case make, model, software, lensMake = "lens_make", lensModel = "lens_model"
-        case focalLength = "focal_length", fNumber = "f_number", exposureTime = "exposure_time", iso, flash
-        case contentIdentifier = "content_identifier", burstIdentifier = "burst_identifier"
-        case embeddedVideoOffset = "embedded_video_offset", embeddedVideoLength = "embedded_video_length"
-        case embeddedVideoDuration = "embedded_video_duration"
-        case addedAt = "added_at", modifiedAt = "modified_at"
-        case pairingRule = "pairing_rule", isBurstRepresentative = "is_burst_representative", rating
+    /// A column of `assets`, by name.
+    struct Column: Hashable, Sendable, CustomStringConvertible {
+        /// The column's name in SQL.
+        let name: String
+        init(_ name: String) { self.name = name }
+        var description: String { name }
+
+        static let id = Column("id"), identifier = Column("identifier"), fingerprint = Column("fingerprint")
+        static let revision = Column("revision"), mediaType = Column("media_type"), subtypes = Column("subtypes")
+        static let creationDate = Column("creation_date"), creationTimestamp = Column("creation_timestamp")
+        static let pixelWidth = Column("pixel_width"), pixelHeight = Column("pixel_height")
+        static let duration = Column("duration")
+        static let latitude = Column("latitude"), longitude = Column("longitude"), altitude = Column("altitude")
+        static let make = Column("make"), model = Column("model")
+        static let burstIdentifier = Column("burst_identifier")
+        static let embeddedVideoOffset = Column("embedded_video_offset")
+        static let embeddedVideoLength = Column("embedded_video_length")
+        static let embeddedVideoDuration = Column("embedded_video_duration")
+        static let addedAt = Column("added_at"), modifiedAt = Column("modified_at")
+        static let pairingRule = Column("pairing_rule"), isBurstRepresentative = Column("is_burst_representative")
+        static let rating = Column("rating")
         /// Set by the pairer: an edited rendering or adjustments file is a resource (migration 0014).
-        case hasAdjustments = "has_adjustments"
+        static let hasAdjustments = Column("has_adjustments")
         /// Kept in step with the primary file (migration 0010's triggers; `PrimaryFileColumns` at insert).
-        case fileName = "file_name", fileSize = "file_size", format, folderID = "folder_id"
+        static let fileName = Column("file_name"), fileSize = Column("file_size"), format = Column("format")
+        static let folderID = Column("folder_id")
         /// Generated: `coalesce(creation_timestamp, -1e300)`, the newest-first sort key.
-        case captureSort = "capture_sort"
+        static let captureSort = Column("capture_sort")
         /// Generated: `coalesce(duration, -1)`.
-        case durationSort = "duration_sort"
+        static let durationSort = Column("duration_sort")
 
-        var name: String { rawValue }
-
-        /// The field of the JSON asset shape the column feeds, as the change feed's
-        /// `fields` names it; nil where the column has no field of its own name.
-        var jsonName: String? {
-            switch self {
-            case .mediaType: "mediaType"
-            case .creationDate, .creationTimestamp: "creationDate"
-            case .pixelWidth: "pixelWidth"
-            case .pixelHeight: "pixelHeight"
-            case .orientation: "orientation"
-            case .duration: "durationSeconds"
-            case .frameRate: "frameRate"
-            case .videoCodec: "videoCodec"
-            case .hasAudio: "hasAudio"
-            case .latitude, .longitude, .altitude: "location"
-            case .make: "make"
-            case .model: "model"
-            case .software: "software"
-            case .lensMake: "lensMake"
-            case .lensModel: "lensModel"
-            case .focalLength: "focalLength"
-            case .fNumber: "fNumber"
-            case .exposureTime: "exposureTime"
-            case .iso: "iso"
-            case .flash: "flash"
-            case .contentIdentifier: "contentIdentifier"
-            case .burstIdentifier: "burstIdentifier"
-            case .subtypes: "mediaSubtypes"
-            case .hasAdjustments: "hasAdjustments"
-            default: nil
-            }
-        }
-
-        /// The change feed's name for a change of this column.
-        var changedFieldName: String { jsonName ?? rawValue }
+        /// The change feed's name for a change of this column: its field's JSON name,
+        /// else the column's name.
+        var changedFieldName: String { AssetFields.fieldByColumn[self]?.rawValue ?? name }
     }
 
-    /// The columns a public `Asset` is read from (`AssetQueries.asset(from:resources:)`).
-    static let assetColumns: [Column] = [
-        .identifier, .mediaType, .subtypes, .creationDate, .pixelWidth, .pixelHeight, .orientation, .duration,
-        .frameRate, .videoCodec, .hasAudio, .latitude, .longitude, .altitude, .make, .model, .software, .lensMake,
-        .lensModel, .focalLength, .fNumber, .exposureTime, .iso, .flash, .contentIdentifier, .burstIdentifier,
-        .revision, .addedAt, .modifiedAt, .pairingRule, .embeddedVideoOffset, .embeddedVideoLength,
-        .embeddedVideoDuration, .rating, .hasAdjustments,
-    ]
+    /// The columns a public `Asset` is read from (`AssetQueries.asset(from:resources:)`),
+    /// in the field table's order.
+    static let assetColumns: [Column] = AssetFields.readColumns
 
-    /// The columns a sidecar may set besides `rating` (see `SidecarAttacher`): XMP's
-    /// date and place, and a Sony clip XML's camera too.
+    /// The columns a sidecar may set (see `SidecarAttacher`): XMP's date, place and
+    /// rating, and a Sony clip XML's camera too.
     static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
-                                           .make, .model]
+                                           .make, .model, .rating]
 
-    /// The `assets` columns computed from a primary resource's metadata, with their values.
+    /// The `assets` columns computed from a primary resource's metadata, with their values
+    /// (the field table's `fill`s, in its order).
     struct MetadataValues {
         var values: [(Column, DatabaseValueConvertible)]
 
         init(_ m: MediaMetadata, fileName: String? = nil) {
-            let display = m.displaySize
-            values = [
-                (.mediaType, m.format.mediaType.rawValue),
-                (.creationDate, m.captureDate?.iso8601),
-                (.creationTimestamp, m.captureDate?.sortTimestamp),
-                (.pixelWidth, display?.width),
-                (.pixelHeight, display?.height),
-                (.orientation, m.orientation ?? 1),
-                (.duration, m.durationSeconds),
-                (.frameRate, m.frameRate),
-                (.videoCodec, m.videoCodec),
-                (.hasAudio, m.hasAudio),
-                (.latitude, m.location?.latitude),
-                (.longitude, m.location?.longitude),
-                (.altitude, m.location?.altitude),
-                (.make, m.make),
-                (.model, m.model),
-                (.software, m.software),
-                (.lensMake, m.lensMake),
-                (.lensModel, m.lensModel),
-                (.focalLength, m.focalLength),
-                (.fNumber, m.fNumber),
-                (.exposureTime, m.exposureTime),
-                (.iso, m.iso),
-                (.flash, m.flash),
-                (.contentIdentifier, m.contentIdentifier),
-                // Apple's maker note names the burst; else Pixel, Sony and Huawei names do.
-                (.burstIdentifier, m.burstIdentifier ?? fileName.flatMap(NameLayout.burst(ofFileName:))?.identifier),
-                (.subtypes, MediaSubtypes(inferredFrom: m, fileName: fileName).rawValue),
-                (.embeddedVideoOffset, m.motionPhoto.map { Int64(clamping: $0.videoOffset) }),
-                (.embeddedVideoLength, m.motionPhoto.map { Int64(clamping: $0.videoLength) }),
-                (.embeddedVideoDuration, m.motionPhoto?.videoDurationSeconds),
-            ]
+            let source = AssetFields.MetadataSource(metadata: m, fileName: fileName)
+            values = []
+            values.reserveCapacity(Self.columns.count)
+            for declaration in AssetFields.filledFromMetadata {
+                for (column, value) in zip(declaration.columns, declaration.fill!(source)) {
+                    values.append((column, value))
+                }
+            }
         }
 
         /// The columns metadata fills, in the order of `values`.
-        static let columns = MetadataValues(MediaMetadata(format: .jpeg)).values.map(\.0)
+        static let columns = AssetFields.filledFromMetadata.flatMap(\.columns)
 
+        /// The fields metadata fills with the range of `values` each holds.
+        static let fieldRanges: [(field: Asset.Field, range: Range<Int>)] = {
+            var start = 0
+            return AssetFields.filledFromMetadata.map { declaration in
+                defer { start += declaration.columns.count }
+                return (declaration.field, start..<start + declaration.columns.count)
+            }
+        }()
         /// These values with the displayed size of an edited rendering put over the
         /// primary's (see `AssetPairer.renderingSize`); unchanged for nil.
         func overlaying(displaySize size: (width: Int, height: Int)?) -> MetadataValues {

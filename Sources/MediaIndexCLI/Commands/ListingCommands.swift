@@ -46,12 +46,7 @@ struct ShowCommand: ParsableCommand {
         let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
         if !camera.isEmpty { lines.append(("Camera", camera)) }
         if let lens = asset.lensModel { lines.append(("Lens", lens)) }
-        var exposure: [String] = []
-        if let f = asset.focalLength { exposure.append(String(format: "%g mm", f)) }
-        if let n = asset.fNumber { exposure.append(String(format: "f/%g", n)) }
-        if let t = asset.exposureTime { exposure.append(t < 1 && t > 0 ? "1/\(Int((1 / t).rounded())) s" : String(format: "%g s", t)) }
-        if let iso = asset.iso { exposure.append("ISO \(iso)") }
-        if !exposure.isEmpty { lines.append(("Exposure", exposure.joined(separator: ", "))) }
+        if let exposure = asset.exposureSummary { lines.append(("Exposure", exposure)) }
         if let l = asset.location {
             var text = String(format: "%.6f, %.6f", l.latitude, l.longitude)
             if let alt = l.altitude { text += String(format: ", %.1f m", alt) }

@@ -28,6 +28,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var iso: Int?
     /// The EXIF Flash value (bit 0: fired).
     public var flash: Int?
+    /// Star rating, -1 (rejected) to 5: EXIF `Rating` (0x4746, as Windows and cameras
+    /// write it), else the file's own XMP `xmp:Rating`.
+    public var rating: Int?
     public var location: GeoLocation?
     public var durationSeconds: Double?
     public var frameRate: Double?
@@ -354,4 +357,12 @@ public struct CodedVideoColour: Sendable, Equatable, Hashable, Codable {
 
     /// Whether the transfer is an HDR one: PQ (SMPTE ST 2084) or HLG (ARIB STD-B67).
     public var isHDR: Bool { transfer == 16 || transfer == 18 }
+}
+
+extension MediaMetadata {
+    /// An XMP `xmp:Rating` as a star rating: rounded and clamped to -1 (rejected) … 5;
+    /// nil when not finite.
+    public static func starRating(xmp value: Double) -> Int? {
+        value.isFinite ? Int(max(-1, min(5, value.rounded()))) : nil
+    }
 }

@@ -105,6 +105,10 @@ public enum ExifDecoder {
         if m.make == nil { m.make = ifd0[ExifTag.make]?.string }
         if m.model == nil { m.model = ifd0[ExifTag.model]?.string }
         if m.software == nil { m.software = ifd0[ExifTag.software]?.string }
+        // Windows and cameras write it in IFD0; Phase One in the Exif IFD.
+        if m.rating == nil, let stars = (ifd0[ExifTag.rating] ?? exif[ExifTag.rating])?.integer(), (0...5).contains(stars) {
+            m.rating = stars
+        }
         if m.lensMake == nil { m.lensMake = exif[ExifTag.lensMake]?.string }
         if m.lensModel == nil { m.lensModel = exif[ExifTag.lensModel]?.string }
         if m.focalLength == nil { m.focalLength = exif[ExifTag.focalLength]?.number() }

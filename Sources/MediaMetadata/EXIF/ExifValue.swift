@@ -105,6 +105,8 @@ enum ExifTag {
     static let imageWidth: UInt16 = 0x0100, imageLength: UInt16 = 0x0101
     static let make: UInt16 = 0x010F, model: UInt16 = 0x0110, orientation: UInt16 = 0x0112
     static let software: UInt16 = 0x0131, dateTime: UInt16 = 0x0132
+    /// Microsoft's star rating, 0 to 5 (int16u).
+    static let rating: UInt16 = 0x4746
     static let subIFDs: UInt16 = 0x014A, newSubfileType: UInt16 = 0x00FE
     static let exifIFD: UInt16 = 0x8769, gpsIFD: UInt16 = 0x8825
     static let dngVersion: UInt16 = 0xC612
@@ -121,13 +123,13 @@ enum ExifTag {
     static let gpsLongitudeRef: UInt16 = 0x0003, gpsLongitude: UInt16 = 0x0004
     static let gpsAltitudeRef: UInt16 = 0x0005, gpsAltitude: UInt16 = 0x0006
 
-    static let wantedIFD0: Set<UInt16> = [imageWidth, imageLength, make, model, orientation, software,
+    static let wantedIFD0: Set<UInt16> = [imageWidth, imageLength, make, model, orientation, software, rating,
                                           dateTime, subIFDs, newSubfileType, exifIFD, gpsIFD, dngVersion]
     static let wantedExif: Set<UInt16> = [exposureTime, fNumber, iso, dateTimeOriginal, dateTimeDigitized,
                                           offsetTime, offsetTimeOriginal, offsetTimeDigitized, flash, focalLength,
                                           subSecTime, subSecTimeOriginal, subSecTimeDigitized,
                                           pixelXDimension, pixelYDimension, lensMake, lensModel, makerNote,
-                                          userComment]
+                                          userComment, rating]
     static let wantedGPS: Set<UInt16> = [gpsLatitudeRef, gpsLatitude, gpsLongitudeRef, gpsLongitude,
                                          gpsAltitudeRef, gpsAltitude]
 }

@@ -188,6 +188,7 @@ extension XMPProperties {
         if metadata.make == nil { metadata.make = make }
         if metadata.model == nil { metadata.model = model }
         if metadata.orientation == nil { metadata.orientation = orientation }
+        if metadata.rating == nil { metadata.rating = rating.flatMap(MediaMetadata.starRating(xmp:)) }
         if metadata.location == nil, let location, location.isPlausible { metadata.location = location }
         metadata.warnings += warnings
     }
