@@ -100,32 +100,24 @@ enum LibraryFileCheck {
     /// `legacyTables`) an unstamped database whose tables are all among those: a store
     /// an earlier MediaIndex made before it stamped them.
     /// Opens the file read-only, so a foreign file is never modified.
+    ///
+    /// The file is read through SQLite, never with a descriptor of our own: closing any
+    /// descriptor of a file drops every POSIX lock this process holds on it, so a second
+    /// library opened beside a first (or a check made while connections are open) would
+    /// silently release their locks, and another process could then checkpoint and reset
+    /// the WAL under them (seen as SQLite errors 522 and 11). SQLite's own files keep
+    /// those locks (its unix VFS defers such closes).
     static func verify(path: String, legacyTables: Set<String>? = nil) throws {
         // Plain system calls: Foundation's attributes look up the owner's name in
         // /etc/passwd, and every command that opens the library pays for it.
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         if status.st_size == 0 { return }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw LibraryError.notALibrary(path: path, reason: "it cannot be opened for reading")
-        }
-        var header = [UInt8](repeating: 0, count: 100)
-        let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 100, 0) }
-        close(fd)
-        header.removeLast(100 - max(0, got))
-        guard header.count >= 16, header[0..<16].elementsEqual("SQLite format 3\0".utf8) else {
-            throw LibraryError.notALibrary(path: path, reason: "it is not a SQLite database")
-        }
-        // The application id is the big-endian integer at offset 68 of the header: ours
-        // needs no connection (opening one parses the whole schema).
-        if header.count >= 72,
-           header[68..<72].reduce(0, { $0 << 8 | Int($1) }) == applicationID { return }
         let connection: DatabaseConnection
         do {
             connection = try DatabaseConnection(path: path, readOnly: true)
         } catch let error as DatabaseError {
-            throw LibraryError.notALibrary(path: path, reason: error.message)
+            throw LibraryError.notALibrary(path: path, reason: error.primaryCode == 26 ? "it is not a SQLite database" : error.message)
         }
         do {
             let id = try connection.scalarInt("PRAGMA application_id") ?? 0
@@ -141,7 +133,7 @@ enum LibraryFileCheck {
                 path: path,
                 reason: id == 0 ? "it is a SQLite database of another application" : "its application id is \(id)")
         } catch let error as DatabaseError {
-            throw LibraryError.notALibrary(path: path, reason: error.message)
+            throw LibraryError.notALibrary(path: path, reason: error.primaryCode == 26 ? "it is not a SQLite database" : error.message)
         }
     }
 }
