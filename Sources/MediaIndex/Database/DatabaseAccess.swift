@@ -95,6 +95,14 @@ public final class DatabaseReader: @unchecked Sendable {
         }
     }
 
+    /// Frees the page caches of the idle connections (each may hold up to 32 MB after a
+    /// burst of reads); they fill again as reads come. Wraps `sqlite3_db_release_memory`.
+    func releaseIdleMemory() {
+        condition.lock()
+        defer { condition.unlock() }
+        for connection in idle { sqlite3_db_release_memory(connection.handle) }
+    }
+
     /// Gives a pooled connection back (nil: one that failed to open); one from outside
     /// the pool is closed.
     private func checkIn(_ connection: DatabaseConnection?, pooled: Bool) {
@@ -149,6 +157,9 @@ enum LibraryFileCheck {
         do {
             connection = try DatabaseConnection(path: path, readOnly: true)
         } catch let error as DatabaseError {
+            // Cannot open (a read-only disk where the -shm cannot be made): the open that
+            // follows says so in its own words; nothing here says the file is foreign.
+            if error.primaryCode == SQLITE_CANTOPEN { return }
             throw LibraryError.notALibrary(path: path, reason: error.primaryCode == 26 ? "it is not a SQLite database" : error.message)
         }
         do {
@@ -165,6 +176,9 @@ enum LibraryFileCheck {
                 path: path,
                 reason: id == 0 ? "it is a SQLite database of another application" : "its application id is \(id)")
         } catch let error as DatabaseError {
+            // Cannot open (a read-only disk where the -shm cannot be made): the open that
+            // follows says so in its own words; nothing here says the file is foreign.
+            if error.primaryCode == SQLITE_CANTOPEN { return }
             throw LibraryError.notALibrary(path: path, reason: error.primaryCode == 26 ? "it is not a SQLite database" : error.message)
         }
     }

@@ -15,6 +15,8 @@ public protocol HTTPHandler: Sendable {
     func requestRefused(_ refusal: HTTPRefusal) -> HTTPResponse
     /// The server is stopping: end long polls and event streams now.
     func serverWillStop()
+    /// Every connection of a burst has closed: free what can be rebuilt (caches).
+    func burstEnded()
 }
 
 /// An HTTP server: libmicrohttpd with one thread per connection, a bounded number of
@@ -65,6 +67,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         self.address = address
         let context = Unmanaged.passUnretained(self).toOpaque()
+        deadlines.burstEnded = { [handler] in handler.burstEnded() }
         deadlines.start()
         let started: OpaquePointer? = Self.withSocketAddress(address) { socketAddress in
             mediaindex_mhd_start(socketAddress, address.isIPv6 ? 1 : 0, Self.connectionLimit, Self.perClientConnectionLimit,

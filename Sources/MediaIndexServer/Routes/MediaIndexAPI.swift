@@ -106,6 +106,10 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                                     message: "the request body is larger than \(HTTPServer.maximumBodyBytes) bytes (1 MB)"))
     }
 
+    public func burstEnded() {
+        library.blocking.releaseIdleMemory()
+    }
+
     public func requestRefused(_ refusal: HTTPRefusal) -> HTTPResponse {
         Self.errorResponse(APIError(status: refusal.status, code: refusal.code, message: refusal.message))
     }
