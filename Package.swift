@@ -67,7 +67,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "MediaIndexServer",
-            dependencies: ["MediaIndex", "MediaIndexInterface", "CMicroHTTPD"],
+            dependencies: ["MediaIndex", "MediaIndexInterface", "MediaMetadata", "CMicroHTTPD"],
             plugins: ["EmbedWebPicker"]
         ),
         .executableTarget(name: "WebPickerEmbedder"),

@@ -24,12 +24,12 @@ extension ThumbnailGenerator {
     /// UTF-8 is opened exactly).
     ///
     /// - Throws: as `embeddedThumbnail(ofFileAt:…)`.
-    public static func embeddedThumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
+    public static func embeddedThumbnail(ofFileAtBytes path: [UInt8], beneath root: [UInt8]? = nil, request: ThumbnailRequest,
                                          format knownFormat: MediaFormat? = nil, orientation knownOrientation: Int? = nil,
                                          pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail? {
         _ = AllocatorTuning.applied
         let source: FileByteSource
-        do { source = try FileByteSource(pathBytes: path) } catch { throw ThumbnailError.io("\(error)") }
+        do { source = try FileByteSource(pathBytes: path, beneath: root) } catch { throw ThumbnailError.io("\(error)") }
         guard let format = knownFormat ?? (try? MetadataReader.detectFormat(source)) ?? nil,
               format.mediaType == .image else { return nil }
         let orientation = knownOrientation ?? (try? MetadataReader.read(source))??.orientation ?? 1

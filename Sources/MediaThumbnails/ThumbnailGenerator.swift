@@ -42,21 +42,23 @@ public enum ThumbnailGenerator {
     /// A thumbnail of the file whose path is these bytes (no encoding assumed: a name
     /// that is not UTF-8 is opened, and handed to ffmpeg, exactly).
     ///
-    /// - Parameters: as `thumbnail(ofFileAt:…)`.
+    /// - Parameters: as `thumbnail(ofFileAt:…)`, and `root`: the indexed folder the file
+    ///   lies under, inside which its path must resolve without following a symbolic
+    ///   link (`BeneathRoot`); nil for a file given on its own.
     /// - Throws: `ThumbnailError`.
-    public static func thumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
+    public static func thumbnail(ofFileAtBytes path: [UInt8], beneath root: [UInt8]? = nil, request: ThumbnailRequest,
                                  format knownFormat: MediaFormat? = nil, orientation knownOrientation: Int? = nil,
                                  videoFrameTime: Double? = nil, durationSeconds: Double? = nil,
                                  pixelLimit: Int = defaultPixelLimit) throws -> EncodedThumbnail {
         let source: FileByteSource
-        do { source = try FileByteSource(pathBytes: path) } catch {
+        do { source = try FileByteSource(pathBytes: path, beneath: root) } catch {
             throw ThumbnailError.io("\(error)")
         }
         guard let format = knownFormat ?? (try? MetadataReader.detectFormat(source)) ?? nil else {
             throw ThumbnailError.unsupportedFormat("a file that is not a recognised image or video")
         }
         if format.mediaType == .video {
-            return try videoThumbnail(ofFileAtBytes: path, request: request, stillTime: videoFrameTime,
+            return try videoThumbnail(ofFileAtBytes: path, beneath: root, request: request, stillTime: videoFrameTime,
                                       durationSeconds: durationSeconds)
         }
         let orientation = knownOrientation ?? (try? MetadataReader.read(source))??.orientation
@@ -197,13 +199,22 @@ public enum ThumbnailGenerator {
     }
 
     /// `videoThumbnail(ofFileAt:…)` for a path given as bytes, passed to ffmpeg exactly.
+    /// With `root`, the path must first open inside that folder without following a
+    /// symbolic link (`BeneathRoot`), as every other read of an indexed file does.
     ///
-    /// - Throws: as `videoThumbnail(ofFileAt:…)`.
-    public static func videoThumbnail(ofFileAtBytes path: [UInt8], request: ThumbnailRequest,
+    /// - Throws: as `videoThumbnail(ofFileAt:…)`; `ThumbnailError.io` for a path that
+    ///   leaves its root.
+    public static func videoThumbnail(ofFileAtBytes path: [UInt8], beneath root: [UInt8]? = nil, request: ThumbnailRequest,
                                       stillTime: Double? = nil, durationSeconds: Double? = nil) throws -> EncodedThumbnail {
         let seconds = VideoFrameExtractor.posterTime(stillTime: stillTime, duration: durationSeconds)
+        let header: FileByteSource?
+        if root != nil {
+            do { header = try FileByteSource(pathBytes: path, beneath: root) } catch { throw ThumbnailError.io("\(error)") }
+        } else {
+            header = try? FileByteSource(pathBytes: path)
+        }
         // The container's colour, for HDR video (read from the movie header alone).
-        let colour = (try? FileByteSource(pathBytes: path)).flatMap { try? MetadataReader.read($0) }?.videoColour
+        let colour = header.flatMap { try? MetadataReader.read($0) }?.videoColour
         let frame = try VideoFrameExtractor.frame(pathBytes: path, seconds: seconds, request: request, colour: colour)
         return try finish(frame.image, orientation: 1, request: request, path: .videoFrame(seconds: frame.seconds), warnings: [])
     }

@@ -52,12 +52,13 @@ public enum LoopbackClient {
     /// - Throws: `LoopbackClientError` when the connection fails, the time or size
     ///   limit is reached, or what came back is not an HTTP/1.1 response.
     public static func send(port: UInt16, method: String = "GET", path: String, headers: [String: String] = [:],
-                            body: [UInt8] = [], host: String? = nil, timeout: Int = 30) throws -> LoopbackResponse {
+                            body: [UInt8] = [], host: String? = nil, timeout: Int = 30,
+                            source: String? = nil) throws -> LoopbackResponse {
         var lines = ["\(method) \(path) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close"]
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { lines.append("\(name): \(value)") }
         if !body.isEmpty || ["POST", "PUT"].contains(method) { lines.append("Content-Length: \(body.count)") }
         let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
-        return try parse(try exchange(port: port, request: request, timeout: timeout))
+        return try parse(try exchange(port: port, request: request, timeout: timeout, source: source))
     }
 
     /// Sends `request` as is and reads until the server closes or `until` says the bytes
@@ -66,9 +67,9 @@ public enum LoopbackClient {
     /// - Parameter timeout: seconds the whole exchange may take.
     /// - Throws: `LoopbackClientError` when the connection fails or the time or size limit
     ///   is reached first.
-    public static func exchange(port: UInt16, request: [UInt8], timeout: Int = 30,
+    public static func exchange(port: UInt16, request: [UInt8], timeout: Int = 30, source: String? = nil,
                                 until: (([UInt8]) -> Bool)? = nil) throws -> [UInt8] {
-        let fd = try connectedSocket(port: port, sendTimeout: Double(timeout))
+        let fd = try connectedSocket(port: port, sendTimeout: Double(timeout), source: source)
         defer { close(fd) }
         let deadline = monotonicSeconds() + Double(timeout)
         var sent = 0
@@ -174,11 +175,26 @@ public enum LoopbackClient {
     /// A TCP socket connected to 127.0.0.1:`port`, whose sends give up after `sendTimeout`
     /// seconds; the caller closes it.
     ///
+    /// - Parameter source: the loopback address to connect from (`127.0.0.2`…), so a test
+    ///   can play several clients; nil lets the kernel choose (127.0.0.1).
     /// - Throws: `LoopbackClientError` when the socket cannot be opened or connected.
-    static func connectedSocket(port: UInt16, sendTimeout: Double) throws -> Int32 {
+    public static func connectedSocket(port: UInt16, sendTimeout: Double, source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackClientError("cannot open a socket: \(String(cString: strerror(errno)))") }
         setTimeout(fd, SO_SNDTIMEO, seconds: sendTimeout)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw LoopbackClientError("cannot connect from \(source): \(reason)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -194,7 +210,8 @@ public enum LoopbackClient {
         return fd
     }
 
-    static func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
+    /// Sets a socket's send or receive timeout (`SO_SNDTIMEO`, `SO_RCVTIMEO`); zero becomes 1 ms.
+    public static func setTimeout(_ fd: Int32, _ option: Int32, seconds: Double) {
         let whole = max(0, seconds)
         var time = timeval(tv_sec: Int(whole), tv_usec: Int((whole - Double(Int(whole))) * 1_000_000))
         if time.tv_sec == 0 && time.tv_usec == 0 { time.tv_usec = 1_000 }  // zero would mean no limit

@@ -33,17 +33,19 @@ public final class LoopbackConnection {
 
     deinit { close(fd) }
 
-    /// Sends a GET (or `method`, without a body) for `path` and reads its whole response,
+    /// Sends a GET (or `method`, with `body` when given) for `path` and reads its whole response,
     /// leaving the connection open for the next one unless the server closes it.
     ///
     /// - Throws: `LoopbackClientError` when the connection was closed, the time or size
     ///   limit is reached, or what came back is not a complete HTTP/1.1 response.
-    public func send(method: String = "GET", path: String, headers: [String: String] = [:]) throws -> LoopbackResponse {
+    public func send(method: String = "GET", path: String, headers: [String: String] = [:],
+                     body: [UInt8] = []) throws -> LoopbackResponse {
         guard !isClosed else { throw LoopbackClientError("the connection to 127.0.0.1:\(port) is closed") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        if !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
-        let request = Array(head.utf8)
+        let request = Array(head.utf8) + body
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

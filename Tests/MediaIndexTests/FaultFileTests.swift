@@ -115,7 +115,7 @@ struct FaultFileTests {
         try #require(lstat(fifo, &info) == 0)
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome = FileReader.read(FileWalker.Entry(path: PathBytes(fifo), stat: FileStat(info)))
+        let outcome = FileReader.read(FileWalker.Entry(path: PathBytes(fifo), stat: FileStat(info)), beneath: nil)
         #expect(clock.now - start < .seconds(1))
         guard case .failed(let message) = outcome else { Issue.record("expected an error, got \(outcome)"); return }
         #expect(message.contains("not a regular file"))

@@ -280,12 +280,32 @@ extension MediaLibrary {
     /// Runs a user-state write in a deferred transaction on the user-state connection,
     /// so it locks only user-state.sqlite (library.sqlite is only read) and never waits
     /// for an index run's batch, in this process or another.
+    ///
+    /// The transaction takes user-state.sqlite's write lock before it reads anything
+    /// (`UserStateStore.writeLockStatement`): a read first and a write after would upgrade
+    /// a read transaction, which SQLite refuses at once with `SQLITE_BUSY` (or
+    /// `SQLITE_BUSY_SNAPSHOT` when another connection committed in between) instead of
+    /// waiting for the busy timeout. Any busy answer left is retried, the whole
+    /// transaction again, until the busy timeout has passed.
     func writeUserState<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         let writer = try requireUserStateWriter()
-        do {
-            return try writer.write { db in try db.inTransaction(immediate: false) { try body(db) } }
-        } catch let error as DatabaseError {
-            throw LibraryError.database(error)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(DatabaseConnection.busyTimeoutMilliseconds))
+        var attempt: UInt32 = 0
+        while true {
+            do {
+                return try writer.write { db in
+                    try db.inTransaction(immediate: false) {
+                        try db.execute(UserStateStore.writeLockStatement)
+                        return try body(db)
+                    }
+                }
+            } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
+                attempt += 1
+                usleep(min(attempt, 10) * 1_000)
+            } catch let error as DatabaseError {
+                throw LibraryError.database(error)
+            }
         }
     }
 

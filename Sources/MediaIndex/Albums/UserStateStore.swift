@@ -16,6 +16,11 @@ enum UserStateStore {
     /// 2 added `imported_favorites`.
     static let version = 2
 
+    /// A write that changes nothing: the first statement of every user-state transaction,
+    /// so the write lock of user-state.sqlite is taken (waiting up to the busy timeout)
+    /// before any read starts a snapshot that could not be upgraded.
+    static let writeLockStatement = "UPDATE \(schema).asset_user_state SET modified_at = modified_at WHERE 0"
+
     /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
     /// version adds: a store holding only these is ours).
     static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites"]

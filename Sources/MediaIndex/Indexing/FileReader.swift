@@ -24,12 +24,16 @@ enum FileOutcome {
 /// throws: failures become `.failed` with one sentence.
 enum FileReader {
     /// Reads the file.
-    /// - Parameter fingerprint: the content's fingerprint when it is already known
-    ///   (the identity plan computed it): not computed again.
-    static func read(_ entry: FileWalker.Entry, fingerprint: ContentFingerprint? = nil) -> FileOutcome {
+    /// - Parameters:
+    ///   - root: the root it was found under: the open resolves inside it, never
+    ///     through a symbolic link (`BeneathRoot`).
+    ///   - fingerprint: the content's fingerprint when it is already known
+    ///     (the identity plan computed it): not computed again.
+    static func read(_ entry: FileWalker.Entry, beneath root: PathBytes?,
+                     fingerprint: ContentFingerprint? = nil) -> FileOutcome {
         let source: FileByteSource
         do {
-            source = try FileByteSource(pathBytes: entry.path.bytes)
+            source = try FileByteSource(pathBytes: entry.path.bytes, beneath: root?.bytes)
         } catch {
             return .failed(sentence(error))
         }
@@ -38,10 +42,10 @@ enum FileReader {
 
     /// Reads the file and fingerprints it whatever it holds, for the identity plan
     /// (which follows content, media or not). One open serves both.
-    static func readFingerprinting(_ entry: FileWalker.Entry) -> (FileOutcome, ContentFingerprint?) {
+    static func readFingerprinting(_ entry: FileWalker.Entry, beneath root: PathBytes?) -> (FileOutcome, ContentFingerprint?) {
         let source: FileByteSource
         do {
-            source = try FileByteSource(pathBytes: entry.path.bytes)
+            source = try FileByteSource(pathBytes: entry.path.bytes, beneath: root?.bytes)
         } catch {
             return (.failed(sentence(error)), nil)
         }

@@ -12,6 +12,8 @@ struct IndexCommit {
     let writer: DatabaseWriter
     let runID: Int64
     let batchSize: Int
+    /// Each root's path by id: a file is opened only inside its root.
+    let roots: [Int64: PathBytes]
 
     /// Reads and commits `toRead`; `progress` gets the number of files read and failed so far after each batch.
     func run(_ toRead: ToReadList, plan: inout IndexPlan, summary: inout IndexSummary,
@@ -60,7 +62,8 @@ struct IndexCommit {
         DispatchQueue.global(qos: .userInitiated).async(group: pending.group) {
             DispatchQueue.concurrentPerform(iterations: batch.works.count) { index in
                 let work = batch.works[index]
-                pending.slots.set(index, batch.held[index] ?? FileReader.read(work.entry, fingerprint: work.fingerprint))
+                pending.slots.set(index, batch.held[index]
+                    ?? FileReader.read(work.entry, beneath: roots[work.rootID], fingerprint: work.fingerprint))
             }
         }
         return pending

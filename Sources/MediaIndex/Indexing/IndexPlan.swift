@@ -17,8 +17,10 @@ struct IndexPlan {
     /// Outcomes read for the plan, by index in the run's `toRead`.
     private(set) var held: [Int: FileOutcome] = [:]
 
-    /// - Parameter toRead: the files to read; those read here get their fingerprint.
-    init(toRead: ToReadList, vanished: [PathBytes: FileRecord.Known]) {
+    /// - Parameters:
+    ///   - toRead: the files to read; those read here get their fingerprint.
+    ///   - roots: each root's path by id: a file is opened only inside its root.
+    init(toRead: ToReadList, vanished: [PathBytes: FileRecord.Known], roots: [Int64: PathBytes]) {
         let donors = vanished.values.compactMap { row -> IdentityPlanner.Donor? in
             guard row.status == .media, let assetID = row.assetID, let fingerprint = row.fingerprint else { return nil }
             return IdentityPlanner.Donor(path: row.path, assetID: assetID, role: row.role ?? .photo,
@@ -26,7 +28,7 @@ struct IndexPlan {
         }
         var held: [Int: FileOutcome] = [:]
         var changed: [IdentityPlanner.ChangedFile] = []
-        Self.read(toRead, where: { $0.known?.isTrackedMedia == true }, holdingInto: &held) { work in
+        Self.read(toRead, roots: roots, where: { $0.known?.isTrackedMedia == true }, holdingInto: &held) { work in
             guard let row = work.known, let assetID = row.assetID, let old = row.fingerprint else { return }
             changed.append(IdentityPlanner.ChangedFile(
                 path: work.entry.path, assetID: assetID, role: row.role ?? .photo, oldFingerprint: old,
@@ -34,7 +36,7 @@ struct IndexPlan {
         }
         var newFiles: [(path: PathBytes, fingerprint: String)] = []
         if changed.contains(where: { $0.newFingerprint != $0.oldFingerprint }) {
-            Self.read(toRead, where: { $0.known?.assetID == nil }, holdingInto: &held) { work in
+            Self.read(toRead, roots: roots, where: { $0.known?.assetID == nil }, holdingInto: &held) { work in
                 if let fingerprint = work.fingerprint { newFiles.append((work.entry.path, fingerprint.description)) }
             }
         }
@@ -48,14 +50,14 @@ struct IndexPlan {
     /// Reads the files of `toRead` that `isChosen` picks on all cores, a chunk at a time
     /// (so at most a chunk of outcomes beyond the held ones is in memory), and gives
     /// each to `body` in order, its fingerprint set.
-    private static func read(_ toRead: ToReadList, where isChosen: (Indexer.Work) -> Bool,
+    private static func read(_ toRead: ToReadList, roots: [Int64: PathBytes], where isChosen: (Indexer.Work) -> Bool,
                              holdingInto held: inout [Int: FileOutcome], _ body: (Indexer.Work) -> Void) {
         var chunk: [(index: Int, work: Indexer.Work)] = []
         func readChunk() {
-            let entries = chunk.map(\.work.entry)
+            let entries = chunk.map { (entry: $0.work.entry, root: roots[$0.work.rootID]) }
             let results = ConcurrentSlots<(FileOutcome, ContentFingerprint?)>(count: chunk.count, initial: (.ignored, nil))
             DispatchQueue.concurrentPerform(iterations: chunk.count) { i in
-                results.set(i, FileReader.readFingerprinting(entries[i]))
+                results.set(i, FileReader.readFingerprinting(entries[i].entry, beneath: entries[i].root))
             }
             for ((index, work), (outcome, fingerprint)) in zip(chunk, results.values) {
                 toRead.setFingerprint(fingerprint, at: index)

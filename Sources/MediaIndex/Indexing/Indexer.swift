@@ -73,11 +73,12 @@ struct Indexer {
         summary.timings.diff = max(0, Self.seconds(since: phase) - walk.listingSeconds)
 
         phase = ContinuousClock.now
-        var plan = IndexPlan(toRead: diff.toRead, vanished: diff.vanished)
+        let rootPaths = Dictionary(roots.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
+        var plan = IndexPlan(toRead: diff.toRead, vanished: diff.vanished, roots: rootPaths)
         summary.timings.read = Self.seconds(since: phase)
 
         let scanned = summary.scanned, toReadCount = diff.toRead.count
-        try IndexCommit(writer: writer, runID: runID, batchSize: batchSize)
+        try IndexCommit(writer: writer, runID: runID, batchSize: batchSize, roots: rootPaths)
             .run(diff.toRead, plan: &plan, summary: &summary) { read, failed in
                 report(.reading, scanned: scanned, toRead: toReadCount, read: read, failed: failed)
             }

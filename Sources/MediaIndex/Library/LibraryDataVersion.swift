@@ -72,3 +72,11 @@ extension MediaLibrary.Blocking {
         try library.versionProbe.current()
     }
 }
+
+extension MediaLibrary.Blocking {
+    /// Frees what idle database connections keep in memory (their page caches), for a
+    /// server once a burst of requests is over; nothing is lost, reads fill them again.
+    public func releaseIdleMemory() {
+        library.reader.releaseIdleMemory()
+    }
+}

@@ -72,6 +72,12 @@ enum FileRecord {
         decodeMetadata(try db.cachedStatement("SELECT metadata FROM files WHERE path = ? AND status = \(FileStatus.media.sql)")
             .rows([path.bytes]).first?.string("metadata"))
     }
+
+    /// The root the file at `path` was indexed under; nil for a path the library does not hold.
+    static func rootPath(ofPath path: PathBytes, db: DatabaseConnection) throws -> PathBytes? {
+        try db.cachedStatement("SELECT r.path FROM files f JOIN roots r ON r.id = f.root_id WHERE f.path = ?")
+            .rows([path.bytes]).first?.blob("path").map(PathBytes.init)
+    }
 }
 
 /// What a describing file's row (`FileRole.describing`: an XMP sidecar, a Takeout JSON)

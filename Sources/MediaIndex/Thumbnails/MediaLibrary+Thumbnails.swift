@@ -485,13 +485,24 @@ extension MediaLibrary {
                 if let seconds = metadata.stillImageTimeSeconds { stillTime = seconds }
                 else if metadata.hasStillImageTime == true, let duration = asset.durationSeconds { stillTime = duration / 2 }
             }
-            return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
-                                                    videoFrameTime: stillTime, durationSeconds: asset.durationSeconds)
+            return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, beneath: try confiningRoot(of: primary),
+                                                    request: request, videoFrameTime: stillTime,
+                                                    durationSeconds: asset.durationSeconds)
         }
         // By the path's bytes: a name that is not UTF-8 would not survive a String.
         let (format, orientation) = stillFormatAndOrientation(of: asset, resource: primary)
-        return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, request: request,
-                                                format: format, orientation: orientation)
+        return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, beneath: try confiningRoot(of: primary),
+                                                request: request, format: format, orientation: orientation)
+    }
+
+    /// The root `resource` must be opened inside (`BeneathRoot`).
+    ///
+    /// - Throws: `ThumbnailError.io` for a file the library no longer holds.
+    func confiningRoot(of resource: AssetResource) throws -> [UInt8] {
+        guard let root = try? blocking.root(ofIndexedFile: resource.path) else {
+            throw ThumbnailError.io("\(resource.path.displayString) is no longer an indexed file")
+        }
+        return root.bytes
     }
 
     /// The format and orientation a still thumbnail of `resource` (the asset's rendering

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One HTTP request as the routes see it, already parsed by libmicrohttpd.
 public struct HTTPRequest: Sendable {
     /// `GET`, `PUT`, … as sent.
@@ -12,10 +16,14 @@ public struct HTTPRequest: Sendable {
     public var cookies: [String: String]
     /// The request body (at most `HTTPServer.maximumBodyBytes`).
     public var body: [UInt8]
+    /// The connection it came on; nil for a request made in code.
+    public var client: ClientConnection?
 
     /// A request from its parts.
     public init(method: String, path: String, query: [(name: String, value: String)] = [],
-                headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = []) {
+                headers: [String: String] = [:], cookies: [String: String] = [:], body: [UInt8] = [],
+                client: ClientConnection? = nil) {
+        self.client = client
         self.method = method
         self.path = path
         self.query = query
@@ -26,6 +34,32 @@ public struct HTTPRequest: Sendable {
 
     /// A header's value; `name` is matched case-insensitively.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// The client end of a request's connection: who sent it, and whether it still listens.
+public struct ClientConnection: Sendable {
+    /// The client's address without the port (`127.0.0.1`, `::1`).
+    public var address: String
+    /// The connection's socket; valid while its request is being answered.
+    let descriptor: Int32
+
+    /// A connection from its parts.
+    public init(address: String, descriptor: Int32) {
+        self.address = address
+        self.descriptor = descriptor
+    }
+
+    /// False once the client has closed or reset the connection, so a long poll or an
+    /// event stream can end instead of holding a thread for nobody. Wraps `poll(2)`
+    /// (`POLLRDHUP`), without reading anything.
+    public var isOpen: Bool {
+        guard descriptor >= 0 else { return true }
+        // POLLRDHUP (0x2000) is a GNU extension Swift's Glibc module does not export.
+        let peerClosed: Int16 = 0x2000
+        var entry = pollfd(fd: descriptor, events: peerClosed, revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return true }
+        return entry.revents & (peerClosed | Int16(POLLHUP | POLLERR | POLLNVAL)) == 0
+    }
 }
 
 /// What a route answers: a status, headers and a body that is bytes, a file or a stream.

@@ -11,23 +11,44 @@ public protocol HTTPHandler: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse
     /// The response to a request whose body exceeds `HTTPServer.maximumBodyBytes` (413).
     func bodyTooLarge() -> HTTPResponse
+    /// The response to a request refused before it is decoded (a NUL byte, a target too long).
+    func requestRefused(_ refusal: HTTPRefusal) -> HTTPResponse
     /// The server is stopping: end long polls and event streams now.
     func serverWillStop()
+    /// Every connection of a burst has closed: free what can be rebuilt (caches).
+    func burstEnded()
 }
 
 /// An HTTP server: libmicrohttpd with one thread per connection, a bounded number of
-/// connections, a timeout on idle connections and bounded request bodies. It parses
-/// nothing itself; `handler` answers each request.
+/// connections in all and per client address, deadlines on request heads and bodies
+/// (`ConnectionDeadlines`), bounded request targets and bodies. It parses nothing
+/// itself; `handler` answers each request.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` is set once in init and cleared once in stop(), under `lock`;
-    // libmicrohttpd calls back on its own threads, which only read `handler`.
+    // libmicrohttpd calls back on its own threads, which only read `handler` and the
+    // thread-safe `deadlines`.
 
     /// The largest request body read (1 MB); a larger one gets the handler's 413.
     public static let maximumBodyBytes = 1 << 20
-    /// At most this many connections at once; more wait in the kernel's backlog.
+    /// At most this many connections at once; more are refused at once.
     public static let connectionLimit: UInt32 = 256
-    /// An idle connection is closed after this many seconds.
+    /// At most this many connections from one client address, so one client cannot take
+    /// every connection.
+    public static let perClientConnectionLimit: UInt32 = 32
+    /// An idle connection is closed after this many seconds, and a kept-alive one must
+    /// send its next request's head within as long.
     public static let idleTimeoutSeconds: UInt32 = 30
+    /// A request's head must arrive within this many seconds of connecting, its body
+    /// within as many seconds of its head.
+    public static let requestTimeoutSeconds = 10.0
+    /// The longest request target (path and query) answered; a longer one gets 414.
+    public static let maximumTargetBytes = 8 * 1024
+    /// The most query parameters a request may carry; more get 414.
+    public static let maximumParameters = 256
+    /// Memory per connection for its head and parsed fields: room for a target of
+    /// `maximumTargetBytes` split into as many parameters as it can hold, so
+    /// libmicrohttpd never runs out before the handler can refuse it.
+    static let connectionMemoryBytes = 512 * 1024
 
     /// What answers the requests.
     public let handler: any HTTPHandler
@@ -35,6 +56,8 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var address: ListenAddress
     private var daemon: OpaquePointer?
     private let lock = NSLock()
+    let deadlines = ConnectionDeadlines(headSeconds: requestTimeoutSeconds, bodySeconds: requestTimeoutSeconds,
+                                        idleSeconds: Double(idleTimeoutSeconds))
 
     /// Binds `address` and starts answering with `handler`.
     ///
@@ -44,11 +67,16 @@ public final class HTTPServer: @unchecked Sendable {
         self.handler = handler
         self.address = address
         let context = Unmanaged.passUnretained(self).toOpaque()
+        deadlines.burstEnded = { [handler] in handler.burstEnded() }
+        deadlines.start()
         let started: OpaquePointer? = Self.withSocketAddress(address) { socketAddress in
-            mediaindex_mhd_start(socketAddress, address.isIPv6 ? 1 : 0, Self.connectionLimit, Self.idleTimeoutSeconds,
-                                 httpServerAccessHandler, context, httpServerRequestCompleted, nil)
+            mediaindex_mhd_start(socketAddress, address.isIPv6 ? 1 : 0, Self.connectionLimit, Self.perClientConnectionLimit,
+                                 Self.idleTimeoutSeconds, Self.connectionMemoryBytes,
+                                 httpServerAccessHandler, context, httpServerRequestCompleted, httpServerTargetReceived,
+                                 httpServerConnectionChanged, context)
         }
         guard let started else {
+            deadlines.stop()
             throw HTTPServerError.cannotListen(address: address.description,
                                                reason: "the address is in use, is not one of this machine's, or needs privileges")
         }
@@ -68,6 +96,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let running else { return }
         handler.serverWillStop()
         MHD_stop_daemon(running)
+        deadlines.stop()
     }
 
     private static func withSocketAddress<T>(_ address: ListenAddress, _ body: (UnsafePointer<sockaddr>) -> T) -> T {
@@ -87,28 +116,42 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// A request whose body is being received.
+    /// A request from its target to its answer: created when libmicrohttpd has read the
+    /// request line, so the raw target (before any decoding) can be checked.
     fileprivate final class PendingRequest {
+        /// The request target as sent, percent escapes intact.
+        let rawTarget: [UInt8]
+        var headReceived = false
         var body: [UInt8] = []
         var discardedBytes = 0
         var tooLarge = false
         var answered = false
+        init(rawTarget: [UInt8]) { self.rawTarget = rawTarget }
     }
 
     fileprivate func receive(connection: OpaquePointer, url: String, method: String,
                              upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                              context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        guard let stored = context.pointee else {
-            let pending = PendingRequest()
-            context.pointee = Unmanaged.passRetained(pending).toOpaque()
-            if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
-                .flatMap({ UInt64(String(cString: $0)) }), length > UInt64(Self.maximumBodyBytes) {
+        if context.pointee == nil {
+            context.pointee = Unmanaged.passRetained(PendingRequest(rawTarget: Array(url.utf8))).toOpaque()
+        }
+        let pending = Unmanaged<PendingRequest>.fromOpaque(context.pointee!).takeUnretainedValue()
+        guard pending.headReceived else {
+            pending.headReceived = true
+            let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+                .flatMap { UInt64(String(cString: $0)) }
+            let chunked = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
+            deadlines.headReceived(connection, expectsBody: chunked || (length ?? 0) > 0)
+            if let refusal = RequestLimits.refusal(target: pending.rawTarget) ?? RequestLimits.refusal(fieldsOf: connection) {
+                pending.answered = true
+                return queue(handler.requestRefused(refusal), on: connection)
+            }
+            if let length, length > UInt64(Self.maximumBodyBytes) {
                 pending.answered = true
                 return queue(handler.bodyTooLarge(), on: connection)
             }
             return .YES
         }
-        let pending = Unmanaged<PendingRequest>.fromOpaque(stored).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let count = uploadSize.pointee
             uploadSize.pointee = 0
@@ -125,17 +168,47 @@ public final class HTTPServer: @unchecked Sendable {
             }
             return .YES
         }
+        deadlines.requestReceived(connection)
         if pending.answered { return .YES }
         pending.answered = true
         if pending.tooLarge { return queue(handler.bodyTooLarge(), on: connection) }
-        let request = HTTPRequest(method: method, path: url,
-                                  query: Self.values(of: connection, kind: .GET_ARGUMENT_KIND),
-                                  headers: Dictionary(Self.values(of: connection, kind: .HEADER_KIND)
-                                    .map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }),
-                                  cookies: Dictionary(Self.values(of: connection, kind: .COOKIE_KIND)
-                                    .map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                                  body: pending.body)
-        return queue(handler.respond(to: request), on: connection)
+        return queue(handler.respond(to: request(on: connection, method: method, url: url, body: pending.body)), on: connection)
+    }
+
+    /// The request as the handler sees it: fields as libmicrohttpd parsed them.
+    private func request(on connection: OpaquePointer, method: String, url: String, body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(method: method, path: url,
+                    query: Self.values(of: connection, kind: .GET_ARGUMENT_KIND),
+                    headers: Dictionary(Self.values(of: connection, kind: .HEADER_KIND)
+                        .map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first }),
+                    cookies: Dictionary(Self.values(of: connection, kind: .COOKIE_KIND)
+                        .map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                    body: body,
+                    client: ClientConnection(address: Self.clientAddress(of: connection),
+                                             descriptor: mediaindex_mhd_connection_fd(connection)))
+    }
+
+    /// The client's address as text, without the port. Wraps `inet_ntop`.
+    static func clientAddress(of connection: OpaquePointer) -> String {
+        guard let address = mediaindex_mhd_client_address(connection) else { return "" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        if address.pointee.sa_family == sa_family_t(AF_INET6) {
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                var bytes = ipv6.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            }
+        } else {
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var bytes = ipv4.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+            }
+        }
+        return String(cString: text)
+    }
+
+    fileprivate func targetReceived(_ target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
+        let bytes = UnsafeRawBufferPointer(start: target, count: strlen(target))
+        return Unmanaged.passRetained(PendingRequest(rawTarget: Array(bytes))).toOpaque()
     }
 
     private final class ValueList {
@@ -218,10 +291,29 @@ private let httpServerAccessHandler: MHD_AccessHandlerCallback = { context, conn
                           upload: upload, uploadSize: size, context: state)
 }
 
-private let httpServerRequestCompleted: MHD_RequestCompletedCallback = { _, _, state, _ in
+private let httpServerRequestCompleted: MHD_RequestCompletedCallback = { context, connection, state, _ in
+    if let context, let connection {
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines.responseSent(connection)
+    }
     guard let state, let stored = state.pointee else { return }
     Unmanaged<AnyObject>.fromOpaque(stored).release()
     state.pointee = nil
+}
+
+private let httpServerTargetReceived: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+    -> UnsafeMutableRawPointer? = { context, target, _ in
+    guard let context, let target else { return nil }
+    return Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().targetReceived(target)
+}
+
+private let httpServerConnectionChanged: MHD_NotifyConnectionCallback = { context, connection, _, change in
+    guard let context, let connection else { return }
+    let deadlines = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue().deadlines
+    if change.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+        deadlines.opened(connection, descriptor: mediaindex_mhd_connection_fd(connection))
+    } else {
+        deadlines.closed(connection)
+    }
 }
 
 private let httpServerReadStream: MHD_ContentReaderCallback = { context, _, buffer, capacity in

@@ -20,13 +20,17 @@ extension MediaIndexAPI {
             throw APIError.badRequest("since takes a change token (a whole number, 0 or more), not '\(sinceText)'")
         }
         var result = try library.blocking.changes(since: since)
+        guard result.changes.isEmpty && wait > 0 else { return Self.jsonResponse(JSONShapes.changes(result)) }
+        let slot = try liveSlot(for: request)
+        defer { slot.release() }
         let deadline = Date(timeIntervalSinceNow: wait)
-        // Each pass either sees a new token (so changes exist) or reaches the deadline.
-        while result.changes.isEmpty && !waiter.isStopped {
+        // Each pass sees a new token (so changes exist), reaches the deadline, or finds
+        // the client gone (checked every `clientCheckSeconds`, so its thread is freed).
+        while result.changes.isEmpty && !waiter.isStopped && request.client?.isOpen != false {
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { break }
-            _ = waiter.wait(whileTokenIs: result.currentToken, seconds: remaining)
-            result = try library.blocking.changes(since: since)
+            let token = waiter.wait(whileTokenIs: result.currentToken, seconds: min(remaining, Self.clientCheckSeconds))
+            if token != result.currentToken { result = try library.blocking.changes(since: since) }
         }
         return Self.jsonResponse(JSONShapes.changes(result))
     }
@@ -45,10 +49,27 @@ extension MediaIndexAPI {
             start = token
         }
         let stream = ChangeEventStream(library: library, waiter: waiter, after: start,
-                                       keepAliveSeconds: configuration.eventKeepAliveSeconds)
+                                       keepAliveSeconds: configuration.eventKeepAliveSeconds,
+                                       slot: try liveSlot(for: request), client: request.client)
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream; charset=utf-8"),
                                                    ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
                             body: .stream(stream))
+    }
+
+    /// How often a long poll or an event stream looks whether its client is still there.
+    static let clientCheckSeconds = 1.0
+
+    /// A slot of the live pool for this request's client.
+    ///
+    /// - Throws: `APIError` 503 (with `Retry-After`) when the pool or the client's share is full.
+    func liveSlot(for request: HTTPRequest) throws -> LiveRequestPool.Slot {
+        guard let slot = livePool.take(for: request.client?.address ?? "") else {
+            throw APIError(status: 503, code: "tooManyWaits",
+                           message: "too many long polls and event streams are open (at most \(livePool.perClient) per client, "
+                               + "\(livePool.capacity) in all); close one or try again shortly",
+                           headers: [("Retry-After", "5")])
+        }
+        return slot
     }
 }
 
@@ -63,12 +84,18 @@ final class ChangeEventStream: HTTPBodyStream, @unchecked Sendable {
     private var last: ChangeToken
     private var started = false
     private var cancelled = false
+    /// The live pool's slot, given back when the stream ends.
+    private let slot: LiveRequestPool.Slot?
+    private let client: ClientConnection?
 
-    init(library: MediaLibrary, waiter: CommitWaiter, after token: ChangeToken, keepAliveSeconds: Double) {
+    init(library: MediaLibrary, waiter: CommitWaiter, after token: ChangeToken, keepAliveSeconds: Double,
+         slot: LiveRequestPool.Slot? = nil, client: ClientConnection? = nil) {
         self.library = library
         self.waiter = waiter
         self.last = token
         self.keepAliveSeconds = keepAliveSeconds
+        self.slot = slot
+        self.client = client
     }
 
     func nextChunk() -> [UInt8]? {
@@ -78,14 +105,14 @@ final class ChangeEventStream: HTTPBodyStream, @unchecked Sendable {
         let previous = last
         let isCancelled = cancelled
         lock.unlock()
-        if isCancelled || waiter.isStopped { return nil }
+        if isCancelled || waiter.isStopped { return end() }
         if isFirst && waiter.currentToken == previous {
             return Array("retry: 3000\n: the token is \(previous)\n\n".utf8)
         }
         var token = waiter.currentToken
         if token == previous {
-            token = waiter.wait(whileTokenIs: previous, seconds: keepAliveSeconds)
-            if waiter.isStopped { return nil }
+            token = waitForCommit(after: previous)
+            if waiter.isStopped || client?.isOpen == false { return end() }
             if token == previous { return Array(": keep-alive\n\n".utf8) }
         }
         lock.lock()
@@ -98,6 +125,26 @@ final class ChangeEventStream: HTTPBodyStream, @unchecked Sendable {
         lock.lock()
         cancelled = true
         lock.unlock()
+        slot?.release()
+    }
+
+    /// Ends the stream, giving its slot back.
+    private func end() -> [UInt8]? {
+        slot?.release()
+        return nil
+    }
+
+    /// Waits up to the keep-alive interval for a commit after `token`, looking every
+    /// `MediaIndexAPI.clientCheckSeconds` whether the client has gone; the newest token.
+    private func waitForCommit(after token: ChangeToken) -> ChangeToken {
+        let deadline = Date(timeIntervalSinceNow: keepAliveSeconds)
+        while !waiter.isStopped && client?.isOpen != false {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { break }
+            let newest = waiter.wait(whileTokenIs: token, seconds: min(remaining, MediaIndexAPI.clientCheckSeconds))
+            if newest != token { return newest }
+        }
+        return waiter.currentToken
     }
 
     /// The batch's changes by kind; empty when history after `token` is gone.

@@ -66,6 +66,9 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     var library: MediaLibrary { configuration.library }
     let waiter: CommitWaiter
     private let monitor: CommitMonitor
+    /// Slots for long polls and event streams: fewer than the server's connections, and
+    /// a client's share fewer than its connections.
+    let livePool = LiveRequestPool(capacity: 64, perClient: 16)
     /// The JSON of reads (`/v1/assets`, `/v1/assets/{id}`, `/v1/albums`) until the next commit.
     let answers = AnswerCache<[UInt8]>(maximumEntries: 512, maximumCost: 64 << 20)
     /// Where served thumbnails are in the cache, until the next commit or a minute
@@ -101,6 +104,14 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     public func bodyTooLarge() -> HTTPResponse {
         Self.errorResponse(APIError(status: 413, code: "bodyTooLarge",
                                     message: "the request body is larger than \(HTTPServer.maximumBodyBytes) bytes (1 MB)"))
+    }
+
+    public func burstEnded() {
+        library.blocking.releaseIdleMemory()
+    }
+
+    public func requestRefused(_ refusal: HTTPRefusal) -> HTTPResponse {
+        Self.errorResponse(APIError(status: refusal.status, code: refusal.code, message: refusal.message))
     }
 
     // MARK: Dispatch

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaMetadata
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ final class OpenedFile {
         try self.init(path: PathBytes(path))
     }
 
-    init(path: PathBytes) throws {
+    convenience init(path: PathBytes) throws {
         var fd: Int32 = -1
         let bytes = path.bytes + [0]
         repeat {
@@ -28,14 +29,34 @@ final class OpenedFile {
                 buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
             }
         } while fd < 0 && errno == EINTR
-        guard fd >= 0 else {
-            let code = errno
-            switch code {
-            case ENOENT, ENOTDIR: throw APIError.notFound("the file \(path.displayString) is gone since it was indexed")
-            case ELOOP: throw APIError.notFound("the file \(path.displayString) has been replaced by a symbolic link since it was indexed; it is not followed")
-            default: throw APIError(status: 500, code: "unreadable", message: "cannot open \(path.displayString): \(String(cString: strerror(code)))")
-            }
+        guard fd >= 0 else { throw Self.refusal(path, code: errno, reason: nil) }
+        try self.init(descriptor: fd, path: path)
+    }
+
+    /// Opens a file of the library: inside the root it was indexed under, through no
+    /// symbolic link below that root (`MediaLibrary.Blocking.openIndexedFile`).
+    ///
+    /// - Throws: `APIError` (404) when it is missing, reached through a symbolic link or
+    ///   not a regular file; (500) when it cannot be read.
+    convenience init(indexedPath path: PathBytes, of library: MediaLibrary) throws {
+        let fd: Int32
+        do { fd = try library.blocking.openIndexedFile(path) } catch let failure as BeneathRoot.Failure {
+            throw Self.refusal(path, code: failure.code, reason: failure.description)
         }
+        try self.init(descriptor: fd, path: path)
+    }
+
+    private static func refusal(_ path: PathBytes, code: Int32, reason: String?) -> APIError {
+        switch code {
+        case ENOENT, ENOTDIR: return APIError.notFound("the file \(path.displayString) is gone since it was indexed")
+        case ELOOP: return APIError.notFound(reason ?? "the file \(path.displayString) has been replaced by a symbolic link since it was indexed; it is not followed")
+        case EXDEV: return APIError.notFound(reason ?? "\(path.displayString) is not an indexed file")
+        default: return APIError(status: 500, code: "unreadable", message: "cannot open \(path.displayString): \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// Takes `fd` when it is a regular file; closes it otherwise.
+    private init(descriptor fd: Int32, path: PathBytes) throws {
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
@@ -83,5 +104,35 @@ enum ByteRange {
         if let end, end < start { return nil }
         guard start < length else { throw unsatisfiable }
         return start...min(end ?? (length - 1), length - 1)
+    }
+}
+
+/// RFC 9110's preconditions on a file served with a strong entity tag: `If-Match`
+/// (§13.1.1) decides whether the request is answered at all, `If-Range` (§13.1.5)
+/// whether its `Range` is honoured.
+enum FilePreconditions {
+    /// Refuses the request when `If-Match` names no current representation: none of its
+    /// entity tags matches `etag` by strong comparison (a weak tag never does), or it is
+    /// `*` and there is no tag. nil passes.
+    static func ifMatchRefusal(_ request: HTTPRequest, etag: String?) -> APIError? {
+        guard let header = request.header("If-Match") else { return nil }
+        let listed = entityTags(header)
+        if listed == ["*"] ? etag != nil : listed.contains(where: { $0 == etag && !$0.hasPrefix("W/") }) { return nil }
+        return APIError(status: 412, code: "preconditionFailed",
+                        message: "If-Match names \(header), but the file's entity tag is now \(etag ?? "none"); read it again")
+    }
+
+    /// Whether a `Range` may be honoured: always without `If-Range`; with it, only when it
+    /// is the current entity tag by strong comparison. A date, a weak or an old tag gives
+    /// the whole file (200), so a client never joins bytes of two versions.
+    static func rangeApplies(_ request: HTTPRequest, etag: String?) -> Bool {
+        guard let header = request.header("If-Range")?.trimmingCharacters(in: .whitespaces) else { return true }
+        guard let etag, header.hasPrefix("\"") else { return false }
+        return header == etag
+    }
+
+    /// The entity tags of an `If-Match` or `If-None-Match` value, or `["*"]`.
+    static func entityTags(_ header: String) -> [String] {
+        header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

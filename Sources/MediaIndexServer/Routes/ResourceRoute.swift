@@ -29,15 +29,17 @@ extension MediaIndexAPI {
             if asset.embeddedVideo != nil { roles.append("embeddedVideo") }
             throw APIError.notFound("asset \(id) has no \(role) resource; it has " + roles.joined(separator: ", "))
         }
-        let file = try OpenedFile(path: served.path)
+        let etag = "\"\(asset.id)-\(asset.revision)-\(role)\""
+        if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
+        let file = try OpenedFile(indexedPath: served.path, of: library)
         guard served.offset <= file.size else { throw APIError.notFound("the file \(served.path.displayString) has shrunk since it was indexed") }
         let length = min(served.length ?? (file.size - served.offset), file.size - served.offset)
         var headers: [(name: String, value: String)] = [
             ("Content-Type", served.contentType), ("Content-Disposition", Self.contentDisposition(served.name)),
-            ("Accept-Ranges", "bytes"), ("Cache-Control", "private, no-cache"),
-            ("ETag", "\"\(asset.id)-\(asset.revision)-\(role)\""),
+            ("Accept-Ranges", "bytes"), ("Cache-Control", "private, no-cache"), ("ETag", etag),
         ]
-        if let header = request.header("Range"), let range = try ByteRange.resolve(header, length: length) {
+        if let header = request.header("Range"), FilePreconditions.rangeApplies(request, etag: etag),
+           let range = try ByteRange.resolve(header, length: length) {
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"))
             return HTTPResponse(status: 206, headers: headers,
                                 body: .file(descriptor: file.takeDescriptor(), offset: served.offset + range.lowerBound,
@@ -53,13 +55,16 @@ extension MediaIndexAPI {
         let side = max(asset.pixelWidth ?? 0, asset.pixelHeight ?? 0)
         let jpeg = ThumbnailRequest(maxPixelSize: side > 0 ? side : 16_384, mode: .fit, format: .jpeg(quality: 90))
         let path = try library.blocking.thumbnail(for: asset, size: jpeg.maxPixelSize, mode: jpeg.mode, format: jpeg.format).path
+        let etag = library.thumbnailKey(for: asset, request: jpeg).map { "\"\($0.hash)\"" }
+        if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
         let file = try OpenedFile(path: path)
         var headers: [(name: String, value: String)] = [
             ("Content-Type", "image/jpeg"), ("Content-Disposition", Self.contentDisposition(Self.fileStem(resource.path) + ".jpg")),
             ("Accept-Ranges", "bytes"), ("Cache-Control", "private, no-cache"),
         ]
-        if let key = library.thumbnailKey(for: asset, request: jpeg) { headers.append(("ETag", "\"\(key.hash)\"")) }
-        if let header = request.header("Range"), let range = try ByteRange.resolve(header, length: file.size) {
+        if let etag { headers.append(("ETag", etag)) }
+        if let header = request.header("Range"), FilePreconditions.rangeApplies(request, etag: etag),
+           let range = try ByteRange.resolve(header, length: file.size) {
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"))
             return HTTPResponse(status: 206, headers: headers, body: .file(descriptor: file.takeDescriptor(),
                                 offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))

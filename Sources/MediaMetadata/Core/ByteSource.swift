@@ -63,16 +63,33 @@ public final class FileByteSource: ByteSource {
     ///
     /// - Throws: `MetadataError.io` naming the path and the system's reason.
     /// Wraps `open(2)` and `fstat(2)`.
-    public init(pathBytes: [UInt8]) throws {
+    public convenience init(pathBytes: [UInt8]) throws {
+        try self.init(pathBytes: pathBytes, beneath: nil)
+    }
+
+    /// Opens the file at `path` for reading; with `root`, the path must resolve inside
+    /// that folder without following any symbolic link below it (`BeneathRoot`): every
+    /// read of a file under an indexed root goes this way.
+    ///
+    /// - Throws: `MetadataError.io` naming the path and the reason (a link below the
+    ///   root, a path outside it, the system's reason). Wraps `open(2)` and `fstat(2)`.
+    public init(pathBytes: [UInt8], beneath root: [UInt8]?) throws {
         let display = String(decoding: pathBytes, as: UTF8.self)
         self.path = display
         self.pathBytes = pathBytes
-        var cString = pathBytes.map { CChar(bitPattern: $0) }
-        cString.append(0)
         // O_NONBLOCK: a FIFO swapped in after the walk would otherwise block open() forever.
-        let fd = retryingOnInterrupt { open(cString, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
-        guard fd >= 0 else {
-            throw MetadataError.io("cannot open \(display): \(String(cString: strerror(errno)))")
+        let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        let fd: Int32
+        if let root {
+            do { fd = try BeneathRoot.open(pathBytes, beneath: root, flags: flags) } catch {
+                throw MetadataError.io(error.description)
+            }
+        } else {
+            let cString = pathBytes.map { CChar(bitPattern: $0) } + [0]
+            fd = retryingOnInterrupt { open(cString, flags) }
+            guard fd >= 0 else {
+                throw MetadataError.io("cannot open \(display): \(String(cString: strerror(errno)))")
+            }
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
