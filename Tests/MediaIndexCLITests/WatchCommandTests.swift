@@ -56,7 +56,7 @@ struct WatchCommandTests {
         #expect(lines.contains("KillSignal=SIGTERM"))
         #expect(lines.contains("RestartPreventExitStatus=64 \(WatchCommand.alreadyWatchedExitCode)"))
         #expect(lines.contains("WantedBy=default.target"))
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("systemctl --user enable --now mediaindex"))
+        let guide = try String(contentsOf: packageRoot.appendingPathComponent("docs/watch-and-serve.md"), encoding: .utf8)
+        #expect(guide.contains("systemctl --user enable --now mediaindex"))
     }
 }
