@@ -126,3 +126,60 @@ struct PlacesFileRefusalTests {
         #expect(places.timeZone(try Coordinate(latitude: 10.5, longitude: 10.5)) == nil)
     }
 }
+
+@Suite("PlacesData: a file whose checksum is right but whose contents are hostile")
+struct HostilePlacesFileTests {
+    @Test("random bytes in the tables (checksum recomputed) never crash or hang a look-up")
+    func mutatedTables() throws {
+        var fixture = genevaFixture()
+        fixture.squares.append(.init(cellLatitude: 47, cellLongitude: 7, zone: 2, west: 0.1, south: 0.1, east: 0.9, north: 0.9))
+        let sections = fixture.sections()
+        var generator = SeededGenerator(seed: 31)
+        let probes = try (0..<64).map { index in
+            try Coordinate(latitude: 45.5 + Double(index % 8) * 0.25, longitude: 5.5 + Double(index / 8) * 0.25)
+        }
+        for _ in 0..<6 {
+            var mutated = sections
+            for _ in 0..<24 {
+                let section = Int.random(in: 1..<mutated.count, using: &generator)
+                guard !mutated[section].1.isEmpty else { continue }
+                let range = mutated[section].1.count
+                // Mostly near the start, where the tables that matter (root cells of 45-48°N, city records) lie.
+                let position = Int.random(in: 0..<min(range, Int.random(in: 1...4) == 1 ? range : 4096), using: &generator)
+                mutated[section].1[position] = UInt8.random(in: 0...255, using: &generator)
+            }
+            let path = try PlacesFixture.write(PlacesFixture.assemble(mutated))
+            defer { unlink(path) }
+            guard let places = try? PlacesData(path: path) else { continue }
+            for probe in probes { _ = places.lookup(probe) }
+        }
+    }
+
+    @Test("a quadtree node that points to itself ends the descent with no zone")
+    func selfReferencingNode() throws {
+        var sections = genevaFixture().sections()
+        let cell = (46 + 90) * 360 + 6 + 180
+        let nodeReference = le32((1 << 30) | 0)
+        let rootIndex = try #require(sections.firstIndex { $0.0 == "ROOT" })
+        sections[rootIndex].1.replaceSubrange(cell * 4..<cell * 4 + 4, with: nodeReference)
+        let nodeIndex = try #require(sections.firstIndex { $0.0 == "NODE" })
+        sections[nodeIndex].1 = Array(repeating: nodeReference, count: 4).flatMap { $0 }
+        let path = try PlacesFixture.write(PlacesFixture.assemble(sections))
+        defer { unlink(path) }
+        let places = try PlacesData(path: path)
+        #expect(places.timeZone(try Coordinate(latitude: 46.5, longitude: 6.5)) == nil)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing mutation can be repeated.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

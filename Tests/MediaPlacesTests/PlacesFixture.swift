@@ -26,7 +26,10 @@ struct PlacesFixture {
     var meta = #"{"format": 1, "cities": "fixture"}"#
 
     /// The file's bytes.
-    func bytes() -> [UInt8] {
+    func bytes() -> [UInt8] { Self.assemble(sections()) }
+
+    /// The file's sections, by tag, in file order.
+    func sections() -> [(String, [UInt8])] {
         var roots = [UInt32](repeating: UInt32(backgroundZone), count: 360 * 180)
         var leaves: [UInt32] = [], geometry: [UInt8] = []
         for (cell, group) in Dictionary(grouping: squares, by: { ($0.cellLatitude + 90) * 360 + $0.cellLongitude + 180 }) {
@@ -48,7 +51,7 @@ struct PlacesFixture {
             ("REGN", Array(regions.map { "\($0.0)\t\($0.1)\t\($0.2)\n" }.joined().utf8)),
             ("SUBR", []), ("CITY", records), ("CNAM", names), ("CGRD", grid),
         ]
-        return Self.assemble(sections)
+        return sections
     }
 
     private func cityTables() -> ([UInt8], [UInt8], [UInt8]) {
