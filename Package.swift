@@ -29,6 +29,11 @@ let package = Package(
             dependencies: ["CExif"]
         ),
 
+        // Pure, like MediaMetadata: the memory-mapped places file -> (place, zone); offsets from tzdata;
+        // capture-time offsets resolved in their order of sources. No SQLite.
+        .target(name: "MediaPlaces"),
+        .testTarget(name: "MediaPlacesTests", dependencies: ["MediaPlaces"]),
+
         // The library product: database, indexer, identity, queries.
         .target(
             name: "MediaIndex",
@@ -60,7 +65,7 @@ let package = Package(
         // What the CLI and the HTTP API share: the JSON shapes and their encoder, suggestions.
         .target(
             name: "MediaIndexInterface",
-            dependencies: ["MediaIndex", "MediaMetadata"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaPlaces"]
         ),
 
         // The HTTP API and the web picker, on libmicrohttpd.
@@ -79,7 +84,7 @@ let package = Package(
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex", "MediaMetadata", "MediaIndexInterface", "MediaIndexServer"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaPlaces", "MediaIndexInterface", "MediaIndexServer"]
         ),
         .executableTarget(
             name: "mediaindex",
@@ -89,7 +94,7 @@ let package = Package(
         // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
         .executableTarget(
             name: "mediaindex-bench",
-            dependencies: ["MediaIndex", "LoopbackHTTPClient"]
+            dependencies: ["MediaIndex", "MediaPlaces", "LoopbackHTTPClient"]
         ),
 
         // The README's library example, built with the tests so it keeps compiling.
@@ -109,7 +114,7 @@ let package = Package(
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

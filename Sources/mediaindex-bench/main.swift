@@ -35,6 +35,8 @@ struct Options {
     /// `--query-library DIR`: the scale queries' library, kept and used again when seeded
     /// with the same sizes.
     var queryLibrary: String?
+    /// `--only-places N`: only the places look-ups, N points.
+    var placesLookups = 0
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -69,8 +71,9 @@ struct Options {
                 scaleAssets = max(0, Int(try value()) ?? scaleAssets)
             case "--scale-folders": scaleFolders = max(1, Int(try value()) ?? scaleFolders)
             case "--query-library": queryLibrary = try value()
+            case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -96,6 +99,12 @@ func mebibytes(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes)
 
 func run() throws {
     let options = try Options(CommandLine.arguments)
+    if options.placesLookups > 0 {
+        let rows = try PlacesBenchmark.run(lookups: options.placesLookups)
+        printTable(rows)
+        try writeResults(rows, options: options, files: 0)
+        return
+    }
     let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     let mediaindex = options.mediaindex ?? executableFolder + "/mediaindex"
     guard FileManager.default.isExecutableFile(atPath: mediaindex) else {
