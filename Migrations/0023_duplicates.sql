@@ -8,7 +8,9 @@
 CREATE TABLE perceptual_hashes (
     asset_id    INTEGER PRIMARY KEY REFERENCES assets (id) ON DELETE CASCADE,
     revision    INTEGER NOT NULL,
-    dct_hash    INTEGER,               -- pHash: 8×8 low frequencies of a 32×32 DCT
+    dct_hash    INTEGER,               -- pHash: 8×8 low frequencies of a 32×32 DCT, frame trimmed
+    dct_crop1   INTEGER,               -- the same of the centre without 2.5 % per side
+    dct_crop2   INTEGER,               -- … without 5 % per side
     gradient    INTEGER,               -- dHash: 9×8 horizontal gradients
     error       TEXT,                  -- one sentence, when no hash could be made
     computed_at REAL NOT NULL

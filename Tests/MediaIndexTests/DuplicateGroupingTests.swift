@@ -39,6 +39,29 @@ struct HammingIndexTests {
         #expect(found.allSatisfy { $0.distance == (hashes[$0.first] ^ hashes[$0.second]).nonzeroBitCount })
     }
 
+    @Test("looking hashes up finds, for each, every indexed hash within the radius once", arguments: [5, 7, 8])
+    func matchesOfQueries(radius: Int) {
+        let indexed = Self.hashes(count: 1200, seed: 99)
+        let queries = Self.hashes(count: 300, seed: 99).map { $0 ^ 0b1011 } + Self.hashes(count: 100, seed: 5)
+        let found = HammingIndex(indexed).matches(of: queries, within: radius, threads: 2)
+        var expected = Set<[Int]>()
+        for (q, query) in queries.enumerated() {
+            for (row, hash) in indexed.enumerated() where (query ^ hash).nonzeroBitCount <= radius { expected.insert([q, row]) }
+        }
+        #expect(found.count == expected.count)
+        #expect(Set(found.map { [$0.query, $0.row] }) == expected)
+    }
+
+    @Test("the per-chunk allowances add up so that the pigeonhole holds: Σ (t + 1) > radius")
+    func allowances() {
+        for radius in 0...HammingIndex.maximumRadius {
+            let allowed = HammingIndex.allowances(for: radius)
+            #expect(allowed.reduce(0) { $0 + $1 + 1 } > radius && allowed.allSatisfy { (0...3).contains($0) })
+        }
+        #expect(HammingIndex.allowances(for: 7) == [1, 1, 1, 1])
+        #expect(HammingIndex.allowances(for: 8) == [2, 1, 1, 1])
+    }
+
     @Test("equal hashes are pairs at distance 0; fewer than two hashes make none")
     func edges() {
         #expect(HammingIndex([]).pairs(within: 10).isEmpty)
@@ -74,7 +97,7 @@ struct CaptureInstantTests {
         #expect(CaptureInstant(recorded: "May 1st") == nil)
     }
 
-    @Test("sub-seconds count only when both have them; offsets only when both have them")
+    @Test("sub-seconds on either side count (absent ones as zero, as ISO text drops .000); offsets only when both have them")
     func sameInstant() throws {
         let a = try #require(CaptureInstant(recorded: "2021-05-01T10:00:10.25+02:00"))
         let b = try #require(CaptureInstant(recorded: "2021-05-01T10:00:10.50+02:00"))
@@ -82,7 +105,8 @@ struct CaptureInstantTests {
         let noOffset = try #require(CaptureInstant(recorded: "2021-05-01T10:00:10.25"))
         let otherZone = try #require(CaptureInstant(recorded: "2021-05-01T09:00:10.25+01:00"))
         #expect(!a.isSameInstant(as: b))
-        #expect(a.isSameInstant(as: noSubseconds))
+        #expect(!a.isSameInstant(as: noSubseconds))
+        #expect(noSubseconds.isSameInstant(as: try #require(CaptureInstant(recorded: "2021-05-01T10:00:10+02:00"))))
         #expect(a.isSameInstant(as: noOffset))
         #expect(a.isSameInstant(as: otherZone))
         #expect(abs(a.seconds(to: b) - 0.25) < 1e-9)

@@ -47,7 +47,8 @@ public struct CaptureInstant: Hashable, Sendable {
     }
 
     /// Whether two captures are the same instant: UTC when both recorded an offset, else
-    /// the wall clock; to the nanosecond when both recorded sub-seconds, else to the second.
+    /// the wall clock; to the second, and to the nanosecond when either recorded
+    /// sub-seconds (the other's then count as zero).
     public func isSameInstant(as other: CaptureInstant) -> Bool {
         var mine = localSeconds, theirs = other.localSeconds
         if let a = offsetSeconds, let b = other.offsetSeconds {
@@ -55,8 +56,11 @@ public struct CaptureInstant: Hashable, Sendable {
             theirs -= Int64(b)
         }
         guard mine == theirs else { return false }
-        if let a = nanoseconds, let b = other.nanoseconds { return a == b }
-        return true
+        // ISO 8601 text leaves out a zero fraction: a burst's frame at .00 reads as no
+        // sub-seconds, beside its sister at .25. Sub-seconds on one side only are compared
+        // with zero, so a burst never becomes one instant.
+        guard nanoseconds != nil || other.nanoseconds != nil else { return true }
+        return (nanoseconds ?? 0) == (other.nanoseconds ?? 0)
     }
 
     /// Seconds between two captures (UTC when both have offsets, else wall clock).
@@ -94,7 +98,7 @@ public struct CaptureInstant: Hashable, Sendable {
 /// | otherwise                         |                    |                       | unrelated  |
 public enum DuplicateGate {
     /// Hashes within this many bits (of 64) are the same picture, when the metadata allows.
-    public static let duplicateRadius = 10
+    public static let duplicateRadius = 8
     /// Hashes within this many bits are "visually close" for similar shots.
     public static let similarRadius = 15
     /// The longest gap between successive shots of a series.

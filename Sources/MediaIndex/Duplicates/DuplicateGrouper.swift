@@ -6,6 +6,8 @@ struct DuplicateCandidate: Sendable {
     var gate: DuplicateGate.Facts
     /// The DCT hash; nil when the asset could not be hashed.
     var hash: UInt64?
+    /// The DCT hashes of its centre without 2.5 % and 5 % per side.
+    var croppedHashes: [UInt64] = []
     var isVideo: Bool
 }
 
@@ -37,18 +39,33 @@ struct DuplicateGrouper {
     }
 
     /// Pairs within the duplicate radius that the gate calls duplicates; never two of
-    /// the same file.
+    /// the same file. Each picture's whole hash and its centre crops' hashes are looked
+    /// up among the whole hashes, so a cropped copy meets its original's centre; a pair's
+    /// distance is the smallest found.
     func duplicateLinks(_ sameFileSet: [Int: Int]) -> [(Int, Int, Int)] {
         let others = otherPaths
         let hashed = candidates.indices.filter { candidates[$0].hash != nil && !others.contains($0) }
         let index = HammingIndex(hashed.map { candidates[$0].hash ?? 0 })
-        return index.pairs(within: DuplicateGate.duplicateRadius).compactMap { pair in
-            let a = hashed[pair.first], b = hashed[pair.second]
+        var queries: [UInt64] = [], owners: [Int] = []
+        for (row, i) in hashed.enumerated() {
+            for hash in [candidates[i].hash ?? 0] + candidates[i].croppedHashes {
+                queries.append(hash)
+                owners.append(row)
+            }
+        }
+        var closest: [Int64: Int] = [:]
+        for match in index.matches(of: queries, within: DuplicateGate.duplicateRadius) where owners[match.query] != match.row {
+            let a = hashed[min(owners[match.query], match.row)], b = hashed[max(owners[match.query], match.row)]
+            let key = Int64(a) << 32 | Int64(b)
+            closest[key] = min(closest[key] ?? match.distance, match.distance)
+        }
+        return closest.compactMap { key, distance in
+            let a = Int(key >> 32), b = Int(key & 0xFFFF_FFFF)
             if let x = sameFileSet[a], x == sameFileSet[b] { return nil }
             guard candidates[a].isVideo == candidates[b].isVideo,
-                  DuplicateGate.verdict(candidates[a].gate, candidates[b].gate, distance: pair.distance) == .duplicate
+                  DuplicateGate.verdict(candidates[a].gate, candidates[b].gate, distance: distance) == .duplicate
             else { return nil }
-            return (a, b, pair.distance)
+            return (a, b, distance)
         }
     }
 
@@ -72,8 +89,7 @@ struct DuplicateGrouper {
                 let b = timed[order[next]]
                 next += 1
                 guard candidates[a].isVideo == candidates[b].isVideo,
-                      let x = candidates[a].hash, let y = candidates[b].hash else { continue }
-                let distance = PerceptualDistance.bits(x, y)
+                      let distance = PerceptualDistance.closest(candidates[a], candidates[b]) else { continue }
                 if DuplicateGate.verdict(candidates[a].gate, candidates[b].gate, distance: distance) == .similar {
                     links.append((a, b, distance))
                 }
@@ -124,6 +140,13 @@ struct DuplicateGrouper {
 /// The Hamming distance of two 64-bit hashes.
 enum PerceptualDistance {
     static func bits(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
+
+    /// The smallest distance of one's whole hash to the other's whole or centre hashes,
+    /// either way round, as `duplicateLinks` measures it; nil without hashes.
+    static func closest(_ a: DuplicateCandidate, _ b: DuplicateCandidate) -> Int? {
+        guard let x = a.hash, let y = b.hash else { return nil }
+        return ([x] + a.croppedHashes).map { bits($0, y) }.min().map { min($0, b.croppedHashes.map { bits($0, x) }.min() ?? 64) }
+    }
 }
 
 /// Disjoint sets over `0..<count`, by path halving and union by size.

@@ -36,12 +36,12 @@ struct DuplicateStore {
     /// Records an asset's hashes, or why there are none.
     func saveHashes(_ hashes: PerceptualHashResult, for job: HashJob, now: Double) throws {
         try db.execute("""
-            INSERT INTO perceptual_hashes (asset_id, revision, dct_hash, gradient, error, computed_at)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO perceptual_hashes (asset_id, revision, dct_hash, dct_crop1, dct_crop2, gradient, error, computed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (asset_id) DO UPDATE SET revision = excluded.revision, dct_hash = excluded.dct_hash,
-                gradient = excluded.gradient, error = excluded.error, computed_at = excluded.computed_at
-            """, [job.assetRow, job.revision, hashes.dct.map { Int64(bitPattern: $0) },
-                  hashes.gradient.map { Int64(bitPattern: $0) }, hashes.error, now])
+                dct_crop1 = excluded.dct_crop1, dct_crop2 = excluded.dct_crop2, gradient = excluded.gradient,
+                error = excluded.error, computed_at = excluded.computed_at
+            """, [job.assetRow, job.revision] as [DatabaseValueConvertible] + Self.columns(hashes.hashes) + [hashes.error, now])
     }
 
     /// Hashes a thumbnail build read from its decode, for an asset at a revision.
@@ -55,13 +55,22 @@ struct DuplicateStore {
     func saveHashes(_ list: [ThumbnailHashes], now: Double) throws {
         for item in list {
             try db.execute("""
-                INSERT INTO perceptual_hashes (asset_id, revision, dct_hash, gradient, error, computed_at)
-                SELECT id, revision, ?, ?, NULL, ? FROM assets WHERE identifier = ? AND revision = ?
+                INSERT INTO perceptual_hashes (asset_id, revision, dct_hash, dct_crop1, dct_crop2, gradient, error, computed_at)
+                SELECT id, revision, ?, ?, ?, ?, NULL, ? FROM assets WHERE identifier = ? AND revision = ?
                 ON CONFLICT (asset_id) DO UPDATE SET revision = excluded.revision, dct_hash = excluded.dct_hash,
-                    gradient = excluded.gradient, error = NULL, computed_at = excluded.computed_at
-                """, [Int64(bitPattern: item.hashes.dct), Int64(bitPattern: item.hashes.gradient), now,
-                      item.identifier, item.revision])
+                    dct_crop1 = excluded.dct_crop1, dct_crop2 = excluded.dct_crop2, gradient = excluded.gradient,
+                    error = NULL, computed_at = excluded.computed_at
+                """, Self.columns(item.hashes) + [now, item.identifier, item.revision] as [DatabaseValueConvertible])
         }
+    }
+
+    /// The hash columns' values (dct_hash, dct_crop1, dct_crop2, gradient): 64 bits as
+    /// SQLite's signed integers; NULL without hashes.
+    static func columns(_ hashes: PerceptualHashes?) -> [DatabaseValueConvertible] {
+        let crops = hashes?.croppedDCT.map { Int64(bitPattern: $0) } ?? []
+        let values: [Int64?] = [hashes.map { Int64(bitPattern: $0.dct) }, crops.first, crops.dropFirst().first,
+                                hashes.map { Int64(bitPattern: $0.gradient) }]
+        return values.map { $0 }
     }
 
     /// Whether any hash was ever computed: then index runs keep them current.
@@ -162,10 +171,9 @@ struct DuplicateStore {
     }
 }
 
-/// The outcome of hashing one asset.
+/// The outcome of hashing one asset: its hashes, or why there are none.
 struct PerceptualHashResult: Sendable {
-    var dct: UInt64?
-    var gradient: UInt64?
+    var hashes: PerceptualHashes?
     var error: String?
 }
 

@@ -61,16 +61,32 @@ public struct HammingIndex: Sendable {
     /// on `threads` threads.
     public func pairs(within radius: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount)
         -> [(first: Int, second: Int, distance: Int)] {
-        precondition((0...Self.maximumRadius).contains(radius), "a Hamming index searches radii 0…\(Self.maximumRadius)")
-        let count = hashes.count
-        guard count > 1 else { return [] }
+        inParallel(count: hashes.count, threads: threads) { i, found in
+            scan(hashes[i], radius: radius) { j, distance in
+                if j > i { found.append((i, j, distance)) }
+            }
+        }
+    }
+
+    /// For each of `queries`, every indexed hash within `radius` bits of it, once:
+    /// `(query, row, distance)`, in no particular order. Runs on `threads` threads.
+    public func matches(of queries: [UInt64], within radius: Int,
+                        threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [(query: Int, row: Int, distance: Int)] {
+        inParallel(count: queries.count, threads: threads) { q, found in
+            scan(queries[q], radius: radius) { row, distance in found.append((q, row, distance)) }
+        }
+    }
+
+    /// Runs `body` for `0..<count` striped over `threads` threads, concatenating what each found.
+    private func inParallel<Found>(count: Int, threads: Int, _ body: @escaping @Sendable (Int, inout [Found]) -> Void) -> [Found] {
+        guard count > 0, hashes.count > 0 else { return [] }
         let workers = max(1, min(threads, count / 1024 + 1))
-        let results = ConcurrentSlots<[(first: Int, second: Int, distance: Int)]>(count: workers, initial: [])
+        let results = ConcurrentSlots<[Found]>(count: workers, initial: [])
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var found: [(first: Int, second: Int, distance: Int)] = []
+            var found: [Found] = []
             var i = worker
             while i < count {
-                collect(row: i, radius: radius, into: &found)
+                body(i, &found)
                 i += workers
             }
             results.set(worker, found)
@@ -84,10 +100,10 @@ public struct HammingIndex: Sendable {
         return (0..<chunkCount).map { chunk in max(0, total / chunkCount + (chunk < total % chunkCount ? 1 : 0)) }
     }
 
-    /// The partners `j > i` of row `i`: each pair is reported by the first chunk within
-    /// its allowance, so a pair close in several chunks is reported once.
-    private func collect(row i: Int, radius: Int, into found: inout [(first: Int, second: Int, distance: Int)]) {
-        let hash = hashes[i]
+    /// Calls `body` with every indexed row within `radius` bits of `hash`, once: a row
+    /// close in several chunks is reported by the first chunk within its allowance.
+    private func scan(_ hash: UInt64, radius: Int, _ body: (Int, Int) -> Void) {
+        precondition((0...Self.maximumRadius).contains(radius), "a Hamming index searches radii 0…\(Self.maximumRadius)")
         let allowed = Self.allowances(for: radius)
         for chunk in 0..<Self.chunkCount {
             let value = Self.chunk(hash, chunk)
@@ -98,10 +114,8 @@ public struct HammingIndex: Sendable {
                             for k in Int(offsets[Int(probe)])..<Int(offsets[Int(probe) + 1]) {
                                 let difference = hash ^ values[k]
                                 let distance = difference.nonzeroBitCount
-                                guard distance <= radius else { continue }
-                                let j = Int(bucket[k])
-                                guard j > i, Self.firstCloseChunk(difference, allowed) == chunk else { continue }
-                                found.append((i, j, distance))
+                                guard distance <= radius, Self.firstCloseChunk(difference, allowed) == chunk else { continue }
+                                body(Int(bucket[k]), distance)
                             }
                         }
                     }

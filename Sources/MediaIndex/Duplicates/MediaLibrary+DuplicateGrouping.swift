@@ -32,7 +32,7 @@ extension MediaLibrary {
             SELECT a.id, a.identifier, a.media_type, a.creation_date, a.make, a.model, a.burst_identifier,
                    a.pixel_width, a.pixel_height, a.latitude, a.format, p.dct_hash, min(f.mtime_ns),
                    EXISTS (SELECT 1 FROM userstate.album_assets u WHERE u.asset_identifier = a.identifier),
-                   coalesce(s.favorite, 0)
+                   coalesce(s.favorite, 0), p.dct_crop1, p.dct_crop2
             FROM assets a JOIN files f ON f.asset_id = a.id AND f.role IN ('photo', 'video')
             LEFT JOIN perceptual_hashes p ON p.asset_id = a.id AND p.revision = a.revision
             LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
@@ -53,7 +53,9 @@ extension MediaLibrary {
                 facts: facts,
                 gate: DuplicateGate.Facts(capture: creation.flatMap(CaptureInstant.init(recorded:)), camera: camera,
                                           burst: row[6].text),
-                hash: row[11].int64.map { UInt64(bitPattern: $0) }, isVideo: row[2].text == "video"))
+                hash: row[11].int64.map { UInt64(bitPattern: $0) },
+                croppedHashes: [row[15].int64, row[16].int64].compactMap { $0.map { UInt64(bitPattern: $0) } },
+                isVideo: row[2].text == "video"))
             rows.append(id)
         }
         return (candidates, rows)

@@ -154,7 +154,7 @@ extension MediaLibrary {
         do {
             let hashes = try ThumbnailGenerator.perceptualHashes(ofFileAtBytes: job.path.bytes, format: job.format,
                                                                  orientation: job.orientation, durationSeconds: job.duration)
-            return PerceptualHashResult(dct: hashes.dct, gradient: hashes.gradient)
+            return PerceptualHashResult(hashes: hashes)
         } catch {
             return PerceptualHashResult(error: "\(error)")
         }

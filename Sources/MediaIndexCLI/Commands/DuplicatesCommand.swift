@@ -5,7 +5,7 @@ import MediaIndexInterface
 struct DuplicatesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "duplicates",
-        abstract: "List same-file, duplicate and similar groups, or resolve one.",
+        abstract: "List duplicate and similar photos, or resolve them.",
         discussion: """
             duplicates [--kind same-file|duplicate|similar] [--json]; duplicates resolve GROUP [--keep ID] [--print0]. \
             Hashes still missing are computed and kept. resolve hides the other members (undo with unhide) and \

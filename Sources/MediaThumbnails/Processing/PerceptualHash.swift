@@ -1,23 +1,34 @@
 import Foundation
 
-/// Two 64-bit perceptual hashes of an upright picture: what stays the same when a photo
-/// is re-encoded, resized, converted to another format or stripped of its metadata.
+/// 64-bit perceptual hashes of an upright picture: what stays the same when a photo is
+/// re-encoded, resized, converted to another format or stripped of its metadata.
 ///
-/// - `dct`: pHash. The picture in grey, area-averaged to 32×32, its 2-D DCT-II; a bit per
-///   coefficient of the 8×8 lowest frequencies, set when above their median.
-/// - `gradient`: dHash. The picture in grey, area-averaged to 9×8; a bit per horizontal
-///   neighbour pair, set when brightness rises to the right.
+/// - `dct`: pHash. The picture in grey, a uniform frame (a border) trimmed, averaged to
+///   32×32, its 2-D DCT-II; a bit per coefficient of the 8×8 lowest frequencies, set when
+///   above their median.
+/// - `croppedDCT`: the same of the picture's centre without `cropMargins` of each side:
+///   a copy cropped by up to 5 % per side hashes close to one of them, which the whole
+///   picture's hash alone would not (a 5 % crop is a 10 % change of scale).
+/// - `gradient`: dHash. The picture in grey, averaged to 9×8; a bit per horizontal
+///   neighbour pair, set when brightness rises to the right (measured, not used to group).
 ///
-/// Both are read from the decode a thumbnail already makes (`EncodedThumbnail.hashes`),
+/// All are read from the decode a thumbnail already makes (`EncodedThumbnail.hashes`),
 /// after orientation, so copies that differ by their orientation tag alone hash alike.
 public struct PerceptualHashes: Hashable, Sendable {
-    /// The DCT hash (pHash).
+    /// The DCT hash (pHash) of the whole picture.
     public var dct: UInt64
+    /// The DCT hashes of the centre without each of `cropMargins` per side.
+    public var croppedDCT: [UInt64]
     /// The gradient hash (dHash).
     public var gradient: UInt64
 
-    public init(dct: UInt64, gradient: UInt64) {
+    /// The share of each side left out for `croppedDCT`: crops up to 5 % per side land
+    /// within 1.25 % of one of 0, 2.5 % and 5 %.
+    public static let cropMargins = [0.025, 0.05]
+
+    public init(dct: UInt64, croppedDCT: [UInt64], gradient: UInt64) {
         self.dct = dct
+        self.croppedDCT = croppedDCT
         self.gradient = gradient
     }
 
@@ -29,6 +40,7 @@ public struct PerceptualHashes: Hashable, Sendable {
     static func of(_ image: PixelBuffer) -> PerceptualHashes {
         let grey = GreyPicture(image).trimmed()
         return PerceptualHashes(dct: dctHash(grey.averaged(width: 32, height: 32)),
+                                croppedDCT: cropMargins.map { dctHash(grey.centre(without: $0).averaged(width: 32, height: 32)) },
                                 gradient: gradientHash(grey.averaged(width: 9, height: 8)))
     }
 
@@ -36,16 +48,19 @@ public struct PerceptualHashes: Hashable, Sendable {
     /// fractions of its duration), so a video hashes as the sequence, not one moment.
     static func of(frames: [PixelBuffer]) -> PerceptualHashes? {
         guard !frames.isEmpty else { return nil }
-        func averaged(_ width: Int, _ height: Int) -> [Float] {
+        let pictures = frames.map { GreyPicture($0).trimmed() }
+        func averaged(_ width: Int, _ height: Int, margin: Double = 0) -> [Float] {
             var sum = [Float](repeating: 0, count: width * height)
-            for frame in frames {
-                for (i, value) in GreyPicture(frame).trimmed().averaged(width: width, height: height).enumerated() {
+            for picture in pictures {
+                for (i, value) in picture.centre(without: margin).averaged(width: width, height: height).enumerated() {
                     sum[i] += value
                 }
             }
             return sum.map { $0 / Float(frames.count) }
         }
-        return PerceptualHashes(dct: dctHash(averaged(32, 32)), gradient: gradientHash(averaged(9, 8)))
+        return PerceptualHashes(dct: dctHash(averaged(32, 32)),
+                                croppedDCT: cropMargins.map { dctHash(averaged(32, 32, margin: $0)) },
+                                gradient: gradientHash(averaged(9, 8)))
     }
 
     /// The hashes of interleaved 8-bit RGB pixels, upright (for pictures decoded elsewhere).
@@ -171,6 +186,18 @@ struct GreyPicture {
             if first == nil { first = mean }
         }
         return lines
+    }
+
+    /// The hashed rectangle without `margin` of its width and height on each side.
+    func centre(without margin: Double) -> GreyPicture {
+        var picture = self
+        let dx = Int((Double(right - left) * margin).rounded()), dy = Int((Double(bottom - top) * margin).rounded())
+        guard right - left > 2 * dx + 1, bottom - top > 2 * dy + 1 else { return self }
+        picture.left += dx
+        picture.right -= dx
+        picture.top += dy
+        picture.bottom -= dy
+        return picture
     }
 
     /// The hashed rectangle averaged into `outWidth`×`outHeight` cells (each pixel to the
