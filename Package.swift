@@ -94,7 +94,7 @@ let package = Package(
         // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
         .executableTarget(
             name: "mediaindex-bench",
-            dependencies: ["MediaIndex", "MediaPlaces", "LoopbackHTTPClient"]
+            dependencies: ["MediaIndex", "MediaPlaces", "MediaThumbnails", "LoopbackHTTPClient"]
         ),
 
         // The README's library example, built with the tests so it keeps compiling.
@@ -113,7 +113,7 @@ let package = Package(
         // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -390,7 +390,10 @@ public enum ThumbnailGenerator {
         if flattenInSRGB { image = image.flattenedOnWhite() }
         image = image.oriented(orientation)
         let data = try ThumbnailEncoder.encode(image, as: request.format)
-        return EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings)
+        // A fill thumbnail is a crop: only the whole picture is hashed.
+        let hashes = request.mode == .fit ? PerceptualHashes.of(image) : nil
+        return EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings,
+                                hashes: hashes)
     }
 }
 

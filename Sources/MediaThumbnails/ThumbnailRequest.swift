@@ -77,13 +77,18 @@ public struct EncodedThumbnail: Sendable, Equatable {
     public var path: ThumbnailPath
     /// Problems that did not stop the thumbnail (a truncated JPEG decoded partially), one sentence each.
     public var warnings: [String]
+    /// The perceptual hashes of the upright picture (`.fit` thumbnails only), read from
+    /// the same decode.
+    public var hashes: PerceptualHashes?
 
-    public init(data: [UInt8], width: Int, height: Int, path: ThumbnailPath, warnings: [String] = []) {
+    public init(data: [UInt8], width: Int, height: Int, path: ThumbnailPath, warnings: [String] = [],
+                hashes: PerceptualHashes? = nil) {
         self.data = data
         self.width = width
         self.height = height
         self.path = path
         self.warnings = warnings
+        self.hashes = hashes
     }
 }
 

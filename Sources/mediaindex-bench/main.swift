@@ -23,6 +23,10 @@ struct Options {
     var serveAssets = 1_000_000
     var serveRequests = 200
     var onlyServe = false
+    /// `--only-duplicates`: only issue 33's rows (grouping, its memory, the hash's cost).
+    var onlyDuplicates = false
+    /// How many perceptual hashes the grouping benchmark groups.
+    var duplicateHashes = 1_000_000
     /// `--only-thumbnails`: only the thumbnail rows (both tools, every kind, and peak memory).
     var onlyThumbnails = false
     /// `--scale`: only the scale benchmark, at these sizes.
@@ -62,6 +66,8 @@ struct Options {
             case "--serve-requests": serveRequests = max(1, Int(try value()) ?? serveRequests)
             case "--only-serve": onlyServe = true
             case "--only-thumbnails": onlyThumbnails = true
+            case "--only-duplicates": onlyDuplicates = true
+            case "--duplicate-hashes": duplicateHashes = max(2, Int(try value()) ?? duplicateHashes)
             case "--scale": scale = true
             case "--scale-files":
                 scale = true
@@ -73,7 +79,7 @@ struct Options {
             case "--query-library": queryLibrary = try value()
             case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -129,6 +135,16 @@ func run() throws {
     }
     if options.onlyServe {
         printTable(try serveRows())
+        return
+    }
+    let duplicateRows = {
+        try DuplicateBenchmark.run(executable: CommandLine.arguments[0], media: media, hashes: options.duplicateHashes,
+                                   runs: options.runs)
+    }
+    if options.onlyDuplicates {
+        let rows = try duplicateRows()
+        printTable(rows)
+        try writeResults(rows, options: options, files: options.duplicateHashes)
         return
     }
     if options.onlyThumbnails {
@@ -210,6 +226,7 @@ func run() throws {
 
     rows += try ThumbnailBenchmark.run(mediaindex: mediaindex, media: media, work: work, runs: options.runs,
                                        filesPerKind: options.thumbnailFiles)
+    rows += try duplicateRows()
     rows += try QueryBenchmark.run(work: work, runs: options.runs, assets: options.queryAssets)
     if options.queryAssets > 0 {
         // A picker's first screen on the query benchmark's library, from a new process.
@@ -262,6 +279,11 @@ func machineDescription() -> String {
     return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) GB"
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--duplicates-child",
+   let count = Int(CommandLine.arguments[2]) {
+    DuplicateBenchmark.child(hashes: count)
+    exit(0)
+}
 do {
     try run()
 } catch {

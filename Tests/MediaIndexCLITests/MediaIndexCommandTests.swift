@@ -52,6 +52,7 @@ struct MediaIndexCommandTreeTests {
               unhide                  Show hidden assets again.
               thumbnail               Print an asset's thumbnail path (made if needed).
               thumbnails              Make missing thumbnails, or collect old ones (--gc).
+              duplicates              List duplicate and similar photos, or resolve them.
               serve                   Serve the HTTP API and the web picker, keeping the
                                       library indexed.
 

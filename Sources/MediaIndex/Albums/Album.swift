@@ -4,7 +4,7 @@ import Foundation
 public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
     /// The smart albums, by PhotoKit's names (`title` is what Photos shows).
     case recents, favorites, videos, selfies, livePhotos, portrait, panoramas, timelapses, slomos, bursts,
-         screenshots, screenRecordings, animated, raw, recentlyAdded, hidden
+         screenshots, screenRecordings, animated, raw, duplicates, similar, recentlyAdded, hidden
 
     /// The title Photos shows.
     public var title: String {
@@ -23,6 +23,8 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
         case .screenRecordings: return "Screen Recordings"
         case .animated: return "Animated"
         case .raw: return "RAW"
+        case .duplicates: return "Duplicates"
+        case .similar: return "Similar"
         case .recentlyAdded: return "Recently Added"
         case .hidden: return "Hidden"
         }
@@ -46,6 +48,8 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
         case .screenRecordings: return .screenRecordings
         case .animated: return .animated
         case .raw: return .raw
+        case .duplicates: return .duplicates
+        case .similar: return .similar
         case .recents, .favorites, .recentlyAdded, .hidden: return nil
         }
     }

@@ -324,6 +324,14 @@ extension MediaLibrary.Blocking {
                 if options.maxPageCount != nil { try? writer.write { try $0.execute("PRAGMA max_page_count = 1073741823") } }
             }
             let summary = try indexer.run(roots: selected, progress: progress)
+            // Once `duplicates` has hashed the library, each run keeps hashes and groups
+            // current (new files join groups, removed ones leave, with feed entries). A
+            // file that cannot be hashed records its error in its row; a failure here
+            // leaves the previous groups, never fails the run that committed.
+            let changed = summary.added + summary.updated + summary.moved + summary.removed + summary.paired + summary.unpaired > 0
+            if changed, (try? writer.write({ try DuplicateStore(db: $0).hasHashes() })) == true {
+                _ = try? updateDuplicates()
+            }
             // Takeout's favorites, from the user-state side (the index writer never
             // writes user state); what fails here is applied after the next run.
             _ = try? library.applyTakeoutFavorites()

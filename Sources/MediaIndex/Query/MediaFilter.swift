@@ -30,6 +30,10 @@ public indirect enum MediaFilter: Sendable, Hashable {
     case motionPhotos
     /// Assets with an edit: an edited rendering or Apple's adjustments (`Asset.hasAdjustments`).
     case edited
+    /// Assets in a same-file or duplicate group (`mediaindex duplicates`), as last grouped.
+    case duplicates
+    /// Assets in a group of similar shots (a burst or a series), as last grouped.
+    case similar
     // Combinators.
     case any(of: [MediaFilter])
     case all(of: [MediaFilter])
@@ -45,7 +49,7 @@ public indirect enum MediaFilter: Sendable, Hashable {
         ("timelapseVideos", .timelapseVideos), ("depthEffectPhotos", .depthEffectPhotos), ("bursts", .bursts),
         ("cinematicVideos", .cinematicVideos), ("spatialMedia", .spatialMedia), ("selfies", .selfies),
         ("raw", .raw), ("animated", .animated), ("hdr", .hdr), ("motionPhotos", .motionPhotos),
-        ("edited", .edited),
+        ("edited", .edited), ("duplicates", .duplicates), ("similar", .similar),
     ]
 
     /// The column of `assets` a leaf tests, or nil for a combinator.
@@ -144,6 +148,10 @@ extension MediaFilter {
         case .bursts: return .condition("\(alias).\(testedColumn ?? "") IS NOT NULL")
         // As migration 0014's partial index `assets_with_adjustments` says it.
         case .edited: return .condition("\(alias).\(testedColumn ?? "") <> 0")
+        // The memberships `DuplicateStore` keeps (migration 0023).
+        case .duplicates:
+            return .condition("\(alias).id IN (SELECT asset_id FROM duplicate_members WHERE kind IN ('same-file', 'duplicate'))")
+        case .similar: return .condition("\(alias).id IN (SELECT asset_id FROM duplicate_members WHERE kind = 'similar')")
         case .any(let filters):
             // Every asset is an image or a video: a union holding both is everything.
             let flat = filters.flatMap { if case .any(let inner) = $0 { return inner } else { return [$0] } }

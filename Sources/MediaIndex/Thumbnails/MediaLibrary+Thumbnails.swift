@@ -228,9 +228,12 @@ extension MediaLibrary.Blocking {
         // Fails at once, before any work, when the cache folder cannot be trusted.
         try cache.prepare()
 
-        @Sendable func flush(_ records: [ThumbnailRecord]) throws {
-            guard let writer, !records.isEmpty else { return }
-            try writer.transaction { db in try ThumbnailStateStore.record(records, db: db) }
+        @Sendable func flush(_ records: [ThumbnailRecord], _ hashes: [DuplicateStore.ThumbnailHashes]) throws {
+            guard let writer, !records.isEmpty || !hashes.isEmpty else { return }
+            try writer.transaction { db in
+                try ThumbnailStateStore.record(records, db: db)
+                try DuplicateStore(db: db).saveHashes(hashes, now: Date().timeIntervalSince1970)
+            }
         }
 
         func process(_ assets: [Asset]) throws {
@@ -256,7 +259,7 @@ extension MediaLibrary.Blocking {
                     } catch {
                         outcome = nil
                     }
-                    let (pending, snapshot): ([ThumbnailRecord], ThumbnailBuildSummary) = shared.withLock { state in
+                    let (pending, snapshot): (([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]), ThumbnailBuildSummary) = shared.withLock { state in
                         switch (outcome?.result, outcome?.record) {
                         case (.success?, nil): state.summary.cached += 1
                         case (.success?, _?): state.summary.made += 1
@@ -265,12 +268,17 @@ extension MediaLibrary.Blocking {
                         case (nil, _): state.summary.failed += 1
                         }
                         if let record = outcome?.record { state.pending.append(record) }
-                        var taken: [ThumbnailRecord] = []
-                        if state.pending.count >= 256 { taken = state.pending; state.pending = [] }
+                        if let hashes = outcome?.hashes { state.pendingHashes.append(hashes) }
+                        var taken: ([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]) = ([], [])
+                        if state.pending.count >= 256 {
+                            taken = (state.pending, state.pendingHashes)
+                            state.pending = []
+                            state.pendingHashes = []
+                        }
                         return (taken, state.summary)
                     }
-                    if !pending.isEmpty {
-                        do { try flush(pending) } catch { shared.withLock { $0.writeError = error } }
+                    if !pending.0.isEmpty {
+                        do { try flush(pending.0, pending.1) } catch { shared.withLock { $0.writeError = error } }
                     }
                     progress?(snapshot)
                 }
@@ -297,12 +305,13 @@ extension MediaLibrary.Blocking {
                 fetch.after = cursor
             }
         }
-        let (rest, writeError, cacheError) = shared.withLock { state in
-            let taken = state.pending
+        let (rest, restHashes, writeError, cacheError) = shared.withLock { state in
+            let taken = (state.pending, state.pendingHashes)
             state.pending = []
-            return (taken, state.writeError, state.cacheError)
+            state.pendingHashes = []
+            return (taken.0, taken.1, state.writeError, state.cacheError)
         }
-        try flush(rest)
+        try flush(rest, restHashes)
         if let cacheError { throw cacheError }
         if let writeError { throw writeError }
         var summary = shared.withLock { $0.summary }
@@ -410,6 +419,8 @@ extension MediaLibrary {
     struct BuildState {
         var summary = ThumbnailBuildSummary()
         var pending: [ThumbnailRecord] = []
+        /// Perceptual hashes read from the thumbnails' decodes, kept for `duplicates`.
+        var pendingHashes: [DuplicateStore.ThumbnailHashes] = []
         var writeError: Error?
         /// A full disk or an untrusted cache folder: the build stops.
         var cacheError: LibraryError?
@@ -419,6 +430,8 @@ extension MediaLibrary {
         var result: Result<String, ThumbnailUnavailable>
         /// The state to record, when something was made or tried.
         var record: ThumbnailRecord?
+        /// The picture's perceptual hashes, when the thumbnail was a whole still of the primary file.
+        var hashes: DuplicateStore.ThumbnailHashes?
     }
 
     /// Tests only: libraries (by folder) that behave as if ffmpeg were not installed.
@@ -460,10 +473,16 @@ extension MediaLibrary {
         do {
             let thumbnail = try makeThumbnail(of: asset, primary: primary, request: request)
             try cache.store(thumbnail.data, at: path)
+            // The decode just made is hashed too (a still of the primary file, whole):
+            // `duplicates` then needs no decode of its own.
+            var hashes: DuplicateStore.ThumbnailHashes?
+            if asset.mediaType == .image, primary == asset.primaryResource, let made = thumbnail.hashes {
+                hashes = DuplicateStore.ThumbnailHashes(identifier: asset.id.rawValue, revision: asset.revision, hashes: made)
+            }
             record.bytes = Int64(thumbnail.data.count)
             record.width = thumbnail.width
             record.height = thumbnail.height
-            return ThumbnailOutcome(result: .success(path), record: record)
+            return ThumbnailOutcome(result: .success(path), record: record, hashes: hashes)
         } catch let error as ThumbnailError {
             record.state = error == .needsFFmpeg ? .needsFFmpeg : .failed
             record.message = error.description

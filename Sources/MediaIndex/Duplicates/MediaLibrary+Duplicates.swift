@@ -1,0 +1,162 @@
+import Foundation
+import MediaMetadata
+import MediaThumbnails
+
+extension MediaLibrary {
+    /// The duplicate groups of `kind` (all kinds when nil), after computing the hashes
+    /// still missing. See `Blocking.duplicateGroups(kind:)`.
+    ///
+    /// - Throws: as `Blocking.duplicateGroups(kind:)`.
+    public func duplicateGroups(kind: DuplicateKind? = nil) async throws -> [DuplicateGroup] {
+        try await offExecutor { try $0.duplicateGroups(kind: kind) }
+    }
+
+    /// Hides a duplicate group's other members and merges their user state onto the
+    /// keeper. See `Blocking.resolveDuplicateGroup(_:keep:)`.
+    ///
+    /// - Throws: as `Blocking.resolveDuplicateGroup(_:keep:)`.
+    public func resolveDuplicateGroup(_ group: String, keep: Asset.ID? = nil) async throws -> DuplicateResolution {
+        try await offExecutor { try $0.resolveDuplicateGroup(group, keep: keep) }
+    }
+}
+
+/// What resolving a duplicate group did.
+public struct DuplicateResolution: Sendable, Hashable {
+    public var group: DuplicateGroup
+    /// The member kept.
+    public var keeper: Asset.ID
+    /// The members hidden, with their files' paths (for `--print0`).
+    public var hidden: [Asset.ID]
+    public var hiddenPaths: [PathBytes]
+    /// What was copied onto the keeper in user state (`favorite`, `album`).
+    public var merged: [String]
+}
+
+extension MediaLibrary.Blocking {
+    /// The groups of `kind` (all kinds when nil): same files, duplicates (keeper first)
+    /// and similar shots, of the assets not hidden. With write access, hashes still
+    /// missing are computed first and kept, and the memberships the `duplicates` and
+    /// `similar` filters read are brought up to date; read-only, the stored hashes are used.
+    ///
+    /// - Throws: `LibraryError.database`.
+    public func duplicateGroups(kind: DuplicateKind? = nil) throws -> [DuplicateGroup] {
+        if library.isWritable { return try updateDuplicates().filter { kind == nil || $0.kind == kind } }
+        return try library.computeGroups().groups.filter { kind == nil || $0.kind == kind }
+    }
+
+    /// Computes the missing and stale hashes, regroups, and stores the memberships with
+    /// change-feed entries for the assets whose groups changed.
+    ///
+    /// - Returns: every group.
+    /// - Throws: `LibraryError.readOnly`, `.database`.
+    @discardableResult
+    public func updateDuplicates() throws -> [DuplicateGroup] {
+        let writer = try library.requireWriter()
+        do {
+            try library.updatePerceptualHashes(writer: writer)
+            try library.updateContentHashes(writer: writer)
+            let computed = try library.computeGroups()
+            try writer.write { db in
+                try db.inTransaction {
+                    try DuplicateStore(db: db).replaceMembers(
+                        computed.groups, kinds: Set(DuplicateKind.allCases), rows: computed.rows,
+                        identifiers: Dictionary(uniqueKeysWithValues: computed.rows.map { ($1, $0) }),
+                        now: Date().timeIntervalSince1970)
+                }
+            }
+            return computed.groups
+        } catch let error as DatabaseError {
+            throw LibraryError.database(error)
+        }
+    }
+
+    /// Hides the members of `group` other than the keeper (`keep`, else the group's) in
+    /// user state, and copies their favourite mark and user-album memberships onto the
+    /// keeper. Never deletes, moves or writes a file; `unhide` undoes the hiding.
+    ///
+    /// - Throws: `LibraryError.duplicateGroupNotFound`, `.assetNotFound` when `keep` is
+    ///   not a member, `.readOnly`, `.database`.
+    public func resolveDuplicateGroup(_ groupID: String, keep: Asset.ID? = nil) throws -> DuplicateResolution {
+        guard let group = try duplicateGroups().first(where: { $0.id == groupID }) else {
+            throw LibraryError.duplicateGroupNotFound(groupID)
+        }
+        guard let keeper = keep ?? group.keeper ?? group.assets.first, group.assets.contains(keeper) else {
+            throw LibraryError.assetNotFound(keep?.rawValue ?? groupID)
+        }
+        let others = group.assets.filter { $0 != keeper }
+        var merged: [String] = []
+        try library.writeUserState { db in
+            let list = "[" + others.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+            if try db.scalarInt("""
+                SELECT 1 FROM userstate.asset_user_state WHERE favorite = 1 AND identifier IN (SELECT value FROM json_each(?))
+                """, [list]) != nil {
+                try setUserFlag(db, "favorite", for: keeper)
+                merged.append("favorite")
+            }
+            let albums = try db.rows("""
+                SELECT DISTINCT album_id FROM userstate.album_assets WHERE asset_identifier IN (SELECT value FROM json_each(?))
+                """, [list]).compactMap { $0.int64("album_id") }
+            for album in albums {
+                let next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [album]) ?? -1) + 1
+                try db.execute("""
+                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
+                    VALUES (?, ?, ?, ?)
+                    """, [album, keeper.rawValue, next, Date().timeIntervalSince1970])
+                if db.changes > 0 && !merged.contains("album") { merged.append("album") }
+            }
+            for other in others { try setUserFlag(db, "hidden", for: other) }
+        }
+        let paths = try library.read { db in try others.flatMap { try MediaLibrary.primaryPaths(of: $0, db: db) } }
+        return DuplicateResolution(group: group, keeper: keeper, hidden: others, hiddenPaths: paths, merged: merged)
+    }
+
+    private func setUserFlag(_ db: DatabaseConnection, _ column: String, for asset: Asset.ID) throws {
+        try db.execute("""
+            INSERT INTO userstate.asset_user_state (identifier, \(column), modified_at) VALUES (?, 1, ?)
+            ON CONFLICT (identifier) DO UPDATE SET \(column) = 1, modified_at = excluded.modified_at
+            """, [asset.rawValue, Date().timeIntervalSince1970])
+    }
+}
+
+extension MediaLibrary {
+    /// The paths of an asset's primary files.
+    static func primaryPaths(of asset: Asset.ID, db: DatabaseConnection) throws -> [PathBytes] {
+        try db.rows("""
+            SELECT f.path FROM files f JOIN assets a ON a.id = f.asset_id
+            WHERE a.identifier = ? AND f.role IN ('photo', 'video') ORDER BY f.path
+            """, [asset.rawValue]).compactMap { $0[0].blob.map(PathBytes.init) }
+    }
+
+    /// Hashes the assets whose hash is missing or stale, on every core, committing a
+    /// batch at a time.
+    func updatePerceptualHashes(writer: DatabaseWriter) throws {
+        let jobs = try writer.write { db in try DuplicateStore(db: db).staleHashJobs() }
+        let batch = 256
+        var start = 0
+        while start < jobs.count {
+            let chunk = Array(jobs[start..<min(start + batch, jobs.count)])
+            let results = ConcurrentSlots<PerceptualHashResult>(count: chunk.count, initial: PerceptualHashResult())
+            DispatchQueue.concurrentPerform(iterations: chunk.count) { i in
+                results.set(i, Self.hash(chunk[i]))
+            }
+            let values = results.values
+            try writer.write { db in
+                try db.inTransaction {
+                    let store = DuplicateStore(db: db), now = Date().timeIntervalSince1970
+                    for (job, result) in zip(chunk, values) { try store.saveHashes(result, for: job, now: now) }
+                }
+            }
+            start += batch
+        }
+    }
+
+    static func hash(_ job: DuplicateStore.HashJob) -> PerceptualHashResult {
+        do {
+            let hashes = try ThumbnailGenerator.perceptualHashes(ofFileAtBytes: job.path.bytes, format: job.format,
+                                                                 orientation: job.orientation, durationSeconds: job.duration)
+            return PerceptualHashResult(hashes: hashes)
+        } catch {
+            return PerceptualHashResult(error: "\(error)")
+        }
+    }
+}
