@@ -9,8 +9,11 @@ struct SidecarValues: StoredFileValues, Equatable {
     var captureDate: CaptureDate?
     /// `exif:GPSLatitude`/`GPSLongitude` (and `GPSAltitude`), when plausible.
     var location: GeoLocation?
-    /// `xmp:Rating`, rounded and clamped to -1 (rejected) … 5.
+    /// `xmp:Rating`, rounded and clamped to -1 (rejected) … 5. Kept beside `descriptive`
+    /// for sidecar rows written before it existed.
     var rating: Int?
+    /// Keywords, title, caption, rating, label, people, creator, copyright.
+    var descriptive: DescriptiveMetadata?
     /// `photoshop:SidecarForExtension`, lowercased: which same-stem file it describes.
     var sidecarForExtension: String?
     var warnings: [String] = []
@@ -19,6 +22,7 @@ struct SidecarValues: StoredFileValues, Equatable {
         captureDate = properties.captureDate
         location = properties.location.flatMap { $0.isPlausible ? $0 : nil }
         rating = properties.rating.flatMap { $0.isFinite ? Int(max(-1, min(5, $0.rounded()))) : nil }
+        descriptive = properties.descriptiveMetadata
         sidecarForExtension = properties.sidecarForExtension.map {
             String($0.lowercased().drop { $0 == "." })
         }.flatMap { $0.isEmpty ? nil : $0 }
@@ -58,7 +62,9 @@ enum SidecarFile {
 /// one whose media file is not indexed waits, unattached, and attaches when it comes.
 ///
 /// Which value wins: the sidecar's, for the fields people edit (capture date,
-/// location, rating), where the sidecar has one; the file's fill the rest. With
+/// location, and the descriptive fields: keywords, title, caption, rating, label,
+/// people, creator, copyright), field by field where the sidecar has one (a sidecar's
+/// keywords replace the file's, they are not merged); the file's fill the rest. With
 /// several sidecars on one asset, the one naming the primary file exactly comes first.
 ///
 /// Runs in the index run's final transaction, after pairing (so assets are final).
@@ -228,11 +234,10 @@ struct SidecarAttacher {
         let primaryPath = PathBytes(primary.blob("path") ?? [])
         let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
         TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
-        let rating = Self.apply(sidecars, to: &metadata)
+        Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
-        let values: [(AssetRecord.Column, DatabaseValueConvertible)] =
-            AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) } + [(.rating, rating)]
+        let values = AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) }
         var fields: [String] = []
         for (column, value) in values where asset[column.name] != value.databaseValue {
             let field = column.changedFieldName
@@ -271,7 +276,7 @@ struct SidecarAttacher {
         guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
         TakeoutSidecar.fill(&metadata, from: takeout)
-        _ = apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
+        apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }
 
@@ -280,11 +285,17 @@ struct SidecarAttacher {
         try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path").rows([assetID])
     }
 
-    /// Puts the sidecars' values over the file's where they have one; returns the rating.
-    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) -> Int? {
+    /// Puts the sidecars' values over the file's where they have one: the first sidecar
+    /// (in precedence order) that has a field gives it.
+    static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) {
         if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
-        return sidecars.lazy.compactMap(\.rating).first
+        var descriptive = metadata.descriptive ?? DescriptiveMetadata()
+        for sidecar in sidecars.reversed() {
+            let values = sidecar.descriptive ?? DescriptiveMetadata(rating: sidecar.rating)
+            descriptive = values.replacingFields(of: descriptive)
+        }
+        metadata.descriptive = descriptive.isEmpty ? nil : descriptive
     }
 }
 

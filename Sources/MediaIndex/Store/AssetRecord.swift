@@ -80,8 +80,8 @@ enum AssetRecord {
         .embeddedVideoDuration, .rating, .hasAdjustments,
     ]
 
-    /// The columns an XMP sidecar may set besides `rating` (see `SidecarAttacher`).
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude]
+    /// The columns an XMP sidecar may set (see `SidecarAttacher`).
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude, .rating]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values.
     struct MetadataValues {
@@ -120,6 +120,7 @@ enum AssetRecord {
                 (.embeddedVideoOffset, m.motionPhoto.map { Int64(clamping: $0.videoOffset) }),
                 (.embeddedVideoLength, m.motionPhoto.map { Int64(clamping: $0.videoLength) }),
                 (.embeddedVideoDuration, m.motionPhoto?.videoDurationSeconds),
+                (.rating, m.descriptive?.rating),
             ]
         }
 

@@ -81,12 +81,34 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// `largestPreview`'s offset and length, stored apart (see `largestPreview`).
     var previewOffset: UInt64?
     var previewLength: UInt64?
+    /// What people wrote on the picture (keywords, title, caption, rating, label, people,
+    /// creator, copyright), reconciled from every family of tags; nil when it says nothing.
+    public var descriptive: DescriptiveMetadata?
+    /// Each family of tags' descriptive values while the file is read; `MetadataReader`
+    /// reconciles them into `descriptive` and clears this.
+    var descriptiveSources: DescriptiveSources?
     /// Problems that did not stop the read, one sentence each.
     public var warnings: [String]
 
     public init(format: MediaFormat) {
         self.format = format
         self.warnings = []
+    }
+
+    /// Changes the descriptive values of one family of tags.
+    mutating func updateDescriptiveSources(_ change: (inout DescriptiveSources) -> Void) {
+        var sources = descriptiveSources ?? DescriptiveSources()
+        change(&sources)
+        descriptiveSources = sources
+    }
+
+    /// Reconciles the families' descriptive values into `descriptive`, and clears them.
+    mutating func reconcileDescriptiveSources() {
+        if let sources = descriptiveSources {
+            let reconciled = sources.reconciled()
+            descriptive = reconciled.isEmpty ? nil : reconciled
+        }
+        descriptiveSources = nil
     }
 
     /// Width and height as displayed, after orientation (5–8 swap the axes).

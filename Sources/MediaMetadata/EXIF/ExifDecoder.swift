@@ -125,6 +125,10 @@ public enum ExifDecoder {
         if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
         if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
         if m.userComment == nil { m.userComment = userComment(exif[ExifTag.userComment]) }
+        let description = ExifDescription(ifd0: ifd0, exif: exif, make: m.make, model: m.model)
+        m.updateDescriptiveSources { sources in
+            if sources.exif == ExifDescription() { sources.exif = description }
+        }
     }
 
     /// Whether a HEIF without `irot`/`imir` holds pixels already turned the way its EXIF
