@@ -99,7 +99,8 @@ struct SidecarTests {
         let bare = try #require(try library.assets().first)
         #expect(bare.id == asset.id)
         #expect(bare.resources.map(\.role) == ["photo"])
-        #expect(bare.rating == nil)
+        // The file's own rating (its embedded xmp:Rating) comes back too.
+        #expect(bare.rating == file["XMP-xmp:Rating"]?.number.map { Int($0) })
         #expect(abs((bare.location?.latitude ?? 0) - fileLatitude) < 1e-9)
         let subseconds = try #require(file["Composite:SubSecDateTimeOriginal"]?.string)
         #expect(bare.creationDateText?.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
