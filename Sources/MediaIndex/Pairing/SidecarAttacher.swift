@@ -233,7 +233,8 @@ struct SidecarAttacher {
               var metadata = FileRecord.decodeMetadata(primary.string("metadata")) else { return }
         let primaryPath = PathBytes(primary.blob("path") ?? [])
         let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
-        TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
+        TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db),
+                            primaryName: FileNameKey(primaryPath).fileName)
         Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
@@ -275,7 +276,7 @@ struct SidecarAttacher {
         let takeout = try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db)
         guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
-        TakeoutSidecar.fill(&metadata, from: takeout)
+        TakeoutSidecar.fill(&metadata, from: takeout, primaryName: FileNameKey(primaryPath).fileName)
         apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }

@@ -29,6 +29,9 @@ public struct DescriptiveMetadata: Sendable, Equatable, Hashable, Codable {
         self.label = label; self.people = people; self.creator = creator; self.copyright = copyright
     }
 
+    /// A text as every descriptive field holds it: trimmed, bounded, NFC; nil when blank.
+    public static func cleanText(_ text: String?) -> String? { DescriptiveText.clean(text) }
+
     /// Whether no field has a value.
     public var isEmpty: Bool { self == DescriptiveMetadata() }
 
