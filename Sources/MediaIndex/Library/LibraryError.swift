@@ -21,6 +21,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case unknownRoot(path: String)
     /// No asset with that identifier or path (as given).
     case assetNotFound(String)
+    /// A user's rating, title, caption or keywords that cannot be stored (the reason).
+    case invalidUserDescription(String)
     /// A change token older than the retained change history.
     case changeTokenExpired(token: ChangeToken, oldest: ChangeToken)
     /// A change token newer than any change: the library was rebuilt since, or the
@@ -59,6 +61,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "\(path) is not a registered root"
         case .assetNotFound(let key):
             return "no asset matches \(key)"
+        case .invalidUserDescription(let reason):
+            return reason
         case .changeTokenExpired(let token, let oldest):
             return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"
         case .changeTokenFromTheFuture(let token, let current):

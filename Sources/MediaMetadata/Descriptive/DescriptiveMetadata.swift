@@ -32,6 +32,14 @@ public struct DescriptiveMetadata: Sendable, Equatable, Hashable, Codable {
     /// A text as every descriptive field holds it: trimmed, bounded, NFC; nil when blank.
     public static func cleanText(_ text: String?) -> String? { DescriptiveText.clean(text) }
 
+    /// Keywords as a set, as every keyword field holds them: cleaned, hierarchies as
+    /// `A|B|C` paths, deduplicated without regard to case, levels of a path folded into it.
+    public static func keywordSet(_ keywords: [String]) -> [String] {
+        let cleaned = DescriptiveText.clean(keywords)
+        let paths = cleaned.filter { $0.contains("|") }.map { KeywordPath.levels($0, separator: "|") }.filter { !$0.isEmpty }
+        return KeywordPath.keywordSet(flat: cleaned.filter { !$0.contains("|") }, paths: paths)
+    }
+
     /// Whether no field has a value.
     public var isEmpty: Bool { self == DescriptiveMetadata() }
 
