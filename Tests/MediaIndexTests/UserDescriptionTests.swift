@@ -46,3 +46,32 @@ struct UserDescriptionTests {
         #expect(try library.blocking.userDescription(of: ids[0]) == DescriptiveMetadata())
     }
 }
+
+@Suite("Exporting the user's words to XMP sidecars")
+struct XMPExportTests {
+    @Test("export writes NAME.EXT.xmp that reads back as the user's words, leaves existing sidecars, and a dry run writes nothing",
+          .enabled(if: Corpus.isAvailable, "needs the shared corpus"))
+    func exportsAndReadsBack() throws {
+        let (library, ids, tree) = try UserDescriptionTests.library()
+        let words = DescriptiveMetadata(keywords: ["Ski", "Trips|Alps"], title: "A <bold> & \"quoted\" day",
+                                        caption: "Zürich", rating: -1)
+        try library.blocking.setUserDescription(
+            UserDescriptionEdit(rating: .set(-1), title: .set(words.title!), caption: .set("Zürich"), keywords: .set(words.keywords)),
+            for: [ids[0]])
+        let dry = try library.blocking.exportUserDescriptionsToXMP(dryRun: true)
+        #expect(dry.count == 1 && dry.first?.outcome == .written)
+        let path = try #require(dry.first?.path.displayString)
+        #expect(!FileManager.default.fileExists(atPath: path))
+
+        let done = try library.blocking.exportUserDescriptionsToXMP(dryRun: false)
+        #expect(done == dry)
+        let read = try XMPReader.readSidecar(FileByteSource(path: path)).descriptiveMetadata
+        #expect(read == words)
+
+        // Indexed, it is the asset's sidecar; a second export leaves it alone.
+        try library.blocking.index()
+        let again = try library.blocking.exportUserDescriptionsToXMP(dryRun: false)
+        #expect(again.map(\.outcome) == [.sidecarExists])
+        withExtendedLifetime(tree) {}
+    }
+}
