@@ -55,7 +55,7 @@ struct CorpusCoverageTests {
         #expect((made["bmp"] ?? 0) >= 3)
         #expect((made["jxl"] ?? 0) >= 2)
         // Every format the indexer records as an image has a decoder, except raws without an
-        // embedded preview and the formats the README lists as not decoded.
+        // embedded preview and the formats docs/thumbnails.md lists as not decoded.
         let undecoded = unsupported.filter { entry in
             guard let format = MediaFormat(rawValue: entry.key) else { return true }
             return !format.isRaw && ThumbnailGenerator.formatsWithoutDecoder[format] == nil

@@ -3,12 +3,12 @@ import Testing
 import MediaMetadata
 @testable import MediaThumbnails
 
-/// Every image format we index either gets a thumbnail, or the README says why not.
+/// Every image format we index either gets a thumbnail, or docs/thumbnails.md says why not.
 @Suite("Thumbnail format audit")
 struct FormatAuditTests {
-    static let readme: String = {
+    static let thumbnailsPage: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        return (try? String(contentsOf: root.appendingPathComponent("docs/thumbnails.md"), encoding: .utf8)) ?? ""
     }()
 
     @Test("every image format is either decoded or listed as not decoded, never both")
@@ -20,13 +20,13 @@ struct FormatAuditTests {
         #expect(ThumbnailGenerator.formatsWithoutDecoder.keys.allSatisfy { $0.mediaType == .image })
     }
 
-    @Test("the README's thumbnail section names each format not decoded, with its reason, one line each")
-    func readmeListsEachUndecodedFormat() {
-        #expect(!Self.readme.isEmpty, "README.md not found")
-        let lines = Self.readme.split(separator: "\n").map(String.init)
+    @Test("docs/thumbnails.md names each format not decoded, with its reason, one line each")
+    func thumbnailsPageListsEachUndecodedFormat() {
+        #expect(!Self.thumbnailsPage.isEmpty, "docs/thumbnails.md not found")
+        let lines = Self.thumbnailsPage.split(separator: "\n").map(String.init)
         for (format, reason) in ThumbnailGenerator.formatsWithoutDecoder.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             #expect(lines.contains { $0.hasPrefix("- `\(format.rawValue)` ") && $0.hasSuffix(": \(reason)") },
-                    "README lacks the line for \(format.rawValue): \(reason)")
+                    "docs/thumbnails.md lacks the line for \(format.rawValue): \(reason)")
         }
     }
 

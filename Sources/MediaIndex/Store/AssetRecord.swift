@@ -80,8 +80,10 @@ enum AssetRecord {
         .embeddedVideoDuration, .rating, .hasAdjustments,
     ]
 
-    /// The columns an XMP sidecar may set (see `SidecarAttacher`).
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude, .rating]
+    /// The columns a sidecar may set (see `SidecarAttacher`): XMP's date, place and
+    /// rating, and a Sony clip XML's camera too.
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
+                                           .make, .model, .rating]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values.
     struct MetadataValues {
