@@ -5,7 +5,7 @@ import MediaIndexInterface
 struct DescribeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "describe",
-        abstract: "Set your own rating, title, caption or keywords of assets.",
+        abstract: "Set your own rating, title, caption or keywords.",
         discussion: """
             Kept in user state, shown over the files' own values; the files are never written \
             (export-xmp writes them into .xmp sidecars). Keywords replace the asset's own; \
@@ -58,7 +58,7 @@ struct DescribeCommand: ParsableCommand {
 struct ExportXMPCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "export-xmp",
-        abstract: "Write your own ratings, titles, captions and keywords into .xmp sidecars.",
+        abstract: "Write your own words into new .xmp sidecars.",
         discussion: """
             Writes NAME.EXT.xmp beside each described asset's file; never an original, never a \
             sidecar that exists (another tool's is left as it is, and listed).
