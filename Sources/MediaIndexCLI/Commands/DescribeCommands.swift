@@ -30,7 +30,10 @@ struct DescribeCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         ids = parsed.positionals("ids")
-        if let rating = try parsed.option("rating", as: Int.self) { edit.rating = .set(rating) }
+        if let rating = try parsed.option("rating", as: Int.self) {
+            guard (-1...5).contains(rating) else { throw ValidationError("--rating takes -1 (rejected) to 5 stars, not \(rating)") }
+            edit.rating = .set(rating)
+        }
         if let title = parsed.option("title") { edit.title = .set(title) }
         if let caption = parsed.option("caption") { edit.caption = .set(caption) }
         let keywords = parsed.options("keyword")
