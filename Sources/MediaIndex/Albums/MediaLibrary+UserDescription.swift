@@ -2,8 +2,8 @@ import Foundation
 import MediaMetadata
 
 /// A change to the user's own words for assets: each field is left alone (nil), set,
-/// or cleared. Set through MediaIndex, they live in user state and show over the
-/// file's values; the files are never written.
+/// or cleared. Set through MediaIndex, they live in user state, by asset identifier;
+/// the files are never written.
 public struct UserDescriptionEdit: Sendable, Equatable {
     /// One field's change.
     public enum Change<Value: Sendable & Equatable>: Sendable, Equatable {

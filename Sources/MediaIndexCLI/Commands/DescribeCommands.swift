@@ -7,7 +7,7 @@ struct DescribeCommand: ParsableCommand {
         name: "describe",
         abstract: "Set your own rating, title, caption or keywords.",
         discussion: """
-            Kept in user state, shown over the files' own values; the files are never written \
+            Kept in user state (by asset identifier, through re-indexing and rebuilds); the files are never written \
             (export-xmp writes them into .xmp sidecars). Keywords replace the asset's own; \
             a hierarchy is a path: --keyword 'Places|France|Paris'.
             """

@@ -26,8 +26,7 @@ enum JPEGReader {
         }
         var foundFrame = false
         var ciff: CIFFReader.Facts?
-        // Photoshop resources may be split over several APP13 segments; joined, they are one block.
-        var photoshopResources: [UInt8] = []
+        var photoshopResources: [UInt8] = []  // over several APP13 segments, joined: one block
         for segment in walk.segments {
             switch segment.marker {
             case _ where segment.isFrameHeader:
@@ -65,9 +64,7 @@ enum JPEGReader {
                 break
             }
         }
-        if !photoshopResources.isEmpty {
-            IPTCReader.apply(photoshopResources: photoshopResources[...], to: &reading.metadata)
-        }
+        if !photoshopResources.isEmpty { IPTCReader.apply(photoshopResources: photoshopResources[...], to: &reading.metadata) }
 
         var problem = walk.problem
         if problem == nil, !foundFrame, let end = walk.endMarker {
