@@ -34,6 +34,7 @@ public enum MetadataReader {
             parsed.applyClassificationFacts(to: &metadata)
             properties = parsed
         }
+        metadata.reconcileDescriptiveSources()
         metadata.motionPhoto = MotionPhotoLocator.locate(in: source, format: format, xmp: properties,
                                                          warnings: &metadata.warnings)
         return metadata

@@ -50,6 +50,8 @@ struct MediaIndexCommandTreeTests {
               unfavorite              Unmark favorite assets.
               hide                    Hide assets from listings (see --include-hidden).
               unhide                  Show hidden assets again.
+              describe                Set your own rating, title, caption or keywords.
+              export-xmp              Write your own words into new .xmp sidecars.
               thumbnail               Print an asset's thumbnail path (made if needed).
               thumbnails              Make missing thumbnails, or collect old ones (--gc).
               duplicates              List duplicate and similar photos, or resolve them.

@@ -31,16 +31,19 @@ private let badValues: [String: (value: String, says: String)] = [
     "max-duration": ("-1", "0 or more"),
     "type": ("jpg", "did you mean 'jpeg'?"),
     "sort": ("captureDat", "did you mean 'captureDate'?"),
+    "rating": ("6", "-1 (rejected) to 5"),
+    "clear": ("stars", "rating, title, caption or keywords"),
 ]
 
 /// Options whose value is free text or a path, checked when used (an album's name, a
 /// camera's make, a cursor against the library).
-private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after"]
+private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after",
+                                     "title", "caption", "keyword"]
 
 /// Positionals a command needs before its options are read.
 private let positionals: [String: [String]] = [
     "album": ["move", "album", "asset"], "show": ["asset"], "thumbnail": ["asset"],
-    "favorite": ["asset"], "unfavorite": ["asset"], "hide": ["asset"], "unhide": ["asset"],
+    "favorite": ["asset"], "unfavorite": ["asset"], "hide": ["asset"], "unhide": ["asset"], "describe": ["asset"],
 ]
 
 /// Options a command needs beside the one tested (`--size` only counts with `--thumbnails`).

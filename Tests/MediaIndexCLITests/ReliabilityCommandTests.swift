@@ -263,7 +263,8 @@ struct CommandLinePaperCutTests {
         }
         #expect(page.contains(".TH MEDIAINDEX 1"))
         for command in MediaIndexCommand.configuration.subcommands {
-            #expect(page.contains(".SS \"mediaindex \(command.configuration.name)"), "lacks \(command.configuration.name)")
+            #expect(page.contains(".SS \"mediaindex \(ManualPageGenerator.escape(command.configuration.name))"),
+                    "lacks \(command.configuration.name)")
             for argument in command.arguments where argument.isNamed {
                 #expect(page.contains(ManualPageGenerator.escape(argument.longFlag)))
             }

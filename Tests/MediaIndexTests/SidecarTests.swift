@@ -99,7 +99,7 @@ struct SidecarTests {
         let bare = try #require(try library.assets().first)
         #expect(bare.id == asset.id)
         #expect(bare.resources.map(\.role) == ["photo"])
-        // The JPEG's own XMP rates it too (exiftool: XMP-xmp:Rating in the file).
+        // The file's own rating (its embedded xmp:Rating) comes back too.
         #expect(bare.rating == file["XMP-xmp:Rating"]?.number.map { Int($0) })
         #expect(abs((bare.location?.latitude ?? 0) - fileLatitude) < 1e-9)
         let subseconds = try #require(file["Composite:SubSecDateTimeOriginal"]?.string)

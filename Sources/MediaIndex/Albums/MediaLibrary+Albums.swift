@@ -347,7 +347,7 @@ extension MediaLibrary {
     }
 
     /// Throws `assetNotFound` unless the library holds the asset.
-    fileprivate static func requireAsset(_ id: Asset.ID, db: DatabaseConnection) throws {
+    static func requireAsset(_ id: Asset.ID, db: DatabaseConnection) throws {
         guard try db.scalarInt("SELECT 1 FROM assets WHERE identifier = ?", [id.rawValue]) == 1 else {
             throw LibraryError.assetNotFound(id.rawValue)
         }

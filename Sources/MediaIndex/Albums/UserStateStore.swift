@@ -13,8 +13,9 @@ enum UserStateStore {
     /// The schema name the store is attached under.
     static let schema = "userstate"
     /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
-    /// 2 added `imported_favorites`.
-    static let version = 2
+    /// 2 added `imported_favorites`; 3 the user's own `rating` and `keywords` (a JSON
+    /// array of keyword paths) beside `title` and `caption`.
+    static let version = 3
 
     /// A write that changes nothing: the first statement of every user-state transaction,
     /// so the write lock of user-state.sqlite is taken (waiting up to the busy timeout)
@@ -83,8 +84,17 @@ enum UserStateStore {
                     identifier TEXT PRIMARY KEY,
                     applied_at REAL NOT NULL
                 ) WITHOUT ROWID;
-                PRAGMA \(schema).user_version = \(version);
                 """)
+            try addDescriptionColumns(db)
+            try db.execute("PRAGMA \(schema).user_version = \(version)")
+        }
+    }
+
+    /// Adds version 3's columns to a store made before them.
+    private static func addDescriptionColumns(_ db: DatabaseConnection) throws {
+        let existing = Set(try db.rows("SELECT name FROM \(schema).pragma_table_info('asset_user_state')").compactMap { $0.string("name") })
+        for (column, type) in [("rating", "INTEGER"), ("keywords", "TEXT")] where !existing.contains(column) {
+            try db.execute("ALTER TABLE \(schema).asset_user_state ADD COLUMN \(column) \(type)")
         }
     }
 

@@ -84,8 +84,8 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var pairingRule: String?
     /// The MP4 inside a motion photo's still; nil for every other asset.
     public var embeddedVideo: EmbeddedVideo?
-    /// Star rating, -1 (rejected) to 5: an XMP sidecar's `xmp:Rating`, else the file's
-    /// own (EXIF `Rating`, else its embedded XMP); nil when none has one.
+    /// Star rating, -1 (rejected) to 5: an XMP sidecar's `xmp:Rating`, else the file's own
+    /// (`xmp:Rating`, EXIF `Rating`/`RatingPercent`, Microsoft's; see `docs/descriptive-metadata.md`).
     public var rating: Int?
     /// The asset has an edit (PHAsset's `hasAdjustments`): an edited rendering
     /// (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`) or Apple's adjustments

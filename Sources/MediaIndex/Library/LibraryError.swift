@@ -23,6 +23,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case assetNotFound(String)
     /// No duplicate group has that identifier (now: groups change as files do).
     case duplicateGroupNotFound(String)
+    /// A user's rating, title, caption or keywords that cannot be stored (the reason).
+    case invalidUserDescription(String)
     /// A change token older than the retained change history.
     case changeTokenExpired(token: ChangeToken, oldest: ChangeToken)
     /// A change token newer than any change: the library was rebuilt since, or the
@@ -63,6 +65,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "no asset matches \(key)"
         case .duplicateGroupNotFound(let group):
             return "no duplicate group is \(group) now (groups change when their members do; list them again)"
+        case .invalidUserDescription(let reason):
+            return reason
         case .changeTokenExpired(let token, let oldest):
             return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"
         case .changeTokenFromTheFuture(let token, let current):

@@ -9,8 +9,11 @@ struct SidecarValues: StoredFileValues, Equatable {
     var captureDate: CaptureDate?
     /// `exif:GPSLatitude`/`GPSLongitude` (and `GPSAltitude`), when plausible.
     var location: GeoLocation?
-    /// `xmp:Rating`, rounded and clamped to -1 (rejected) … 5.
+    /// `xmp:Rating`, rounded and clamped to -1 (rejected) … 5. Kept beside `descriptive`
+    /// for sidecar rows written before it existed.
     var rating: Int?
+    /// Keywords, title, caption, rating, label, people, creator, copyright.
+    var descriptive: DescriptiveMetadata?
     /// `photoshop:SidecarForExtension`, lowercased: which same-stem file it describes.
     var sidecarForExtension: String?
     var warnings: [String] = []
@@ -24,6 +27,7 @@ struct SidecarValues: StoredFileValues, Equatable {
         captureDate = properties.captureDate
         location = properties.location.flatMap { $0.isPlausible ? $0 : nil }
         rating = properties.rating.flatMap(MediaMetadata.starRating(xmp:))
+        descriptive = properties.descriptiveMetadata
         sidecarForExtension = properties.sidecarForExtension.map {
             String($0.lowercased().drop { $0 == "." })
         }.flatMap { $0.isEmpty ? nil : $0 }
@@ -82,7 +86,9 @@ enum SidecarFile {
 /// one whose media file is not indexed waits, unattached, and attaches when it comes.
 ///
 /// Which value wins: the sidecar's, for the fields people edit (capture date,
-/// location, rating), where the sidecar has one; the file's fill the rest. With
+/// location, and the descriptive fields: keywords, title, caption, rating, label,
+/// people, creator, copyright), field by field where the sidecar has one (a sidecar's
+/// keywords replace the file's, they are not merged); the file's fill the rest. With
 /// several sidecars on one asset, the one naming the primary file exactly comes first.
 ///
 /// Runs in the index run's final transaction, after pairing (so assets are final).
@@ -251,7 +257,8 @@ struct SidecarAttacher {
               var metadata = FileRecord.decodeMetadata(primary.string("metadata")) else { return }
         let primaryPath = PathBytes(primary.blob("path") ?? [])
         let sidecars = Self.orderedSidecars(members, primaryPath: primaryPath)
-        TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db))
+        TakeoutSidecar.fill(&metadata, from: try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db),
+                            primaryName: FileNameKey(primaryPath).fileName)
         Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
@@ -293,7 +300,7 @@ struct SidecarAttacher {
         let takeout = try TakeoutSidecar.values(forPrimary: primaryPath, members: members, db: db)
         guard takeout != nil || members.contains(where: { $0.string("role") == FileRole.sidecar.rawValue }) else { return values }
         var metadata = primary
-        TakeoutSidecar.fill(&metadata, from: takeout)
+        TakeoutSidecar.fill(&metadata, from: takeout, primaryName: FileNameKey(primaryPath).fileName)
         apply(orderedSidecars(members, primaryPath: primaryPath), to: &metadata)
         return values.overlaying(sidecarColumnsOf: metadata)
     }
@@ -304,12 +311,18 @@ struct SidecarAttacher {
     }
 
     /// Puts the sidecars' values over the file's where they have one (a clip XML only
-    /// fills, before the XMP values go over).
+    /// fills, before the XMP values go over): the first sidecar (in precedence order)
+    /// that has a field gives it.
     static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) {
         for clip in sidecars.compactMap(\.clip) { clip.apply(to: &metadata) }
         if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
-        if let rating = sidecars.lazy.compactMap(\.rating).first { metadata.rating = rating }
+        var descriptive = metadata.descriptive ?? DescriptiveMetadata()
+        for sidecar in sidecars.reversed() {
+            let values = sidecar.descriptive ?? DescriptiveMetadata(rating: sidecar.rating)
+            descriptive = values.replacingFields(of: descriptive)
+        }
+        metadata.descriptive = descriptive.isEmpty ? nil : descriptive
     }
 }
 

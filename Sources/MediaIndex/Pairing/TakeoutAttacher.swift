@@ -173,11 +173,30 @@ extension TakeoutSidecar {
         return nil
     }
 
-    /// Fills what the file lacks from the JSON: the capture time (UTC) and the location.
-    /// The file's own values win where it has them.
-    static func fill(_ metadata: inout MediaMetadata, from values: TakeoutValues?) {
+    /// Fills what the file lacks from the JSON: the capture time (UTC), the location, the
+    /// caption (`description`) and the title, unless that is only a file name (Takeout's
+    /// `title` is the name the file was uploaded with). The file's own values win.
+    static func fill(_ metadata: inout MediaMetadata, from values: TakeoutValues?, primaryName: String) {
         guard let values else { return }
         if metadata.captureDate == nil, let date = values.captureDate { metadata.captureDate = date }
         if metadata.location == nil, let location = values.location { metadata.location = location }
+        var descriptive = metadata.descriptive ?? DescriptiveMetadata()
+        if descriptive.caption == nil { descriptive.caption = DescriptiveMetadata.cleanText(values.description) }
+        if descriptive.title == nil, let title = DescriptiveMetadata.cleanText(values.title),
+           !isFileName(title, primaryName: primaryName) {
+            descriptive.title = title
+        }
+        metadata.descriptive = descriptive.isEmpty ? nil : descriptive
+    }
+
+    /// Whether a Takeout title is a file name: the primary's name or stem, or any name
+    /// ending in a short extension (`IMG_1234.HEIC`, `PXL_20230101.jpg`).
+    static func isFileName(_ title: String, primaryName: String) -> Bool {
+        let lower = title.lowercased(), name = primaryName.lowercased()
+        if lower == name || name.hasPrefix(lower + ".") { return true }
+        guard let dot = lower.lastIndex(of: "."), dot != lower.startIndex else { return false }
+        let ext = lower[lower.index(after: dot)...]
+        return (2...5).contains(ext.count) && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            && !lower.contains(" ")
     }
 }

@@ -15,6 +15,7 @@ public struct MediaIndexCommand: ParsableCommand {
         subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
                       ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
+                      DescribeCommand.self, ExportXMPCommand.self,
                       ThumbnailCommand.self, ThumbnailsCommand.self, DuplicatesCommand.self, ServeCommand.self, PlaceCommand.self],
         manualSections: [
             ManualSection(title: "Environment", paragraphs: [

@@ -33,6 +33,7 @@ public struct APIError: Error, Equatable, Sendable {
             switch library {
             case .assetNotFound, .duplicateGroupNotFound:
                 return APIError(status: 404, code: "notFound", message: library.description)
+            case .invalidUserDescription: return .badRequest(code: "invalidDescription", library.description)
             // A token from the future (a rebuilt library, another library's token) asks the
             // client for the same thing as an expired one: a full sync.
             case .changeTokenExpired, .changeTokenFromTheFuture:

@@ -120,12 +120,14 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     enum Route: Equatable {
         case picker, pickerFile(String)
         case assets, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
+        case description
         case albums, albumAssets(String)
         case changes, events, status
 
         var methods: [String] {
             switch self {
             case .favorite, .hidden: return ["PUT", "DELETE"]
+            case .description: return ["POST"]
             case .albumAssets: return ["POST", "DELETE"]
             case .albums: return ["GET", "HEAD", "POST"]
             default: return ["GET", "HEAD"]
@@ -146,6 +148,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 case "status": self = .status
                 default: return nil
                 }
+            case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
             case 3 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty: self = .asset(parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty:
                 switch parts[3] {
@@ -218,6 +221,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .thumbnail(let id): return try thumbnail(id, request)
         case .resource(let id, let role): return try resource(id, role: role, request)
         case .favorite(let id): return try setFlag(favorite: true, id, request)
+        case .description: return try setDescription(request)
         case .hidden(let id): return try setFlag(favorite: false, id, request)
         case .albums: return request.method == "POST" ? try createAlbum(request) : try albums(request)
         case .albumAssets(let id): return try albumAssets(id, request)

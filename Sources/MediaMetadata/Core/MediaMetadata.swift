@@ -28,9 +28,6 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     public var iso: Int?
     /// The EXIF Flash value (bit 0: fired).
     public var flash: Int?
-    /// Star rating, -1 (rejected) to 5: EXIF `Rating` (0x4746, as Windows and cameras
-    /// write it), else the file's own XMP `xmp:Rating`.
-    public var rating: Int?
     public var location: GeoLocation?
     public var durationSeconds: Double?
     public var frameRate: Double?
@@ -84,12 +81,34 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// `largestPreview`'s offset and length, stored apart (see `largestPreview`).
     var previewOffset: UInt64?
     var previewLength: UInt64?
+    /// What people wrote on the picture (keywords, title, caption, rating, label, people,
+    /// creator, copyright), reconciled from every family of tags; nil when it says nothing.
+    public var descriptive: DescriptiveMetadata?
+    /// Each family of tags' descriptive values while the file is read; `MetadataReader`
+    /// reconciles them into `descriptive` and clears this.
+    var descriptiveSources: DescriptiveSources?
     /// Problems that did not stop the read, one sentence each.
     public var warnings: [String]
 
     public init(format: MediaFormat) {
         self.format = format
         self.warnings = []
+    }
+
+    /// Changes the descriptive values of one family of tags.
+    mutating func updateDescriptiveSources(_ change: (inout DescriptiveSources) -> Void) {
+        var sources = descriptiveSources ?? DescriptiveSources()
+        change(&sources)
+        descriptiveSources = sources
+    }
+
+    /// Reconciles the families' descriptive values into `descriptive`, and clears them.
+    mutating func reconcileDescriptiveSources() {
+        if let sources = descriptiveSources {
+            let reconciled = sources.reconciled()
+            descriptive = reconciled.isEmpty ? nil : reconciled
+        }
+        descriptiveSources = nil
     }
 
     /// Width and height as displayed, after orientation (5–8 swap the axes).
@@ -360,6 +379,18 @@ public struct CodedVideoColour: Sendable, Equatable, Hashable, Codable {
 }
 
 extension MediaMetadata {
+    /// Star rating, -1 (rejected) to 5, as the descriptive metadata reconciles it (MWG:
+    /// XMP `xmp:Rating`, EXIF `Rating`/`RatingPercent`, Microsoft's); one value with
+    /// `descriptive.rating`, never stored twice.
+    public var rating: Int? {
+        get { descriptive?.rating }
+        set {
+            var values = descriptive ?? DescriptiveMetadata()
+            values.rating = newValue
+            descriptive = values.isEmpty ? nil : values
+        }
+    }
+
     /// An XMP `xmp:Rating` as a star rating: rounded and clamped to -1 (rejected) … 5;
     /// nil when not finite.
     public static func starRating(xmp value: Double) -> Int? {

@@ -105,10 +105,6 @@ public enum ExifDecoder {
         if m.make == nil { m.make = ifd0[ExifTag.make]?.string }
         if m.model == nil { m.model = ifd0[ExifTag.model]?.string }
         if m.software == nil { m.software = ifd0[ExifTag.software]?.string }
-        // Windows and cameras write it in IFD0; Phase One in the Exif IFD.
-        if m.rating == nil, let stars = (ifd0[ExifTag.rating] ?? exif[ExifTag.rating])?.integer(), (0...5).contains(stars) {
-            m.rating = stars
-        }
         if m.lensMake == nil { m.lensMake = exif[ExifTag.lensMake]?.string }
         if m.lensModel == nil { m.lensModel = exif[ExifTag.lensModel]?.string }
         if m.focalLength == nil { m.focalLength = exif[ExifTag.focalLength]?.number() }
@@ -129,6 +125,10 @@ public enum ExifDecoder {
         if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
         if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
         if m.userComment == nil { m.userComment = userComment(exif[ExifTag.userComment]) }
+        let description = ExifDescription(ifd0: ifd0, exif: exif, make: m.make, model: m.model)
+        m.updateDescriptiveSources { sources in
+            if sources.exif == ExifDescription() { sources.exif = description }
+        }
     }
 
     /// Whether a HEIF without `irot`/`imir` holds pixels already turned the way its EXIF

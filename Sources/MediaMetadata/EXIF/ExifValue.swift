@@ -123,8 +123,17 @@ enum ExifTag {
     static let gpsLongitudeRef: UInt16 = 0x0003, gpsLongitude: UInt16 = 0x0004
     static let gpsAltitudeRef: UInt16 = 0x0005, gpsAltitude: UInt16 = 0x0006
 
-    static let wantedIFD0: Set<UInt16> = [imageWidth, imageLength, make, model, orientation, software, rating,
-                                          dateTime, subIFDs, newSubfileType, exifIFD, gpsIFD, dngVersion]
+    static let imageDescription: UInt16 = 0x010E, artist: UInt16 = 0x013B, copyright: UInt16 = 0x8298
+    static let rating: UInt16 = 0x4746, ratingPercent: UInt16 = 0x4749
+    static let xpTitle: UInt16 = 0x9C9B, xpComment: UInt16 = 0x9C9C, xpAuthor: UInt16 = 0x9C9D, xpKeywords: UInt16 = 0x9C9E
+    /// TIFF's IPTC-NAA block (0x83BB) and Photoshop resources (0x8649).
+    static let iptcNAA: UInt16 = 0x83BB, photoshopResources: UInt16 = 0x8649
+    static let descriptiveIFD0: Set<UInt16> = [imageDescription, artist, copyright, rating, ratingPercent,
+                                               xpTitle, xpComment, xpAuthor, xpKeywords, iptcNAA, photoshopResources]
+
+    static let wantedIFD0 = Set<UInt16>([imageWidth, imageLength, make, model, orientation, software,
+                                         dateTime, subIFDs, newSubfileType, exifIFD, gpsIFD, dngVersion])
+        .union(descriptiveIFD0)
     static let wantedExif: Set<UInt16> = [exposureTime, fNumber, iso, dateTimeOriginal, dateTimeDigitized,
                                           offsetTime, offsetTimeOriginal, offsetTimeDigitized, flash, focalLength,
                                           subSecTime, subSecTimeOriginal, subSecTimeDigitized,

@@ -26,6 +26,7 @@ enum JPEGReader {
         }
         var foundFrame = false
         var ciff: CIFFReader.Facts?
+        var photoshopResources: [UInt8] = []  // over several APP13 segments, joined: one block
         for segment in walk.segments {
             switch segment.marker {
             case _ where segment.isFrameHeader:
@@ -55,10 +56,15 @@ enum JPEGReader {
                 } else if reading.xmp == nil, bytes.starts(with: xmpSignature) {
                     reading.xmp = Array(bytes[xmpSignature.count...])
                 }
+            case 0xED where photoshopResources.count < 4 << 20:
+                if let resources = IPTCReader.photoshopResources(inAPP13: try payload(segment, count: segment.payloadLength)) {
+                    photoshopResources += resources
+                }
             default:
                 break
             }
         }
+        if !photoshopResources.isEmpty { IPTCReader.apply(photoshopResources: photoshopResources[...], to: &reading.metadata) }
 
         var problem = walk.problem
         if problem == nil, !foundFrame, let end = walk.endMarker {

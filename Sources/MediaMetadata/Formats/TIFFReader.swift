@@ -31,6 +31,13 @@ enum TIFFReader {
             m.largestPreview = try largestPreview(walker: walker, ifd0Entries: ifd0Entries)
         }
         ExifDecoder.apply(dirs, to: &m)
+        // TIFF keeps IPTC in IFD0: an IIM block (0x83BB), Photoshop resources (0x8649).
+        if let iim = dirs.ifd0[ExifTag.iptcNAA]?.bytes, !iim.isEmpty {
+            m.updateDescriptiveSources { $0.iptc = IPTCReader.record(iim) }
+        }
+        if let resources = dirs.ifd0[ExifTag.photoshopResources]?.bytes {
+            IPTCReader.apply(photoshopResources: resources[...], to: &m)
+        }
         reading.metadata = m
         return reading
     }

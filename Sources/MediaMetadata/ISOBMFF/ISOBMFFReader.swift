@@ -144,6 +144,7 @@ public enum ISOBMFFReader {
             metadata.captureDate = date
             metadata.captureDateSource = source
         }
+        metadata.updateDescriptiveSources { $0.quickTime = QuickTimeDescription(keyed: keyed, atoms: atoms) }
         if reading.xmp == nil { reading.xmp = parser.xmp }
         reading.metadata = metadata
     }

@@ -378,11 +378,50 @@ struct MovieBoxParser {
                 if let payload = try boxes.payload(of: child, limit: 256) {
                     tags.atoms[child.type] = .text(String(decoding: payload, as: UTF8.self).trimmingSpacesAndNULs())
                 }
+            } else if MovieBoxParser.assetInformationTypes.contains(child.type), tags.atoms[child.type] == nil {
+                if let payload = try boxes.payload(of: child, limit: 1 << 16),
+                   let text = MovieBoxParser.assetInformationText(payload, isKeywords: child.type == "kywd") {
+                    tags.atoms[child.type] = .text(text)
+                }
             } else if child.type.rawValue >> 24 == 0xA9, tags.atoms[child.type] == nil {
                 guard let payload = try boxes.payload(of: child, limit: 1 << 16) else { continue }
                 if let value = MovieBoxParser.userDataText(payload) { tags.atoms[child.type] = value }
             }
         }
+    }
+
+    /// 3GPP asset information (TS 26.244 §8): title, description, author, copyright, keywords.
+    static let assetInformationTypes: Set<FourCC> = ["titl", "dscp", "auth", "cprt", "kywd"]
+
+    /// The text of a 3GPP asset information box: a full box header, a packed language
+    /// code, then a NUL-terminated UTF-8 or UTF-16 (with byte-order mark) string; `kywd`
+    /// holds a count and that many length-prefixed strings, joined here with commas.
+    /// iMovie writes bare text instead, without the header (whose version and flags are 0).
+    static func assetInformationText(_ payload: [UInt8], isKeywords: Bool) -> String? {
+        if payload.count >= 4, payload.prefix(4).contains(where: { $0 != 0 }) {
+            return String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self).trimmingSpacesAndNULs()
+        }
+        guard payload.count > 6 else { return nil }
+        func decode(_ bytes: ArraySlice<UInt8>) -> String {
+            if bytes.count >= 2, bytes.first == 0xFE, bytes[bytes.startIndex + 1] == 0xFF {
+                let body = bytes.dropFirst(2)
+                let units = stride(from: body.startIndex, to: body.endIndex - 1, by: 2)
+                    .map { UInt16(body[$0]) << 8 | UInt16(body[$0 + 1]) }
+                return String(decoding: units.prefix { $0 != 0 }, as: UTF16.self)
+            }
+            return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard isKeywords else { return decode(payload[6...]).trimmingSpacesAndNULs() }
+        var at = 7
+        var keywords: [String] = []
+        for _ in 0..<Int(payload[6]) {
+            guard at < payload.count else { break }
+            let size = Int(payload[at])
+            guard at + 1 + size <= payload.count else { break }
+            keywords.append(decode(payload[(at + 1)..<(at + 1 + size)]).trimmingSpacesAndNULs())
+            at += 1 + size
+        }
+        return keywords.filter { !$0.isEmpty }.joined(separator: ",")
     }
 
     /// 3GPP's `loci` (TS 26.244 §8.9) as an ISO 6709 string, so it joins `©xyz`.

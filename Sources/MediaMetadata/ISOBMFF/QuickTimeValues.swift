@@ -99,3 +99,21 @@ enum QuickTimeValues {
         return CaptureDate(timestamp: Double(seconds) - quickTimeEpochOffset, utcOffsetSeconds: 0)
     }
 }
+
+extension QuickTimeDescription {
+    /// A movie's keywords, title, description, artist and copyright: Apple's `mdta` keys
+    /// (`com.apple.quicktime.keywords` …), else the `udta`/`ilst` atoms (`©key`, `©nam`,
+    /// `©des`, `©ART`, `cprt`/`©cpy`; 3GPP's `titl`, `dscp`, `kywd`, `auth`). Keywords are one string, split at commas and semicolons.
+    init(keyed: [String: MetadataValue], atoms: [FourCC: MetadataValue]) {
+        func text(_ key: String, _ atomNames: [FourCC]) -> String? {
+            DescriptiveText.clean(keyed["com.apple.quicktime." + key]?.text)
+                ?? atomNames.lazy.compactMap { DescriptiveText.clean(atoms[$0]?.text) }.first
+        }
+        let keywordText = text("keywords", ["\u{A9}key", "kywd"])
+        keywords = DescriptiveText.clean(keywordText?.split(whereSeparator: { $0 == "," || $0 == ";" }).map(String.init) ?? [])
+        title = text("title", ["\u{A9}nam", "titl"])
+        description = text("description", ["\u{A9}des", "dscp"])
+        artist = text("artist", ["\u{A9}ART", "\u{A9}aut", "auth"])
+        copyright = text("copyright", ["cprt", "\u{A9}cpy"])
+    }
+}

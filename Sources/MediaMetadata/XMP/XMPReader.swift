@@ -71,6 +71,8 @@ public struct XMPProperties: Sendable, Equatable {
     /// `dc:title` and `dc:description` (the `x-default` alternative, else the first).
     public var title: String?
     public var description: String?
+    /// Keywords, title, description, rating, label, people, creator and rights.
+    var descriptive = XMPDescription()
     /// Problems met while parsing, one sentence each; the fields above are what was read.
     public var warnings: [String] = []
 
@@ -83,6 +85,13 @@ public struct XMPProperties: Sendable, Equatable {
     /// The text of the simple property `localName` in the namespace `namespace`.
     public func value(namespace: String, localName: String) -> String? {
         values[namespace + "\u{1}" + localName]
+    }
+
+    /// The packet's descriptive metadata alone (as an `.xmp` sidecar gives it); nil when
+    /// it says nothing.
+    public var descriptiveMetadata: DescriptiveMetadata? {
+        let reconciled = DescriptiveSources(xmp: descriptive).reconciled()
+        return reconciled.isEmpty ? nil : reconciled
     }
 
     /// Whether the packet marks a Google/Android motion photo (new or old style).
@@ -132,6 +141,7 @@ public enum XMPReader {
         collector.visit(root, depth: 0)
         properties.values = collector.values
         properties.containerItems = collector.containerItems
+        properties.descriptive = XMPDescriptionReader.read(root)
         properties.interpret()
         return properties
     }
@@ -188,8 +198,10 @@ extension XMPProperties {
         if metadata.make == nil { metadata.make = make }
         if metadata.model == nil { metadata.model = model }
         if metadata.orientation == nil { metadata.orientation = orientation }
-        if metadata.rating == nil { metadata.rating = rating.flatMap(MediaMetadata.starRating(xmp:)) }
         if metadata.location == nil, let location, location.isPlausible { metadata.location = location }
+        metadata.updateDescriptiveSources { sources in
+            if sources.xmp == XMPDescription() { sources.xmp = descriptive }
+        }
         metadata.warnings += warnings
     }
 
