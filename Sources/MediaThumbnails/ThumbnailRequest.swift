@@ -55,6 +55,8 @@ public enum ThumbnailPath: Hashable, Sendable {
     case rawEmbeddedPreview(width: Int, height: Int)
     /// A TIFF's reduced-resolution image (a SubIFD or a later directory), large enough for the request.
     case tiffReducedResolution(width: Int, height: Int)
+    /// A JPEG 2000 decoded by OpenJPEG at `1/factor` of its size, from its wavelet levels.
+    case jpeg2000Reduced(factor: Int)
     /// A video frame extracted by the `ffmpeg` program at `seconds`.
     case videoFrame(seconds: Double)
     /// The whole image decoded at full size, then downscaled.
@@ -77,6 +79,9 @@ public struct EncodedThumbnail: Sendable, Equatable {
     public var path: ThumbnailPath
     /// Problems that did not stop the thumbnail (a truncated JPEG decoded partially), one sentence each.
     public var warnings: [String]
+    /// Why the picture itself could not be decoded, when the thumbnail was made from a
+    /// smaller picture the file holds (a HEIF's thumbnail item or EXIF thumbnail): one sentence.
+    public var fallbackReason: String?
 
     public init(data: [UInt8], width: Int, height: Int, path: ThumbnailPath, warnings: [String] = []) {
         self.data = data
