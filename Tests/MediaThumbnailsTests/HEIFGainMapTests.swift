@@ -201,6 +201,31 @@ struct HEIFGainMapTests {
         for (channel, expected) in zip(mean, [0x33, 0x66, 0xCC]) { #expect(abs(channel - Double(expected)) < 6, "\(mean)") }
     }
 
+    @Test("a HEIC without a thumbnail item whose picture cannot be decoded gets its EXIF thumbnail, and says why",
+          .enabled(if: blue != nil, "needs ffmpeg with libx265 to encode the fixture's picture"))
+    func exifThumbnailFallback() throws {
+        let picture = try #require(Self.blue)
+        let red = PixelBuffer(width: 64, height: 48, channels: 3, pixels: (0..<(64 * 48)).flatMap { _ in [200, 30, 30] as [UInt8] })
+        let jpeg = try ThumbnailEncoder.encode(red, as: .jpeg(quality: 95))
+        // A big-endian TIFF block: IFD0 with Orientation, IFD1 pointing at the JPEG (at 56).
+        let be16 = HEIFFixture.be16, be32 = HEIFFixture.be32
+        let ifd0 = be16(1) + be16(0x0112) + be16(3) + be32(1) + be16(1) + be16(0) + be32(26)
+        let ifd1 = be16(2) + be16(0x0201) + be16(4) + be32(1) + be32(56) + be16(0x0202) + be16(4) + be32(1) + be32(jpeg.count) + be32(0)
+        let tiff = Array("MM".utf8) + be16(42) + be32(8) + ifd0 + ifd1 + jpeg
+        let bytes = HEIFFixture.file([
+            HEIFFixture.Item(type: "hvc1", data: nil, properties: [picture.configuration, HEIFFixture.ispe(256, 192)]),
+            HEIFFixture.Item(type: "Exif", data: be32(0) + tiff),
+        ], references: [HEIFFixture.reference("cdsc", from: 2, to: [1])])
+        let thumbnail = try ThumbnailGenerator.thumbnail(of: MemoryByteSource(bytes), format: .heic, orientation: 1,
+                                                        request: ThumbnailRequest(maxPixelSize: 256))
+        #expect(thumbnail.path == .embeddedExifThumbnail)
+        #expect(thumbnail.width == 64 && thumbnail.height == 48)
+        let reason = try #require(thumbnail.fallbackReason)
+        #expect(reason.contains("64×48 EXIF thumbnail"), "\(reason)")
+        let mean = ThumbnailTestSupport.meanColour(try ThumbnailTestSupport.pixels(ofJPEG: thumbnail.data))
+        for (channel, expected) in zip(mean, [200, 30, 30]) { #expect(abs(channel - Double(expected)) < 6, "\(mean)") }
+    }
+
     @Test("a HEIC without a thumbnail whose picture cannot be decoded is still an error",
           .enabled(if: blue != nil, "needs ffmpeg with libx265 to encode the fixture's picture"))
     func noFallbackWithoutThumbnail() throws {
