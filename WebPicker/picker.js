@@ -8,7 +8,8 @@ const config = {
   limit: Math.max(0, parseInt(params.get("limit") || "0", 10) || 0),
   filter: params.get("filter") || "",
   preselected: (params.get("preselected") || "").split(",").map(s => s.trim()).filter(Boolean),
-  targetOrigin: params.get("origin") || "*",
+  // The server names the one origin the selection may go to (--picker-origin), else this page's own; never any origin.
+  targetOrigin: (o => !o || o === "self" ? location.origin : o)(document.querySelector('meta[name="mediaindex-target-origin"]')?.content),
 };
 const PAGE = 200;
 const HEADER_HEIGHT = 36;

@@ -60,11 +60,13 @@ def newest_photo(destination):
 
 subprocess.run([binary, "index", "--library", library, "--quiet", media, extra], check=True)
 port = free_port()
-server = subprocess.Popen([binary, "serve", "--library", library, "--cache", cache, "--listen", f"127.0.0.1:{port}"],
+# The embedding page, from another origin (another port), as a web app would embed the picker:
+# the server lets that origin frame the picker and receive its selection.
+embed_port = free_port()
+server = subprocess.Popen([binary, "serve", "--library", library, "--cache", cache, "--listen", f"127.0.0.1:{port}",
+                           "--picker-origin", f"http://127.0.0.1:{embed_port}"],
                           stdout=subprocess.PIPE, stderr=open(f"{work}/serve.log", "w"), text=True)
 
-# The embedding page, from another origin (another port), as a web app would embed the picker.
-embed_port = free_port()
 with open(f"{work}/embed.html", "w") as f:
     f.write(f"""<!doctype html><title>embed</title>
 <iframe id="picker" src="http://127.0.0.1:{port}/?limit=2" style="width:1000px;height:700px"></iframe>
