@@ -169,8 +169,17 @@ try:
     ids = [a["id"] for a in received["assets"]]
     check("Done posts {type: mediaindex.selection, assets} with the two assets, in order",
           received["type"] == "mediaindex.selection" and ids == chosen, json.dumps(ids))
-    check("the posted assets are the API's asset JSON",
-          all(a == get_json(f"/v1/assets/{a['id']}") for a in received["assets"]))
+    fields = {"id", "uniformType", "pixelWidth", "pixelHeight", "duration", "isOriginalFile", "urls"}
+    check("the posted assets carry PhotosPicker's fields and URLs, no paths and no GPS",
+          all(set(a) == fields and set(a["urls"]) == {"original", "compatible", "thumbnail"} for a in received["assets"]),
+          json.dumps(received["assets"])[:300])
+    check("their sizes and types are the API's",
+          all(a["pixelWidth"] == get_json(f"/v1/assets/{a['id']}")["pixelWidth"]
+              and "." in a["uniformType"] for a in received["assets"]))
+    original = received["assets"][0]["urls"]["original"]
+    with urllib.request.urlopen(original, timeout=30) as response:
+        check("the original URL is absolute and serves the file", original.startswith(f"http://127.0.0.1:{port}/")
+              and response.status == 200 and len(response.read()) > 0)
 
     # A file copied into a root appears at the top of the grid without a reload.
     driver.get(f"http://127.0.0.1:{port}/")
