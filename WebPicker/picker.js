@@ -10,6 +10,8 @@ const config = {
   preselected: (params.get("preselected") || "").split(",").map(s => s.trim()).filter(Boolean),
   // The server names the one origin the selection may go to (--picker-origin), else this page's own; never any origin.
   // What Done may hand over beyond PhotosPicker's fields: include=path,location.
+  // The Hidden album is offered only to a page opened with includeHidden=1.
+  includeHidden: params.get("includeHidden") === "1",
   include: new Set((params.get("include") || "").split(",").map(s => s.trim()).filter(Boolean)),
   targetOrigin: (o => !o || o === "self" ? location.origin : o)(document.querySelector('meta[name="mediaindex-target-origin"]')?.content),
 };
@@ -638,7 +640,7 @@ async function showAlbums() {
       for (const album of items) grid.appendChild(albumCard(album));
       return grid;
     };
-    section("Library", albums.filter(a => a.kind === "smart"), cards);
+    section("Library", albums.filter(a => a.kind === "smart" && (a.id !== "smart.hidden" || config.includeHidden)), cards);
     section("My Albums", albums.filter(a => a.kind === "user"), cards);
     section("Folders", albums.filter(a => a.kind === "folder"), folderTree);
   } catch (error) {
@@ -710,6 +712,7 @@ function folderTree(folders) {
 }
 
 function openAlbum(album) {
+  if (album.id === "smart.hidden" && !config.includeHidden) return;
   state.album = album;
   $("album-title").textContent = album.title;
   $("album-header").hidden = false;

@@ -146,6 +146,10 @@ try:
     albums = [a for a in driver.find_elements(By.CSS_SELECTOR, "#album-list .album")
               if a.find_element(By.CSS_SELECTOR, ".count").text not in ("0", "")]
     check("the Albums tab lists albums", len(albums) > 0)
+    titles = [a.find_element(By.CSS_SELECTOR, ".title").text if a.find_elements(By.CSS_SELECTOR, ".title") else a.text
+              for a in driver.find_elements(By.CSS_SELECTOR, "#album-list .album")]
+    check("the Hidden album is not offered without includeHidden=1",
+          not any(t.split("\n")[0] == "Hidden" for t in titles), json.dumps(titles)[:200])
     check("folder albums are listed", len(driver.find_elements(By.CSS_SELECTOR, "#album-list .folder-row")) > 0)
     if albums:
         title = albums[0].find_element(By.CSS_SELECTOR, ".title").text
