@@ -55,9 +55,11 @@ let package = Package(
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
         .target(
             name: "MediaThumbnails",
-            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CDav1d", "CWebP", "CTIFF", "CJXL", "CLCMS2"]
+            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CDav1d", "CWebP", "CTIFF", "CJXL", "CLCMS2",
+                           "COpenJPEG"]
         ),
         .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
         .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport", "CTIFF", "CLCMS2"]),

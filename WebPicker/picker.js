@@ -8,7 +8,12 @@ const config = {
   limit: Math.max(0, parseInt(params.get("limit") || "0", 10) || 0),
   filter: params.get("filter") || "",
   preselected: (params.get("preselected") || "").split(",").map(s => s.trim()).filter(Boolean),
-  targetOrigin: params.get("origin") || "*",
+  // The server names the one origin the selection may go to (--picker-origin), else this page's own; never any origin.
+  // What Done may hand over beyond PhotosPicker's fields: include=path,location.
+  // The Hidden album is offered only to a page opened with includeHidden=1.
+  includeHidden: params.get("includeHidden") === "1",
+  include: new Set((params.get("include") || "").split(",").map(s => s.trim()).filter(Boolean)),
+  targetOrigin: (o => !o || o === "self" ? location.origin : o)(document.querySelector('meta[name="mediaindex-target-origin"]')?.content),
 };
 const PAGE = 200;
 const HEADER_HEIGHT = 36;
@@ -405,8 +410,42 @@ function updateTileSelection(el, asset) {
   }
 }
 
+// Uniform type identifiers of the content types the index records (what PhotosPicker's
+// Transferable reports); others fall back to the kind's general type.
+const uniformTypes = {
+  "image/jpeg": "public.jpeg", "image/heic": "public.heic", "image/heif": "public.heif", "image/png": "public.png",
+  "image/gif": "com.compuserve.gif", "image/webp": "org.webmproject.webp", "image/avif": "public.avif",
+  "image/tiff": "public.tiff", "image/bmp": "com.microsoft.bmp", "image/jxl": "public.jpeg-xl",
+  "image/jp2": "public.jpeg-2000", "image/x-icon": "com.microsoft.ico", "image/x-adobe-dng": "com.adobe.raw-image",
+  "video/quicktime": "com.apple.quicktime-movie", "video/mp4": "public.mpeg-4", "video/x-m4v": "com.apple.m4v-video",
+  "video/webm": "org.webmproject.webm", "video/x-msvideo": "public.avi", "video/mpeg": "public.mpeg",
+};
+
+// One selected asset as Done hands it over: PhotosPicker's fields and absolute URLs, never
+// file paths or a GPS position unless the embedding page asked (include=path,location).
+function handOff(asset) {
+  const primaryRole = asset.mediaType === "video" ? "video" : "photo";
+  const primary = asset.resources.find(r => r.role === primaryRole) || asset.resources[0];
+  const contentType = primary ? primary.contentType : null;
+  const base = `${location.origin}/v1/assets/${encodeURIComponent(asset.id)}`;
+  const item = {
+    id: asset.id,
+    uniformType: uniformTypes[contentType] || (asset.mediaType === "video" ? "public.movie" : "public.image"),
+    pixelWidth: asset.pixelWidth, pixelHeight: asset.pixelHeight, duration: asset.durationSeconds,
+    isOriginalFile: !asset.hasAdjustments,
+    urls: {
+      original: `${base}/resources/primary`,
+      compatible: `${base}/resources/primary?representation=compatible`,
+      thumbnail: `${base}/thumbnail?size=512&rev=${asset.revision}`,
+    },
+  };
+  if (config.include.has("path")) item.resources = asset.resources.map(r => ({ role: r.role, path: r.path }));
+  if (config.include.has("location")) item.location = asset.location;
+  return item;
+}
+
 function done() {
-  const assets = state.selection.map(id => state.selected.get(id)).filter(Boolean);
+  const assets = state.selection.map(id => state.selected.get(id)).filter(Boolean).map(handOff);
   const message = { type: "mediaindex.selection", assets };
   const target = window.opener && !window.opener.closed ? window.opener : window.parent !== window ? window.parent : null;
   if (target) {
@@ -601,7 +640,7 @@ async function showAlbums() {
       for (const album of items) grid.appendChild(albumCard(album));
       return grid;
     };
-    section("Library", albums.filter(a => a.kind === "smart"), cards);
+    section("Library", albums.filter(a => a.kind === "smart" && (a.id !== "smart.hidden" || config.includeHidden)), cards);
     section("My Albums", albums.filter(a => a.kind === "user"), cards);
     section("Folders", albums.filter(a => a.kind === "folder"), folderTree);
   } catch (error) {
@@ -673,6 +712,7 @@ function folderTree(folders) {
 }
 
 function openAlbum(album) {
+  if (album.id === "smart.hidden" && !config.includeHidden) return;
   state.album = album;
   $("album-title").textContent = album.title;
   $("album-header").hidden = false;

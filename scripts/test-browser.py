@@ -60,11 +60,13 @@ def newest_photo(destination):
 
 subprocess.run([binary, "index", "--library", library, "--quiet", media, extra], check=True)
 port = free_port()
-server = subprocess.Popen([binary, "serve", "--library", library, "--cache", cache, "--listen", f"127.0.0.1:{port}"],
+# The embedding page, from another origin (another port), as a web app would embed the picker:
+# the server lets that origin frame the picker and receive its selection.
+embed_port = free_port()
+server = subprocess.Popen([binary, "serve", "--library", library, "--cache", cache, "--listen", f"127.0.0.1:{port}",
+                           "--picker-origin", f"http://127.0.0.1:{embed_port}"],
                           stdout=subprocess.PIPE, stderr=open(f"{work}/serve.log", "w"), text=True)
 
-# The embedding page, from another origin (another port), as a web app would embed the picker.
-embed_port = free_port()
 with open(f"{work}/embed.html", "w") as f:
     f.write(f"""<!doctype html><title>embed</title>
 <iframe id="picker" src="http://127.0.0.1:{port}/?limit=2" style="width:1000px;height:700px"></iframe>
@@ -144,6 +146,10 @@ try:
     albums = [a for a in driver.find_elements(By.CSS_SELECTOR, "#album-list .album")
               if a.find_element(By.CSS_SELECTOR, ".count").text not in ("0", "")]
     check("the Albums tab lists albums", len(albums) > 0)
+    titles = [a.find_element(By.CSS_SELECTOR, ".title").text if a.find_elements(By.CSS_SELECTOR, ".title") else a.text
+              for a in driver.find_elements(By.CSS_SELECTOR, "#album-list .album")]
+    check("the Hidden album is not offered without includeHidden=1",
+          not any(t.split("\n")[0] == "Hidden" for t in titles), json.dumps(titles)[:200])
     check("folder albums are listed", len(driver.find_elements(By.CSS_SELECTOR, "#album-list .folder-row")) > 0)
     if albums:
         title = albums[0].find_element(By.CSS_SELECTOR, ".title").text
@@ -167,8 +173,17 @@ try:
     ids = [a["id"] for a in received["assets"]]
     check("Done posts {type: mediaindex.selection, assets} with the two assets, in order",
           received["type"] == "mediaindex.selection" and ids == chosen, json.dumps(ids))
-    check("the posted assets are the API's asset JSON",
-          all(a == get_json(f"/v1/assets/{a['id']}") for a in received["assets"]))
+    fields = {"id", "uniformType", "pixelWidth", "pixelHeight", "duration", "isOriginalFile", "urls"}
+    check("the posted assets carry PhotosPicker's fields and URLs, no paths and no GPS",
+          all(set(a) == fields and set(a["urls"]) == {"original", "compatible", "thumbnail"} for a in received["assets"]),
+          json.dumps(received["assets"])[:300])
+    check("their sizes and types are the API's",
+          all(a["pixelWidth"] == get_json(f"/v1/assets/{a['id']}")["pixelWidth"]
+              and "." in a["uniformType"] for a in received["assets"]))
+    original = received["assets"][0]["urls"]["original"]
+    with urllib.request.urlopen(original, timeout=30) as response:
+        check("the original URL is absolute and serves the file", original.startswith(f"http://127.0.0.1:{port}/")
+              and response.status == 200 and len(response.read()) > 0)
 
     # A file copied into a root appears at the top of the grid without a reload.
     driver.get(f"http://127.0.0.1:{port}/")

@@ -72,9 +72,7 @@ extension HEIFDecoder {
     static func decodeThumbnailItem(_ data: UnsafeBufferPointer<UInt8>, request: ThumbnailRequest,
                                     pixelLimit: Int) throws -> PixelBuffer? {
         _ = HEVCDecoderPlugin.isAvailable
-        let context = try Context()
-        libheif.context_set_max_decoding_threads(context.pointer, 0)
-        try check(libheif.context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
+        let context = try Context.reading(data, threads: 0)
         var primaryPointer: OpaquePointer?
         try check(libheif.context_get_primary_image_handle(context.pointer, &primaryPointer))
         guard let primaryPointer else { return nil }

@@ -16,7 +16,7 @@ public enum ThumbnailGenerator {
     /// The formats whose stills this module decodes (videos need `ffmpeg` besides).
     public static func supports(_ format: MediaFormat) -> Bool {
         switch format {
-        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif, .tiff, .bmp, .jpegXL, .netpbm: return true
+        case .jpeg, .png, .gif, .webp, .heic, .heif, .avif, .tiff, .bmp, .jpegXL, .netpbm, .ico, .jpeg2000: return true
         default: return (format.isRaw && formatsWithoutDecoder[format] == nil) || format.mediaType == .video
         }
     }
@@ -242,7 +242,15 @@ public enum ThumbnailGenerator {
                               path: decoded.scaled ? .webpScaledDecode : .fullDecode, warnings: [],
                               colour: WebPDecoder.colourSpace(data))
         case .heic, .heif, .avif:
-            let decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: 0)
+            let decoded: (image: PixelBuffer, usedThumbnail: Bool, displayedSize: (width: Int, height: Int), colour: ColourSpace)
+            do {
+                decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: 0)
+            } catch let error as ThumbnailError {
+                if case .imageTooLarge = error { throw error }
+                guard let made = heifFallback(data, orientation: orientation, request: request, pixelLimit: pixelLimit,
+                                              refusal: error) else { throw error }
+                return made
+            }
             // The decoder applied irot/imir; a file without them is turned by its EXIF orientation.
             let items = try? HEIFItems.read(BufferByteSource(data))
             let transformed = items.flatMap { items in items.primaryID.map(items.isTransformed) } ?? true
@@ -261,6 +269,15 @@ public enum ThumbnailGenerator {
             let decoded = try JXLDecoder.decode(data, request: request, pixelLimit: pixelLimit)
             return try finish(decoded.image, orientation: 1, request: request, path: .fullDecode, warnings: [],
                               original: decoded.size, colour: decoded.iccProfile.map(ColourSpace.icc) ?? .sRGB)
+        case .jpeg2000:
+            let decoded = try JPEG2000Decoder.decode(data, request: request, pixelLimit: pixelLimit)
+            return try finish(decoded.image, orientation: 1, request: request,
+                              path: decoded.reduction > 0 ? .jpeg2000Reduced(factor: 1 << decoded.reduction) : .fullDecode,
+                              warnings: [], original: decoded.size, colour: decoded.iccProfile.map(ColourSpace.icc) ?? .sRGB)
+        case .ico:
+            let decoded = try IconDecoder.decode(data, request: request, pixelLimit: pixelLimit)
+            return try finish(decoded.image, orientation: 1, request: request, path: .fullDecode, warnings: decoded.warnings,
+                              colour: decoded.colour)
         case .gif:
             let image = try GIFDecoder.decodeFirstFrame(data, pixelLimit: pixelLimit)
             return try finish(image, orientation: orientation, request: request, path: .fullDecode, warnings: [])

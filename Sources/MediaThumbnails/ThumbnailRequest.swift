@@ -55,6 +55,8 @@ public enum ThumbnailPath: Hashable, Sendable {
     case rawEmbeddedPreview(width: Int, height: Int)
     /// A TIFF's reduced-resolution image (a SubIFD or a later directory), large enough for the request.
     case tiffReducedResolution(width: Int, height: Int)
+    /// A JPEG 2000 decoded by OpenJPEG at `1/factor` of its size, from its wavelet levels.
+    case jpeg2000Reduced(factor: Int)
     /// A video frame extracted by the `ffmpeg` program at `seconds`.
     case videoFrame(seconds: Double)
     /// The whole image decoded at full size, then downscaled.
@@ -80,6 +82,9 @@ public struct EncodedThumbnail: Sendable, Equatable {
     /// The perceptual hashes of the upright picture (`.fit` thumbnails only), read from
     /// the same decode.
     public var hashes: PerceptualHashes?
+    /// Why the picture itself could not be decoded, when the thumbnail was made from a
+    /// smaller picture the file holds (a HEIF's thumbnail item or EXIF thumbnail): one sentence.
+    public var fallbackReason: String?
 
     public init(data: [UInt8], width: Int, height: Int, path: ThumbnailPath, warnings: [String] = [],
                 hashes: PerceptualHashes? = nil) {

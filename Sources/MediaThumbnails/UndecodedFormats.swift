@@ -5,8 +5,6 @@ extension ThumbnailGenerator {
     /// each with the reason; their assets get no thumbnail, and the README lists them
     /// (a test checks that it names each with this reason).
     public static let formatsWithoutDecoder: [MediaFormat: String] = [
-        .jpeg2000: "JPEG 2000 needs OpenJPEG, which is not linked",
-        .ico: "Windows icons are not decoded (an icon is rarely a library photo)",
         .bpg: "BPG has no maintained decoding library in Debian",
         .pcx: "PCX bitmaps are not decoded",
         .flif: "FLIF is abandoned and has no decoding library in Debian's stable release",

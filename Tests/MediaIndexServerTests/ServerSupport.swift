@@ -33,7 +33,7 @@ final class ServedLibrary: @unchecked Sendable {
                               "ianare-exif-samples/jpg/Kodak_CX7530.jpg"]
 
     init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 0, isIPv6: false),
-         allowedOrigin: String? = nil, readOnly: Bool = false) throws {
+         allowedOrigin: String? = nil, readOnly: Bool = false, pickerOrigin: String? = nil) throws {
         directory = NSTemporaryDirectory() + "mediaindex-serve-" + UUID().uuidString
         root = directory + "/Pictures"
         libraryPath = directory + "/library"
@@ -47,9 +47,10 @@ final class ServedLibrary: @unchecked Sendable {
                                    cache: ThumbnailCache(directory: URL(fileURLWithPath: cachePath)))
         _ = try library.blocking.index(roots: [PathBytes(root)])
         let policy = AccessPolicy(address: listen, token: token, allowedOrigin: allowedOrigin)
-        server = try MediaIndexServer(configuration: MediaIndexAPI.Configuration(
-            library: library, policy: policy, isReadOnly: readOnly,
-            watcherState: { [] }))
+        var configuration = MediaIndexAPI.Configuration(library: library, policy: policy, isReadOnly: readOnly,
+                                                        watcherState: { [] })
+        configuration.pickerOrigin = pickerOrigin
+        server = try MediaIndexServer(configuration: configuration)
     }
 
     deinit {

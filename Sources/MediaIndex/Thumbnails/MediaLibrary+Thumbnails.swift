@@ -131,7 +131,9 @@ extension MediaLibrary {
         try await offExecutor { try $0.thumbnailRecords(for: asset) }
     }
 
-    /// Every state row that is not `ready`: what could not be made, and why.
+    /// Every state row that is not `ready`: what could not be made, and why; and the
+    /// `ready` rows with a message: thumbnails made from a smaller picture the file holds
+    /// (a HEIF's thumbnail item or EXIF thumbnail) because the picture itself did not decode.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
     public func thumbnailFailures() async throws -> [ThumbnailRecord] {
@@ -183,13 +185,13 @@ extension MediaLibrary.Blocking {
         }
     }
 
-    /// Every state row that is not `ready`: what could not be made, and why.
+    /// Every state row that is not `ready`, and the `ready` rows made from a smaller picture the file holds: see the async form.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
     public func thumbnailFailures() throws -> [ThumbnailRecord] {
         try library.read { db in
             ThumbnailStateStore.records(try db.rows(
-                "SELECT * FROM thumbnails WHERE state <> 'ready' ORDER BY identifier, size"))
+                "SELECT * FROM thumbnails WHERE state <> 'ready' OR message IS NOT NULL ORDER BY identifier, size"))
         }
     }
 
@@ -482,6 +484,7 @@ extension MediaLibrary {
             record.bytes = Int64(thumbnail.data.count)
             record.width = thumbnail.width
             record.height = thumbnail.height
+            record.message = thumbnail.fallbackReason
             return ThumbnailOutcome(result: .success(path), record: record, hashes: hashes)
         } catch let error as ThumbnailError {
             record.state = error == .needsFFmpeg ? .needsFFmpeg : .failed

@@ -26,6 +26,8 @@ struct ServeCommand: ParsableCommand {
         .option("token-file", valueName: "file", help: "The token's file (default: serve.token in the library folder)."),
         .option("allow-origin", valueName: "origin",
                 help: "Send CORS headers to this origin (e.g. https://app.example.com); none by default."),
+        .option("picker-origin", valueName: "origin",
+                help: "The origin that may embed the web picker and receives its selection (e.g. https://app.example.com); none but this server by default."),
         .flag("no-watch", help: "Do not watch the roots; serve read-only (writes are refused)."),
     ]
 
@@ -36,6 +38,7 @@ struct ServeCommand: ParsableCommand {
     var listen: ListenAddress
     var tokenFile: String?
     var allowedOrigin: String?
+    var pickerOrigin: String?
     var noWatch: Bool
 
     init(parsed: ParsedArguments) throws {
@@ -50,7 +53,18 @@ struct ServeCommand: ParsableCommand {
            !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
             throw ValidationError("--allow-origin takes an origin such as https://app.example.com (scheme, host and port, no path), not '\(origin)'")
         }
+        pickerOrigin = parsed.option("picker-origin")
+        if let origin = pickerOrigin, !Self.isOrigin(origin) {
+            throw ValidationError("--picker-origin takes one origin such as https://app.example.com (scheme, host and port, no path), not '\(origin)'")
+        }
         noWatch = parsed.flag("no-watch")
+    }
+
+    /// Whether `text` is an http(s) origin: scheme, host and optional port, nothing else.
+    static func isOrigin(_ text: String) -> Bool {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), let host = url.host, !host.isEmpty,
+              url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil else { return false }
+        return text.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && !"\"'<>\\*".unicodeScalars.contains($0) }
     }
 
     func run(in context: CommandContext) async throws {
@@ -86,9 +100,11 @@ struct ServeCommand: ParsableCommand {
         defer { watcher?.stop() }
 
         let policy = AccessPolicy(address: listen, token: token, allowedOrigin: allowedOrigin)
-        let server = try MediaIndexServer(configuration: MediaIndexAPI.Configuration(
+        var configuration = MediaIndexAPI.Configuration(
             library: mediaLibrary, policy: policy, isReadOnly: noWatch,
-            watcherState: { [watcher] in watcher.map(Self.rootStates) ?? [] }))
+            watcherState: { [watcher] in watcher.map(Self.rootStates) ?? [] })
+        configuration.pickerOrigin = pickerOrigin
+        let server = try MediaIndexServer(configuration: configuration)
         defer { server.stop() }
         let scope = listen.isLoopback ? "loopback only" : "every request needs the token"
         context.standardOutput.writeLine("Serving \(location.directory) at http://\(server.address)/ (\(scope)\(noWatch ? ", read-only" : ""))")

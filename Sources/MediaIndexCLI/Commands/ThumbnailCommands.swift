@@ -128,7 +128,7 @@ struct ThumbnailsCommand: ParsableCommand {
         .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
         .flag("retry", help: "Try again assets whose thumbnails failed before."),
         .flag("gc", help: "Remove thumbnails of deleted assets and old revisions, then trim the cache."),
-        .flag("failures", help: "List the assets whose thumbnails could not be made, and why."),
+        .flag("failures", help: "List the assets whose thumbnails could not be made, or were made from the file's own small thumbnail, and why."),
         .flag("quiet", short: "q", help: "Print nothing but errors."),
         .flag("json", help: "Print the summary as JSON."),
     ]

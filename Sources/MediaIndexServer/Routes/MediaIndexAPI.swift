@@ -39,6 +39,9 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         public var watcherState: @Sendable () -> [RootWatchState]
         /// Seconds between keep-alive comments on an idle event stream.
         public var eventKeepAliveSeconds: Double = 15
+        /// The one origin (`https://app.example.com`) that may frame the web picker and
+        /// receives its selection by `postMessage`; nil: none but the server's own.
+        public var pickerOrigin: String?
 
         /// A configuration from its parts.
         public init(library: MediaLibrary, policy: AccessPolicy, isReadOnly: Bool,

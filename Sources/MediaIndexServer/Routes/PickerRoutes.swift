@@ -2,10 +2,25 @@ import Foundation
 import MediaIndex
 
 extension MediaIndexAPI {
-    /// The picker's own files may load only from this server; the page may be framed by
-    /// any site, since it only hands a selection to its embedder.
+    /// The picker's own files may load only from this server.
     static let pickerSecurityPolicy = "default-src 'self'; img-src 'self' blob: data:; media-src 'self'; "
         + "style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'"
+
+    /// The page's policy: its files' (`pickerSecurityPolicy`), and who may frame it: the
+    /// server itself and the `--picker-origin`, no one else.
+    static func pickerPagePolicy(pickerOrigin: String?) -> String {
+        pickerSecurityPolicy + "; frame-ancestors 'self'" + (pickerOrigin.map { " " + $0 } ?? "")
+    }
+
+    /// The page with the origin its selection is posted to, in a `meta` element the script
+    /// reads (inline scripts are refused by the policy): the `--picker-origin`, else the
+    /// server's own origin (`self`), never `*`.
+    static func pickerPage(_ text: String, pickerOrigin: String?) -> String {
+        let escaped = (pickerOrigin ?? "self").replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
+        return text.replacingOccurrences(of: "<meta charset=\"utf-8\">",
+                                         with: "<meta charset=\"utf-8\">\n<meta name=\"mediaindex-target-origin\" content=\"\(escaped)\">")
+    }
 
     /// `GET /`: the web picker. `/?token=…` with the right token sets the cookie and
     /// redirects to the same page without it; on loopback the cookie is set without asking.
@@ -29,10 +44,11 @@ extension MediaIndexAPI {
         guard let page = EmbeddedWebPicker.file(named: "index.html") else {
             throw APIError(status: 500, code: "internal", message: "the picker page is missing from this build")
         }
+        let origin = configuration.pickerOrigin
         var response = HTTPResponse(status: 200, headers: [("Content-Type", page.contentType),
                                                            ("Cache-Control", "no-store"),
-                                                           ("Content-Security-Policy", Self.pickerSecurityPolicy)],
-                                    body: .bytes(Array(page.text.utf8)))
+                                                           ("Content-Security-Policy", Self.pickerPagePolicy(pickerOrigin: origin))],
+                                    body: .bytes(Array(Self.pickerPage(page.text, pickerOrigin: origin).utf8)))
         if policy.address.isLoopback { response.addHeader("Set-Cookie", cookie) }
         return response
     }

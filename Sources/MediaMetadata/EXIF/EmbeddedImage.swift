@@ -36,9 +36,11 @@ extension MetadataReader {
     /// - JPEG: the EXIF thumbnail (IFD1), when it lies wholly inside the EXIF segment;
     /// - TIFF and TIFF-based raws: every directory's (IFD chain and SubIFDs) JPEG,
     ///   JPEG-compressed strip and Panasonic's JpgFromRaw;
-    /// - RAF: the preview its header points at.
+    /// - RAF: the preview its header points at;
+    /// - HEIF and AVIF: the EXIF thumbnail of the Exif item, when it lies wholly inside it
+    ///   (thumbnail items are items: see `HEIFItems`).
     ///
-    /// Other formats have none listed here (HEIF thumbnails are items: see `HEIFItems`).
+    /// Other formats have none listed here.
     /// - Throws: `MetadataError.io` when a read fails; damaged structures yield fewer images.
     public static func embeddedImages(in source: ByteSource, format: MediaFormat) throws -> [EmbeddedImage] {
         switch format {
@@ -46,6 +48,19 @@ extension MetadataReader {
             guard let segments = try? JPEGSegments.read(source), let block = try segments.exifBlock(in: source),
                   let walker = try? TIFFDirectoryWalker(source: source, base: block.lowerBound),
                   let thumbnail = try walker.exifThumbnail(),
+                  thumbnail.length > 4, thumbnail.offset + thumbnail.length <= block.upperBound else { return [] }
+            return [thumbnail]
+        case .heic, .heif, .avif:
+            // The Exif item (ISO/IEC 23008-12 Annex A.2.1): a 32-bit offset to the TIFF header, then the block.
+            guard let items = try? HEIFItems.read(source),
+                  let exif = items.items.values.filter({ $0.type == "Exif" }).min(by: { $0.id < $1.id }),
+                  let ranges = try? items.fileRanges(of: exif.id, fileSize: source.size), ranges.count == 1,
+                  let block = ranges.first, block.count > 4 else { return [] }
+            let header = try source.read(at: block.lowerBound, count: 4)
+            guard header.count == 4 else { return [] }
+            let tiff = block.lowerBound + 4 + UInt64(TIFFDirectoryWalker.u32(header, 0, false))
+            guard tiff < block.upperBound, let walker = try? TIFFDirectoryWalker(source: source, base: tiff),
+                  let thumbnail = try? walker.exifThumbnail(),
                   thumbnail.length > 4, thumbnail.offset + thumbnail.length <= block.upperBound else { return [] }
             return [thumbnail]
         case .raf:

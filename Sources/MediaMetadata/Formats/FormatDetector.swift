@@ -76,12 +76,14 @@ enum FormatDetector {
         return nil
     }
 
-    /// A Windows icon: reserved 0, type 1, 1–255 images, and a first directory entry
-    /// whose reserved byte is 0 and whose colour planes are 0 or 1.
+    /// A Windows icon or cursor: reserved 0, type 1 (icon) or 2 (cursor), 1–255 images, and
+    /// a first directory entry whose reserved byte is 0 and, for an icon, whose colour
+    /// planes are 0 or 1.
     private static func isIcon(_ h: [UInt8]) -> Bool {
-        guard h.count >= 22, h[0] == 0, h[1] == 0, h[2] == 1, h[3] == 0 else { return false }
+        guard h.count >= 22, h[0] == 0, h[1] == 0, h[2] == 1 || h[2] == 2, h[3] == 0 else { return false }
         let count = Int(h[4]) | Int(h[5]) << 8
-        return (1...255).contains(count) && h[9] == 0 && h[10] <= 1 && h[11] == 0
+        // An icon's first entry has 0 or 1 colour planes; a cursor's (type 2) holds its hotspot there.
+        return (1...255).contains(count) && h[9] == 0 && (h[2] == 2 || (h[10] <= 1 && h[11] == 0))
     }
 
     /// ZSoft PCX: manufacturer 10, version 0–5, encoding 0 or 1, 1/2/4/8 bits per plane,

@@ -88,9 +88,17 @@ enum ImageHeaderReader {
     // MARK: ICO
 
     /// The first image of the icon directory; a width or height byte of 0 means 256.
+    /// The largest picture the directory lists (its one-byte sizes, 0 standing for 256),
+    /// among the entries within the header read: what a thumbnail is made from.
     private static func icon(_ h: [UInt8]) -> (width: Int, height: Int)? {
-        guard let w = VideoFields.u8(h, 6), let hgt = VideoFields.u8(h, 7) else { return nil }
-        return (w == 0 ? 256 : w, hgt == 0 ? 256 : hgt)
+        let count = (VideoFields.u8(h, 4) ?? 0) | (VideoFields.u8(h, 5) ?? 0) << 8
+        var largest: (width: Int, height: Int)?
+        for index in 0..<min(count, 255) {
+            guard let w = VideoFields.u8(h, 6 + 16 * index), let hgt = VideoFields.u8(h, 7 + 16 * index) else { break }
+            let size = (width: w == 0 ? 256 : w, height: hgt == 0 ? 256 : hgt)
+            if largest.map({ size.width * size.height > $0.width * $0.height }) ?? true { largest = size }
+        }
+        return largest
     }
 
     // MARK: BPG

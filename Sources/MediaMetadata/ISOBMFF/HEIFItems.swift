@@ -42,6 +42,12 @@ public struct HEIFItems: Sendable {
         public let type: String
         public let from: UInt32
         public let to: [UInt32]
+
+        public init(type: String, from: UInt32, to: [UInt32]) {
+            self.type = type
+            self.from = from
+            self.to = to
+        }
     }
 
     /// The rows and columns of a `grid` item and the size of the picture they make.
@@ -67,6 +73,9 @@ public struct HEIFItems: Sendable {
     /// Each item's 1-based property indexes, in `ipma` order.
     public internal(set) var associations: [UInt32: [Int]] = [:]
     public internal(set) var references: [Reference] = []
+    /// Where the `iref` box lies in the file (header included), when the `meta` box was
+    /// read from a file, and its version (0: 16-bit item ids, 1: 32-bit).
+    public internal(set) var referenceBox: (range: Range<UInt64>, version: UInt8)?
     /// Parts that could not be read, one sentence each.
     public internal(set) var warnings: [String] = []
     /// The payload of `idat`, and where it starts in the file (when read from a file).
@@ -269,7 +278,11 @@ public struct HEIFItems: Sendable {
                 case "iinf": try parseItemInfo(bytes(box))
                 case "iloc": try parseItemLocations(bytes(box))
                 case "iprp": try parseProperties(bytes(box))
-                case "iref": try parseReferences(bytes(box))
+                case "iref":
+                    try parseReferences(bytes(box))
+                    if let fileOffset, let version = payload[Int(box.payloadOffset)...].first {
+                        referenceBox = ((fileOffset + box.offset)..<(fileOffset + box.end), version)
+                    }
                 case "idat":
                     itemData = bytes(box)
                     itemDataOffset = fileOffset.map { $0 + box.payloadOffset }

@@ -1,5 +1,6 @@
 import CHeif
 import Foundation
+import MediaMetadata
 
 /// Decodes HEIC, HEIF and AVIF through libheif, which applies `irot`/`imir` itself.
 ///
@@ -9,6 +10,8 @@ enum HEIFDecoder {
     /// A libheif context, freed when released.
     final class Context {
         let pointer: OpaquePointer
+        /// The rewritten file the context reads, when libheif refused the file itself.
+        private var rewritten: UnsafeMutableBufferPointer<UInt8>?
         /// - Throws: `ThumbnailError.decodeFailed` when libheif cannot be loaded or allocate one.
         init() throws {
             guard let pointer = try HeifLibrary.load().context_alloc() else {
@@ -16,7 +19,37 @@ enum HEIFDecoder {
             }
             self.pointer = pointer
         }
-        deinit { libheif.context_free(pointer) }
+        deinit {
+            libheif.context_free(pointer)
+            rewritten?.deallocate()
+        }
+
+        /// A context that has read `data` (which must outlive it); when libheif refuses the
+        /// file, a copy holding only the references the primary image needs
+        /// (`HEIFPrimaryReferences`: iOS 17/18 gain maps), owned by the context, with
+        /// every item at the same offset as in `data`.
+        ///
+        /// - Throws: `ThumbnailError.decodeFailed` with libheif's reason for the file itself
+        ///   when no rewrite helps.
+        static func reading(_ data: UnsafeBufferPointer<UInt8>, threads: Int) throws -> Context {
+            let context = try Context()
+            libheif.context_set_max_decoding_threads(context.pointer, Int32(threads))
+            let refusal: Error
+            do {
+                try check(libheif.context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
+                return context
+            } catch { refusal = error }
+            guard let items = try? HEIFItems.read(BufferByteSource(data)),
+                  let bytes = HEIFPrimaryReferences.rewritten(data, items: items) else { throw refusal }
+            let retry = try Context()
+            libheif.context_set_max_decoding_threads(retry.pointer, Int32(threads))
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            _ = copy.initialize(from: bytes)
+            retry.rewritten = copy
+            guard libheif.context_read_from_memory_without_copy(retry.pointer, copy.baseAddress, copy.count, nil).code
+                    == heif_error_Ok else { throw refusal }
+            return retry
+        }
     }
 
     /// An image handle, released when released.
@@ -55,9 +88,7 @@ enum HEIFDecoder {
                        direct: Bool = true) throws -> (image: PixelBuffer, usedThumbnail: Bool,
                                                        displayedSize: (width: Int, height: Int), colour: ColourSpace) {
         _ = HEVCDecoderPlugin.isAvailable  // registers our HEVC decoder once
-        let context = try Context()
-        libheif.context_set_max_decoding_threads(context.pointer, Int32(threads))
-        try check(libheif.context_read_from_memory_without_copy(context.pointer, data.baseAddress, data.count, nil))
+        let context = try Context.reading(data, threads: threads)
         var primaryPointer: OpaquePointer?
         try check(libheif.context_get_primary_image_handle(context.pointer, &primaryPointer))
         guard let primaryPointer else { throw ThumbnailError.decodeFailed("the HEIF file has no primary image") }

@@ -44,10 +44,11 @@ struct HEIFDirectDecoder: @unchecked Sendable {
     /// The largest picture decoded at once, in pixels.
     let largestPiece: Int
 
-    /// Reads how the primary image is built; throws `Unsupported` for what this does not handle.
-    init(_ file: UnsafeBufferPointer<UInt8>) throws {
+    /// Reads how the primary image (or the item `chosen`: a thumbnail item) is built;
+    /// throws `Unsupported` for what this does not handle.
+    init(_ file: UnsafeBufferPointer<UInt8>, item chosen: UInt32? = nil) throws {
         let source = BufferByteSource(file)
-        guard let items = try? HEIFItems.read(source), let primary = items.primaryID,
+        guard let items = try? HEIFItems.read(source), let primary = chosen ?? items.primaryID,
               let item = items.items[primary], !item.isProtected else { throw Unsupported() }
         let firstPicture = item.type == "grid" ? items.referenced(from: primary, by: "dimg").first.flatMap { items.items[$0] } : item
         guard let codec = firstPicture.flatMap({ Codec(rawValue: $0.type) }) else { throw Unsupported() }

@@ -1,3 +1,5 @@
+import MediaMetadata
+
 /// Area averaging of one plane of samples (a decoder's R, G or B plane, 8 or 16 bits
 /// per sample) to floats, without copying the plane first.
 ///
@@ -97,6 +99,18 @@ struct YCbCrConversion: Equatable {
         case 9, 10: self.init(kr: 0.2627, kb: 0.0593, fullRange: fullRange)   // BT.2020
         default: return nil
         }
+    }
+
+    /// The conversion a HEIF item's `colr` nclx property declares (`.undeclared` without
+    /// one), read without libheif; nil for matrices left to libheif.
+    init?(items: HEIFItems?, item: UInt32) {
+        guard let payload = items?.properties(of: item).first(where: { $0.type == "colr" && $0.payload.starts(with: Array("nclx".utf8)) })?
+            .payload, payload.count >= 11 else {
+            self = .undeclared
+            return
+        }
+        // nclx: colour_primaries, transfer_characteristics, matrix_coefficients (16 bits each), full_range_flag.
+        self.init(matrixCoefficients: Int(payload[8]) << 8 | Int(payload[9]), fullRange: payload[10] & 0x80 != 0)
     }
 
     /// 8-bit interleaved RGB from same-size Y, Cb, Cr planes in 8-bit units.
