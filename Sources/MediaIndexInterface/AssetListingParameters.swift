@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaMetadata
 
 /// Named text values a request carries: a command line's options, or a URL's query.
 ///
@@ -78,6 +79,10 @@ public struct AssetListingParameters: Sendable {
         }
         if let text = try source.value("near") {
             let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
+            try Self.checkCoordinates([(numbers[0], numbers[1])], option: source.spelling(of: "near"), text: text)
+            guard numbers[2] > 0 else {
+                throw ParameterError("\(source.spelling(of: "near")) takes a radius in metres above 0, not \(numbers[2]) in '\(text)'")
+            }
             options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
         }
         if let text = try source.value("bbox") {
@@ -85,6 +90,10 @@ public struct AssetListingParameters: Sendable {
                 throw ParameterError("\(source.spelling(of: "near")) and \(source.spelling(of: "bbox")) cannot be used together")
             }
             let n = try Self.numbers(text, count: 4, option: source.spelling(of: "bbox"), shape: "SOUTH,WEST,NORTH,EAST")
+            try Self.checkCoordinates([(n[0], n[1]), (n[2], n[3])], option: source.spelling(of: "bbox"), text: text)
+            guard n[0] <= n[2] else {
+                throw ParameterError("\(source.spelling(of: "bbox")) takes its south edge first: \(n[0]) is north of \(n[2]) in '\(text)'")
+            }
             options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
         }
         options.make = try source.value("make")
@@ -100,15 +109,15 @@ public struct AssetListingParameters: Sendable {
                 throw ParameterError("\(source.spelling(of: "minPixels")) takes WxH (such as 1920x1080) or a pixel count, not '\(text)'")
             }
         }
-        options.minimumDuration = try source.number("minDuration")
-        options.maximumDuration = try source.number("maxDuration")
-        options.formats = source.values("type")
+        options.minimumDuration = try Self.duration("minDuration", from: source)
+        options.maximumDuration = try Self.duration("maxDuration", from: source)
+        options.formats = try source.values("type").map { try Self.format($0, option: source.spelling(of: "type")) }
         options.includeHidden = try source.flag("includeHidden")
         options.includeAllBurstAssets = try source.flag("allBursts")
         if let text = try source.value("sort") {
             guard let key = AssetSortKey.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else {
-                throw ParameterError("\(source.spelling(of: "sort")) takes one of "
-                    + AssetSortKey.allCases.map(\.rawValue).joined(separator: ", ") + ", not '\(text)'")
+                throw ParameterError(Suggestion.refusal(of: text, for: source.spelling(of: "sort"),
+                                                        valid: AssetSortKey.allCases.map(\.rawValue)))
             }
             options.sort = AssetSort(key)
         }
@@ -117,6 +126,44 @@ public struct AssetListingParameters: Sendable {
             options.sort?.ascending.toggle()
         }
         options.after = try source.value("after")
+    }
+
+    /// The file formats `type` takes: the names the index records (`MediaFormat`).
+    public static let formatNames = MediaFormat.allCases.map(\.rawValue)
+
+    /// `text` as one of `formatNames` (any case).
+    ///
+    /// - Throws: `ParameterError` listing the formats, with the nearest (`jpg` → `jpeg`).
+    static func format(_ text: String, option: String) throws -> String {
+        guard let name = formatNames.first(where: { $0 == text.lowercased() }) else {
+            throw ParameterError(Suggestion.refusal(of: text, for: option, valid: formatNames))
+        }
+        return name
+    }
+
+    /// A length in seconds, 0 or more.
+    ///
+    /// - Throws: `ParameterError` for a negative length, or the source's own error.
+    static func duration(_ name: String, from source: some ParameterSource) throws -> Double? {
+        guard let seconds = try source.number(name) else { return nil }
+        guard seconds >= 0 else {
+            throw ParameterError("\(source.spelling(of: name)) takes a length in seconds, 0 or more, not \(seconds)")
+        }
+        return seconds
+    }
+
+    /// Latitudes within ±90° and longitudes within ±180°.
+    ///
+    /// - Throws: `ParameterError` naming the first coordinate out of range.
+    static func checkCoordinates(_ points: [(latitude: Double, longitude: Double)], option: String, text: String) throws {
+        for point in points {
+            guard abs(point.latitude) <= 90 else {
+                throw ParameterError("\(option): latitude \(point.latitude) is outside -90…90 in '\(text)'")
+            }
+            guard abs(point.longitude) <= 180 else {
+                throw ParameterError("\(option): longitude \(point.longitude) is outside -180…180 in '\(text)'")
+            }
+        }
     }
 
     /// A date: local time unless it carries `Z` or an offset; a bare date is the start of

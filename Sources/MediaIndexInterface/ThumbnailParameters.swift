@@ -20,7 +20,7 @@ public enum ThumbnailParameters {
     public static func mode(_ text: String?, option: String = "--mode") throws -> ThumbnailMode {
         guard let text else { return .fit }
         guard let mode = ThumbnailMode(rawValue: text.lowercased()) else {
-            throw ParameterError("\(option) takes fit or fill, not '\(text)'")
+            throw ParameterError(Suggestion.refusal(of: text, for: option, valid: ["fit", "fill"]))
         }
         return mode
     }
@@ -32,7 +32,7 @@ public enum ThumbnailParameters {
         switch text?.lowercased() {
         case nil, "jpeg", "jpg": return .jpeg()
         case "webp": return .webp()
-        default: throw ParameterError("\(option) takes jpeg or webp, not '\(text ?? "")'")
+        default: throw ParameterError(Suggestion.refusal(of: text ?? "", for: option, valid: ["jpeg", "webp"]))
         }
     }
 }

@@ -57,7 +57,7 @@ struct ThumbnailCommandTests {
         #expect(webp.out.trimmingCharacters(in: .newlines).hasSuffix(".webp"))
 
         let bad = await mediaindex(["thumbnail", id, "--mode", "stretch"], folder: folder)
-        #expect(bad.code == 64 && bad.err.contains("--mode takes fit or fill"))
+        #expect(bad.code == 64 && bad.err.contains("--mode takes one of fit, fill"))
         let missing = await mediaindex(["thumbnail", "AAAAAAAAAAAAA"], folder: folder)
         #expect(missing.code == 1 && missing.err.contains("no asset matches"))
     }

@@ -56,6 +56,14 @@ struct WatchCommandTests {
         #expect(lines.contains("KillSignal=SIGTERM"))
         #expect(lines.contains("RestartPreventExitStatus=64 \(WatchCommand.alreadyWatchedExitCode)"))
         #expect(lines.contains("WantedBy=default.target"))
+        // Hardened: the photos (the whole file system, home included) read-only but for the
+        // library and cache, no privileges to gain, a /tmp of its own.
+        for line in ["ProtectSystem=strict", "ProtectHome=read-only", "NoNewPrivileges=yes", "PrivateTmp=yes",
+                     "ReadWritePaths=-%h/.local/share/mediaindex -%h/.cache/mediaindex"] {
+            #expect(lines.contains(line), "\(line)")
+        }
+        let package = try String(contentsOf: packageRoot.appendingPathComponent("scripts/package"), encoding: .utf8)
+        #expect(package.contains("systemd/mediaindex.service"), "the Debian package ships this unit")
         let guide = try String(contentsOf: packageRoot.appendingPathComponent("docs/watch-and-serve.md"), encoding: .utf8)
         #expect(guide.contains("systemctl --user enable --now mediaindex"))
     }

@@ -430,7 +430,7 @@ struct SidecarTests {
             var size: UInt64 { 100 }
             func read(at offset: UInt64, count: Int) throws -> [UInt8] { throw MetadataError.io("the disk went away") }
         }
-        guard case .failed(let message) = FileReader.readSidecar(FailingSource()) else {
+        guard case .failed(let message) = FileReader.readSidecar(FailingSource(), path: PathBytes("/x/a.xmp")) else {
             Issue.record("a failing read gave no failure")
             return
         }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import MediaMetadata
 import Testing
 
@@ -338,5 +339,54 @@ struct ISOBMFFStructureTests {
     func noMovieBox() throws {
         let m = try #require(try MetadataReader.read(MemoryByteSource(F.ftyp("isom") + F.box("mdat", [1, 2, 3]))))
         #expect(m.format == .mp4 && m.warnings.contains { $0.contains("moov") })
+    }
+}
+
+/// Transport streams written by ffmpeg as AVCHD cameras write them, measured by ffprobe.
+@Suite("Transport stream durations against ffprobe",
+       .enabled(if: TransportStreamReference.toolsInstalled, "ffmpeg and ffprobe are not installed"))
+struct TransportStreamDurationTests {
+    @Test("the duration is the PTS span of every stream, audio starting first included, within 0.1% of ffprobe's",
+          arguments: [("ac3", "m2ts"), ("aac", "m2ts"), ("mp2", "m2ts"), ("mp2", "ts"), ("eac3", "ts")])
+    func durationMatchesFFprobe(audio: String, container: String) throws {
+        let path = NSTemporaryDirectory() + "/mediaindex-avchd-\(UUID().uuidString).\(container == "m2ts" ? "MTS" : "ts")"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // 2 s of 29.97 fps H.264 and 48 kHz audio, as an AVCHD camcorder records (192-byte packets for .MTS).
+        var arguments = ["-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30000/1001",
+                         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "2",
+                         "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", audio, "-f", "mpegts"]
+        if container == "m2ts" { arguments += ["-mpegts_m2ts_mode", "1"] }
+        try TransportStreamReference.run("ffmpeg", arguments + ["-y", path])
+        let reference = try #require(Double(try TransportStreamReference.run("ffprobe", [
+            "-v", "error", "-show_entries", "format=duration", "-of", "default=noprint_wrappers=1:nokey=1", path,
+        ]).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let m = try #require(try MetadataReader.read(FileByteSource(path: path)))
+        let duration = try #require(m.durationSeconds)
+        #expect(abs(duration - reference) <= reference * 0.001, "\(audio): \(duration) s, ffprobe \(reference) s")
+    }
+}
+
+/// Runs the reference tools for the tests above.
+enum TransportStreamReference {
+    static func path(_ tool: String) -> String? {
+        ["/usr/bin/", "/usr/local/bin/"].map { $0 + tool }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static var toolsInstalled: Bool { path("ffmpeg") != nil && path("ffprobe") != nil }
+
+    /// Runs `tool`, requiring exit 0; returns its standard output.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(path(tool)))
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " "))")
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -129,3 +129,65 @@ struct LivePhotoStillTimeTests {
         #expect(checked >= 1)
     }
 }
+
+@Suite("Video frames leave no file behind")
+struct VideoFrameFileTests {
+    @Test("a poster frame comes back through a pipe: no frame file appears in the temporary folder",
+          .enabled(if: ThumbnailGenerator.canMakeVideoThumbnails, "ffmpeg is not installed: video thumbnails are skipped"))
+    func noFrameFile() throws {
+        let folder = NSTemporaryDirectory()
+        let movie = folder + "/mediaindex-pipe-test-\(UUID().uuidString).mp4"
+        defer { try? FileManager.default.removeItem(atPath: movie) }
+        let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
+        let made = try ChildProcess(executable: ffmpeg, arguments: [
+            "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=1920x1080:rate=25", "-t", "0.2",
+            "-c:v", "mpeg4", "-y", movie,
+        ].map { Array($0.utf8) }).run(timeoutSeconds: 60)
+        #expect(made.exitStatus == 0)
+
+        // A watcher lists the folder as fast as it can while frames are extracted.
+        let seen = LockedFlag()
+        let done = LockedFlag()
+        let watcher = Thread {
+            while !done.value {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasPrefix("mediaindex-frame-") }) { seen.set() }
+            }
+        }
+        watcher.start()
+        for _ in 0..<5 {
+            let frame = try VideoFrameExtractor.frame(pathBytes: Array(movie.utf8), seconds: 0.1,
+                                                      request: ThumbnailRequest(maxPixelSize: 1024))
+            #expect(frame.image.width == 1920 && frame.image.height == 1080)
+        }
+        done.set()
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(!seen.value, "a frame file appeared in \(folder)")
+    }
+
+    @Test("frames a killed process left behind are removed, and nothing else")
+    func leftoversRemoved() throws {
+        let folder = NSTemporaryDirectory() + "/mediaindex-leftovers-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let leftover = folder + "/mediaindex-frame-\(UUID().uuidString).ppm"
+        let kept = [folder + "/mediaindex-frame-notes.ppm", folder + "/holiday.ppm"]
+        for path in [leftover] + kept { FileManager.default.createFile(atPath: path, contents: Data("P6".utf8)) }
+        let link = folder + "/mediaindex-frame-\(UUID().uuidString).ppm"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: kept[1])
+
+        #expect(VideoFrameExtractor.removeLeftoverFrames(in: folder) == 1)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(kept.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) != nil, "a link is never followed or removed")
+    }
+}
+
+/// A flag set by one thread and read by another.
+final class LockedFlag: @unchecked Sendable {
+    // @unchecked: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored = false
+    var value: Bool { lock.lock(); defer { lock.unlock() }; return stored }
+    func set() { lock.lock(); stored = true; lock.unlock() }
+}

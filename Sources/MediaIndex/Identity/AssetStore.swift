@@ -116,12 +116,22 @@ struct AssetStore {
     private static let selectMetadataSQL =
         "SELECT \(MetadataValues.columns.map(\.name).joined(separator: ", ")) FROM assets WHERE id = ?"
 
-    /// The change feed's names of the columns whose stored value differs from `values`.
+    /// The subtype bits the pairer owns (`AssetPairer.finalize` sets them from the asset's
+    /// files): a primary file's values never change them, so a live photo whose still is
+    /// re-read or moved stays one without a passing "not live" the pairer must undo.
+    static let pairingSubtypes: MediaSubtypes = [.livePhoto, .motionPhoto, .raw]
+
+    /// The change feed's names of the columns whose stored value differs from `values`
+    /// (the pairer's subtype bits aside).
     func changedFields(_ assetID: Int64, _ values: MetadataValues) throws -> [String] {
         guard let row = try db.cachedStatement(Self.selectMetadataSQL).rows([assetID]).first else { return [] }
         var changed: [String] = []
-        for (index, (column, value)) in values.values.enumerated() where row[index] != value.databaseValue {
-            changed.append(column.changedFieldName)
+        for (index, (column, value)) in values.values.enumerated() {
+            let others = ~Int64(Self.pairingSubtypes.rawValue)
+            let differs = column == .subtypes
+                ? (row[index].int64 ?? 0) & others != (value.databaseValue.int64 ?? 0) & others
+                : row[index] != value.databaseValue
+            if differs { changed.append(column.changedFieldName) }
         }
         return changed
     }
@@ -129,7 +139,10 @@ struct AssetStore {
     // MARK: Updates
 
     private static let updateSQL: String = {
-        let assignments = MetadataValues.columns.map { "\($0.name) = ?" }.joined(separator: ", ")
+        let pairing = pairingSubtypes.rawValue
+        let assignments = MetadataValues.columns.map { column in
+            column == .subtypes ? "subtypes = (? & ~\(pairing)) | (subtypes & \(pairing))" : "\(column.name) = ?"
+        }.joined(separator: ", ")
         return "UPDATE assets SET \(assignments), fingerprint = ?, revision = revision + ?, modified_at = ? WHERE id = ?"
     }()
 

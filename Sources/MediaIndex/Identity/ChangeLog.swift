@@ -8,12 +8,43 @@ enum ChangeLog {
 
     static func record(_ kind: AssetChangeKind, identifier: String, fields: [String] = [], now: Double,
                        db: DatabaseConnection) throws {
-        var fieldsJSON: String?
-        if !fields.isEmpty {
-            fieldsJSON = "[" + fields.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        }
         try db.execute("INSERT INTO changes (identifier, kind, fields, changed_at) VALUES (?, ?, ?, ?)",
-                       [identifier, kind.rawValue, fieldsJSON, now])
+                       [identifier, kind.rawValue, fieldsJSON(fields), now])
+    }
+
+    /// The fields as a JSON array, each once, in the order first named; nil for none.
+    static func fieldsJSON(_ fields: [String]) -> String? {
+        var seen = Set<String>()
+        let unique = fields.filter { seen.insert($0).inserted }
+        return unique.isEmpty ? nil : "[" + unique.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+    }
+
+    /// Makes one event one entry: of the entries after `token` (one index run's) that
+    /// say the same of the same asset (a live photo's two moved halves, an update seen
+    /// by the commit and again by the pairer), only the last is kept, naming every
+    /// field of them all once.
+    ///
+    /// Only the few repeated (asset, kind) pairs are read back, found by one grouping pass.
+    static func coalesce(after token: Int64, db: DatabaseConnection) throws {
+        let repeated = try db.rows("""
+            SELECT identifier, kind FROM changes WHERE token > ? GROUP BY identifier, kind HAVING count(*) > 1
+            """, [token])
+        for group in repeated {
+            guard let identifier = group.string("identifier"), let kind = group.string("kind") else { continue }
+            let entries = try db.rows("""
+                SELECT token, fields FROM changes WHERE token > ? AND identifier = ? AND kind = ? ORDER BY token
+                """, [token, identifier, kind])
+            guard let last = entries.last?.int64("token") else { continue }
+            var fields: [String] = []
+            for entry in entries {
+                guard let text = entry.string("fields"),
+                      let names = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else { continue }
+                fields += names
+            }
+            try db.execute("DELETE FROM changes WHERE token > ? AND token < ? AND identifier = ? AND kind = ?",
+                           [token, last, identifier, kind])
+            try db.execute("UPDATE changes SET fields = ? WHERE token = ?", [fieldsJSON(fields), last])
+        }
     }
 
     /// Drops the entries of every one of `identifiers` recorded since `since`: an asset

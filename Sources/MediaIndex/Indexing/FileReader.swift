@@ -51,7 +51,7 @@ enum FileReader {
 
     private static func read(_ entry: FileWalker.Entry, from source: FileByteSource,
                              fingerprint known: ContentFingerprint?) -> FileOutcome {
-        if SidecarFile.isSidecar(entry.path) { return readSidecar(source) }
+        if SidecarFile.isSidecar(entry.path) { return readSidecar(source, path: entry.path) }
         if AdjustmentFile.isAdjustmentFile(entry.path) { return readAdjustments(source) }
         if TakeoutSidecar.isJSON(entry.path) { return readTakeout(source, path: entry.path) }
         if source.size == 0 {
@@ -75,11 +75,13 @@ enum FileReader {
         }
     }
 
-    /// Reads an XMP sidecar. Malformed XML gives what could be read; only an I/O
-    /// failure is an error (of the sidecar's row).
-    static func readSidecar(_ source: ByteSource) -> FileOutcome {
+    /// Reads a sidecar (XMP, or a Sony clip's XML). Malformed XML gives what could be
+    /// read; only an I/O failure is an error (of the sidecar's row); an XML file named
+    /// like a clip's that is no clip metadata is ignored.
+    static func readSidecar(_ source: ByteSource, path: PathBytes) -> FileOutcome {
         do {
-            return .describing(.sidecar, try SidecarFile.read(source).encoded())
+            guard let values = try SidecarFile.read(source, path: path) else { return .ignored }
+            return .describing(.sidecar, try values.encoded())
         } catch {
             return .failed(sentence(error))
         }

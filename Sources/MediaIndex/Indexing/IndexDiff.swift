@@ -12,6 +12,36 @@ struct IndexDiff {
     var unchanged = 0
     /// Rows of files not found (except under folders that could not be listed).
     var vanished: [PathBytes: FileRecord.Known] = [:]
+    /// New or changed files left for a later run: still being written (`Settling`).
+    var deferred = 0
+    private let settling: Settling?
+
+    /// Which files are still being written, so a run leaves them alone: not read, a
+    /// known one's row kept as it was, for the run after their writer is done.
+    struct Settling {
+        /// Files a watcher saw opened for writing and not yet closed.
+        var beingWritten: Set<PathBytes>
+        /// Files modified after this moment (ns since 1970) and not after `until`: their
+        /// size and mtime have not been stable for the settling window.
+        var modifiedAfter: Int64?
+        var until: Int64
+
+        /// Nil when nothing is to be left (no file open, no settling window).
+        init?(options: MediaLibrary.IndexOptions, now: Double) {
+            guard !options.filesBeingWritten.isEmpty || options.settlingSeconds != nil else { return nil }
+            beingWritten = options.filesBeingWritten
+            modifiedAfter = options.settlingSeconds.map { Int64((now - $0) * 1e9) }
+            // A modification time in the future (a skewed clock) is no write in progress.
+            until = Int64((now + 1) * 1e9)
+        }
+
+        func isSettling(_ entry: FileWalker.Entry) -> Bool {
+            if beingWritten.contains(entry.path) { return true }
+            guard let modifiedAfter else { return false }
+            let mtime = entry.stat.modificationNanoseconds
+            return mtime > modifiedAfter && mtime <= until
+        }
+    }
 
     /// Runs `walk` to its end, merging it with the rows.
     ///
@@ -24,7 +54,8 @@ struct IndexDiff {
     ///   - heldLimit: how many files to read are held in memory.
     /// - Throws: `DatabaseError`.
     init(_ walk: inout IndexWalk, restart makeWalk: () -> IndexWalk, rootIDs: Set<Int64>, files: FileStore,
-         spillFolder: String, heldLimit: Int = ToReadList.defaultHeldLimit) throws {
+         settling: Settling? = nil, spillFolder: String, heldLimit: Int = ToReadList.defaultHeldLimit) throws {
+        self.settling = settling
         toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
         var unseen: [FileRecord.Known]
         do {
@@ -37,6 +68,7 @@ struct IndexDiff {
             rows.sort { $0.path < $1.path }
             toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
             unchanged = 0
+            deferred = 0
             walk = makeWalk()
             unseen = try merge(&walk) { body in try rows.forEach(body) }
         }
@@ -64,7 +96,7 @@ struct IndexDiff {
             if let previous, !(previous < row.path) { throw OutOfOrder() }
             previous = row.path
             while let work = found, work.entry.path < row.path {
-                toRead.append(work)  // new
+                read(work)  // new
                 found = walk.next()
             }
             guard var work = found, work.entry.path == row.path else {
@@ -76,13 +108,22 @@ struct IndexDiff {
                 unchanged += 1
             } else {
                 work.known = row
-                toRead.append(work)
+                read(work)
             }
         }
         while let work = found {
-            toRead.append(work)
+            read(work)
             found = walk.next()
         }
         return unseen
+    }
+
+    /// A new or changed file: to read, unless it is still being written.
+    private mutating func read(_ work: Indexer.Work) {
+        if let settling, settling.isSettling(work.entry) {
+            deferred += 1
+        } else {
+            toRead.append(work)
+        }
     }
 }

@@ -8,6 +8,8 @@ struct IndexFinish {
     let runID: Int64
     let now: Double
     let tombstoneRetention: Double
+    /// The change feed's last token when the run began: the run's entries follow it.
+    let lastTokenBefore: Int64
 
     func run(roots: [(id: Int64, path: PathBytes)], walk: IndexWalk, diff: IndexDiff, plan: IndexPlan,
              summary: inout IndexSummary) throws {
@@ -36,6 +38,7 @@ struct IndexFinish {
         try pairAndAttach(vanished: vanished, diff: diff, filesRemoved: filesRemoved, summary: &summary)
         summary.timings.pair = Indexer.seconds(since: pairing)
 
+        try ChangeLog.coalesce(after: lastTokenBefore, db: db)
         for root in roots { try RootStore(db: db).markIndexed(root.id, now: now) }
         try Tombstones.purge(olderThan: now - tombstoneRetention, db: db)
         try ChangeLog.trim(now: now, db: db)

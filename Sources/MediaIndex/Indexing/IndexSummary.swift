@@ -1,5 +1,5 @@
 /// What one index run did. Every file seen is counted in exactly one of
-/// `added`, `updated`, `moved`, `unchanged`, `failed` or `skipped`.
+/// `added`, `updated`, `moved`, `unchanged`, `deferred`, `failed` or `skipped`.
 public struct IndexSummary: Sendable, Equatable, Codable {
     /// Regular files found under the roots.
     public var scanned = 0
@@ -20,6 +20,9 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var skipped = 0
     /// The special files among `skipped`, each with the reason it was skipped.
     public var specialFiles: [SkippedFile] = []
+    /// New or changed files left for a later run because they were still being written
+    /// (`IndexOptions.filesBeingWritten`, `settlingSeconds`).
+    public var deferred = 0
     /// Files this run opened.
     public var opened = 0
     /// Folders that could not be listed.
@@ -33,6 +36,20 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var timings = IndexTimings()
 
     public init() {}
+
+    /// Reads a summary; a key missing (one recorded by an earlier build) keeps its default.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let decoded = try c.decodeIfPresent(T.self, forKey: key) { value = decoded }
+        }
+        try read(.scanned, &scanned); try read(.added, &added); try read(.updated, &updated)
+        try read(.moved, &moved); try read(.removed, &removed); try read(.unchanged, &unchanged)
+        try read(.failed, &failed); try read(.skipped, &skipped); try read(.specialFiles, &specialFiles)
+        try read(.deferred, &deferred); try read(.opened, &opened); try read(.unreadableFolders, &unreadableFolders)
+        try read(.paired, &paired); try read(.unpaired, &unpaired); try read(.elapsedSeconds, &elapsedSeconds)
+        try read(.timings, &timings)
+    }
 }
 
 /// How long each phase of an index run took, in seconds (see docs/architecture.md).

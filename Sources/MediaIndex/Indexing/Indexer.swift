@@ -27,6 +27,8 @@ struct Indexer {
     var heldFilesToRead = ToReadList.defaultHeldLimit
     /// How long a deleted asset's identifier is kept for its content's return.
     var tombstoneRetention = Tombstones.defaultRetention
+    /// Files left for a later run because they are still being written.
+    var settling: IndexDiff.Settling?
 
     /// A file the walk found, with its row when it had one.
     struct Work: Sendable {
@@ -46,7 +48,10 @@ struct Indexer {
             progress?(IndexProgress(phase: phase, scanned: scanned, toRead: toRead, read: read, failed: failed,
                                     elapsedSeconds: Self.seconds(since: start)))
         }
-        let runID = try writer.write { db in try IndexRunLog(db: db).begin(now: Date().timeIntervalSince1970) }
+        let (runID, lastTokenBefore) = try writer.write { db in
+            (try IndexRunLog(db: db).begin(now: Date().timeIntervalSince1970),
+             Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0))
+        }
 
         // Phases 1 and 2 run together: the diff takes the walk's files one at a time.
         var phase = ContinuousClock.now
@@ -54,6 +59,7 @@ struct Indexer {
         var walk = makeWalk()
         let diff = try writer.write { db in
             try IndexDiff(&walk, restart: makeWalk, rootIDs: Set(roots.map(\.id)), files: FileStore(db: db),
+                          settling: settling,
                           spillFolder: location.directory, heldLimit: heldFilesToRead)
         }
         // Special files are seen and skipped, never opened (a FIFO would block a reader).
@@ -62,6 +68,7 @@ struct Indexer {
         summary.specialFiles = walk.specialFiles
         summary.unreadableFolders = walk.unreadableFolders.count
         summary.unchanged = diff.unchanged
+        summary.deferred = diff.deferred
         summary.timings.walk = walk.listingSeconds
         summary.timings.diff = max(0, Self.seconds(since: phase) - walk.listingSeconds)
 
@@ -78,7 +85,8 @@ struct Indexer {
         report(.finishing, scanned: scanned, toRead: toReadCount, read: toReadCount, failed: summary.failed)
         try writer.transaction { db in
             let now = Date().timeIntervalSince1970
-            try IndexFinish(db: db, runID: runID, now: now, tombstoneRetention: tombstoneRetention)
+            try IndexFinish(db: db, runID: runID, now: now, tombstoneRetention: tombstoneRetention,
+                            lastTokenBefore: lastTokenBefore)
                 .run(roots: roots, walk: walk, diff: diff, plan: plan, summary: &summary)
             summary.elapsedSeconds = Self.seconds(since: start)
             try IndexRunLog(db: db).complete(runID, summary, now: now)

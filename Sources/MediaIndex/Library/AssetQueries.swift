@@ -62,7 +62,9 @@ enum AssetQueries {
                     role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
                     bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? FileRole(stored: row.string("role")).flatMap(Self.describingContentType)))
+                        ?? FileRole(stored: row.string("role")).flatMap {
+                            Self.describingContentType($0, path: PathBytes(row.blob("path") ?? []))
+                        }))
             }
         }
         return result
@@ -92,11 +94,11 @@ enum AssetQueries {
         return result
     }
 
-    /// The MIME type of a describing resource: an XMP sidecar's, Apple adjustments', a
-    /// Takeout JSON's.
-    static func describingContentType(_ role: FileRole) -> String? {
+    /// The MIME type of a describing resource: an XMP sidecar's (a Sony clip XML's),
+    /// Apple adjustments', a Takeout JSON's.
+    static func describingContentType(_ role: FileRole, path: PathBytes) -> String? {
         switch role {
-        case .sidecar: "application/rdf+xml"
+        case .sidecar: SidecarFile.isClipXML(path) ? "application/xml" : "application/rdf+xml"
         case .adjustmentData: "application/x-plist"
         case .takeoutMetadata, .takeoutAlbumMetadata: "application/json"
         default: nil

@@ -184,6 +184,13 @@ public final class MediaLibrary: Sendable {
         /// How long a deleted asset's identifier waits for its content to come back
         /// (30 days by default).
         public var tombstoneRetention: Double = 30 * 86_400
+        /// Files still open for writing, as a watcher knows them: left for a later run
+        /// (not read; a known one keeps its row), and counted in `IndexSummary.deferred`.
+        public var filesBeingWritten: Set<PathBytes> = []
+        /// Leaves for a later run every file modified less than this many seconds before
+        /// the walk saw it (its size and mtime not yet stable: a copy that closes and
+        /// reopens the file for each chunk); nil reads every file.
+        public var settlingSeconds: Double?
         /// Tests only: caps the database at this many pages, to simulate a full disk.
         var maxPageCount: Int?
         /// Tests only: files to read held in memory before the rest wait on disk (`ToReadList`).
@@ -313,6 +320,7 @@ extension MediaLibrary.Blocking {
             indexer.batchSize = max(1, options.batchSize)
             indexer.tombstoneRetention = options.tombstoneRetention
             indexer.heldFilesToRead = max(1, options.heldFilesToRead)
+            indexer.settling = IndexDiff.Settling(options: options, now: Date().timeIntervalSince1970)
             if let maxPageCount = options.maxPageCount {
                 try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
             }

@@ -14,6 +14,11 @@ struct SidecarValues: StoredFileValues, Equatable {
     /// `photoshop:SidecarForExtension`, lowercased: which same-stem file it describes.
     var sidecarForExtension: String?
     var warnings: [String] = []
+    /// A Sony clip's `C0001M01.XML` (`SonyClipMetadata`), instead of XMP: it fills what
+    /// the clip lacks (and gives its date an offset) rather than overriding it.
+    var clip: SonyClipMetadata?
+
+    init(clip: SonyClipMetadata) { self.clip = clip }
 
     init(_ properties: XMPProperties) {
         captureDate = properties.captureDate
@@ -26,21 +31,40 @@ struct SidecarValues: StoredFileValues, Equatable {
     }
 }
 
-/// XMP sidecar files: `IMG_1.JPG.xmp` or `IMG_1.xmp` beside `IMG_1.JPG`.
+/// Sidecar files: XMP (`IMG_1.JPG.xmp` or `IMG_1.xmp` beside `IMG_1.JPG`), and the XML
+/// Sony XAVC cameras write beside each clip (`C0001M01.XML` beside `C0001.MP4`, in
+/// `PRIVATE/M4ROOT/CLIP` on the card; M01 is the metadata's first revision).
 enum SidecarFile {
-    /// Whether the path names a sidecar (extension `.xmp`, any case).
-    static func isSidecar(_ path: PathBytes) -> Bool { path.lowercasedExtension == "xmp" }
+    /// Whether the path names a sidecar (extension `.xmp`, any case, or Sony's clip XML).
+    static func isSidecar(_ path: PathBytes) -> Bool { path.lowercasedExtension == "xmp" || isClipXML(path) }
 
-    /// Reads a sidecar's values, at most `XMPReader.maxPacketBytes` of it. Malformed
-    /// XML gives what could be read.
+    /// Whether the name is Sony's clip XML: a stem, `M`, two digits, `.XML` (any case).
+    static func isClipXML(_ path: PathBytes) -> Bool { clipStem(FileNameKey(path).lowercasedName) != nil }
+
+    /// `c0001` for `c0001m01.xml`; nil for any other lowercased name.
+    static func clipStem(_ lowercasedName: String) -> String? {
+        guard lowercasedName.hasSuffix(".xml") else { return nil }
+        let stem = Array(lowercasedName.dropLast(4))
+        guard stem.count > 3, stem[stem.count - 3] == "m", stem.suffix(2).allSatisfy(\.isASCII),
+              stem.suffix(2).allSatisfy(\.isNumber) else { return nil }
+        return String(stem.dropLast(3))
+    }
+
+    /// Reads a sidecar's values, at most `XMPReader.maxPacketBytes` of it (a clip XML:
+    /// `SonyClipMetadata.maxBytes`). Malformed XML gives what could be read; nil for a
+    /// clip-XML name holding no `NonRealTimeMeta` document.
     /// - Throws: `MetadataError.io` when the read fails.
-    static func read(_ source: ByteSource) throws -> SidecarValues {
-        SidecarValues(try XMPReader.readSidecar(source))
+    static func read(_ source: ByteSource, path: PathBytes) throws -> SidecarValues? {
+        if isClipXML(path) { return try SonyClipMetadata.read(source).map(SidecarValues.init(clip:)) }
+        return SidecarValues(try XMPReader.readSidecar(source))
     }
 
     /// The lowercased name of the file a sidecar describes: `img_1.jpg` for
-    /// `IMG_1.JPG.xmp`, `img_1` for `IMG_1.xmp` (its stem key).
-    static func describedName(_ path: PathBytes) -> String { FileNameKey(path).stemKey }
+    /// `IMG_1.JPG.xmp`, `img_1` for `IMG_1.xmp` (its stem key), `c0001` for `C0001M01.XML`.
+    static func describedName(_ path: PathBytes) -> String {
+        let names = FileNameKey(path)
+        return clipStem(names.lowercasedName) ?? names.stemKey
+    }
 
     /// The lowercased name of a path's last component.
     static func lowercasedName(_ path: PathBytes) -> String { FileNameKey(path).lowercasedName }
@@ -219,7 +243,7 @@ struct SidecarAttacher {
     /// where they have one, else its primary file's, else its Takeout JSON's.
     private func merge(assetID: Int64, insertedSince: Double) throws {
         guard let asset = try db.cachedStatement("""
-            SELECT identifier, added_at, creation_date, creation_timestamp, latitude, longitude, altitude, rating
+            SELECT identifier, added_at, \(AssetRecord.sidecarColumns.map(\.name).joined(separator: ", ")), rating
             FROM assets WHERE id = ?
             """).rows([assetID]).first else { return }
         let members = try Self.members(ofAsset: assetID, db: db)
@@ -280,8 +304,10 @@ struct SidecarAttacher {
         try db.cachedStatement("SELECT path, role, metadata FROM files WHERE asset_id = ? ORDER BY path").rows([assetID])
     }
 
-    /// Puts the sidecars' values over the file's where they have one; returns the rating.
+    /// Puts the sidecars' values over the file's where they have one (a clip XML only
+    /// fills, before the XMP values go over); returns the rating.
     static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) -> Int? {
+        for clip in sidecars.compactMap(\.clip) { clip.apply(to: &metadata) }
         if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
         return sidecars.lazy.compactMap(\.rating).first
@@ -294,11 +320,12 @@ private struct NameKey: Hashable {
     var stemKey: String
 
     /// The keys of the sidecars that can name `path`: `NAME.EXT.xmp` (stem key
-    /// `name.ext`) and `NAME.xmp` (stem key `name`).
+    /// `name.ext`), `NAME.xmp` (stem key `name`) and Sony's `NAMEM01.XML` (`namem01`).
     static func keys(naming path: PathBytes) -> [NameKey] {
         let names = FileNameKey(path)
         let whole = names.lowercasedName
-        return whole == names.stemKey ? [NameKey(folder: names.folder, stemKey: whole)]
-            : [NameKey(folder: names.folder, stemKey: whole), NameKey(folder: names.folder, stemKey: names.stemKey)]
+        let clip = NameKey(folder: names.folder, stemKey: names.stemKey + "m01")
+        return whole == names.stemKey ? [NameKey(folder: names.folder, stemKey: whole), clip]
+            : [NameKey(folder: names.folder, stemKey: whole), NameKey(folder: names.folder, stemKey: names.stemKey), clip]
     }
 }

@@ -143,7 +143,10 @@ struct AssetQuery {
             var filters: [MediaFilter] = []
             if let filter = options.filter { filters.append(filter) }
             if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }
-            kindFilter = .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
+            // The per-kind totals answer only filters on the columns they carry.
+            if filters.allSatisfy(\.readsOnlyKindColumns) {
+                kindFilter = .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
+            }
         }
         if let limit = options.limit, limit < 0 { throw AssetQueryError.negativeLimit(limit) }
         limit = options.limit

@@ -48,6 +48,33 @@ public indirect enum MediaFilter: Sendable, Hashable {
         ("edited", .edited),
     ]
 
+    /// The column of `assets` a leaf tests, or nil for a combinator.
+    ///
+    /// The one place a leaf names its column: the SQL below and the choice of the
+    /// counting path (`readsOnlyKindColumns`) both read it.
+    var testedColumn: String? {
+        switch self {
+        case .images, .videos: return "media_type"
+        case .bursts: return "burst_identifier"
+        case .edited: return "has_adjustments"
+        case .any, .all, .not: return nil
+        default: return subtype == nil ? nil : "subtypes"
+        }
+    }
+
+    /// The columns the per-kind totals (`asset_kinds`, migration 0009) carry.
+    static let kindColumns: Set<String> = ["media_type", "subtypes", "burst_identifier"]
+
+    /// Whether every column the filter tests is one of `kindColumns`, so its counts can
+    /// be summed from the per-kind totals instead of read from every asset.
+    var readsOnlyKindColumns: Bool {
+        switch self {
+        case .any(let filters), .all(let filters): return filters.allSatisfy(\.readsOnlyKindColumns)
+        case .not(let filter): return filter.readsOnlyKindColumns
+        default: return testedColumn.map(Self.kindColumns.contains) ?? false
+        }
+    }
+
     /// The subtype bit a leaf tests, or nil for media types, bursts and combinators.
     var subtype: MediaSubtypes? {
         switch self {
@@ -112,11 +139,11 @@ extension MediaFilter {
 
     private func fold(alias: String) -> Folded {
         switch self {
-        case .images: return .condition("\(alias).media_type = 'image'")
-        case .videos: return .condition("\(alias).media_type = 'video'")
-        case .bursts: return .condition("\(alias).burst_identifier IS NOT NULL")
+        case .images, .videos:
+            return .condition("\(alias).\(testedColumn ?? "") = '\(self == .images ? "image" : "video")'")
+        case .bursts: return .condition("\(alias).\(testedColumn ?? "") IS NOT NULL")
         // As migration 0014's partial index `assets_with_adjustments` says it.
-        case .edited: return .condition("\(alias).has_adjustments <> 0")
+        case .edited: return .condition("\(alias).\(testedColumn ?? "") <> 0")
         case .any(let filters):
             // Every asset is an image or a video: a union holding both is everything.
             let flat = filters.flatMap { if case .any(let inner) = $0 { return inner } else { return [$0] } }
@@ -148,8 +175,8 @@ extension MediaFilter {
             case .condition(let sql): return .condition("NOT " + sql)
             }
         default:
-            guard let bit = subtype else { return .constant(false) }
-            return .condition("(\(alias).subtypes & \(bit.rawValue)) <> 0")
+            guard let bit = subtype, let column = testedColumn else { return .constant(false) }
+            return .condition("(\(alias).\(column) & \(bit.rawValue)) <> 0")
         }
     }
 }

@@ -80,8 +80,10 @@ enum AssetRecord {
         .embeddedVideoDuration, .rating, .hasAdjustments,
     ]
 
-    /// The columns an XMP sidecar may set besides `rating` (see `SidecarAttacher`).
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude]
+    /// The columns a sidecar may set besides `rating` (see `SidecarAttacher`): XMP's
+    /// date and place, and a Sony clip XML's camera too.
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
+                                           .make, .model]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values.
     struct MetadataValues {

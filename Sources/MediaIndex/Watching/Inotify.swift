@@ -110,7 +110,7 @@ enum InotifyError: Error, Equatable {
                 ? "the inotify instance limit (fs.inotify.max_user_instances = \(InotifyLimits.value("max_user_instances"))) is reached"
                 : "inotify is unavailable: \(systemErrorMessage(code))"
         case .watchLimitReached:
-            return "the inotify watch limit (fs.inotify.max_user_watches = \(InotifyLimits.value("max_user_watches"))) is reached"
+            return InotifyLimits.watchLimitReason(limit: InotifyLimits.watchLimit(), folders: 0)
         case .cannotWatch(let folder, let code):
             return "cannot watch \(folder.displayString): \(systemErrorMessage(code))"
         }
@@ -119,11 +119,41 @@ enum InotifyError: Error, Equatable {
 
 /// The kernel's inotify limits, for messages.
 enum InotifyLimits {
+    /// The watch limit in force: `fs.inotify.max_user_watches`, or the user namespace's
+    /// `user.max_inotify_watches` when that is lower (a container's), with its sysctl name.
+    static func watchLimit() -> (value: Int, name: String)? {
+        let global = Int(value("max_user_watches")).map { ($0, "fs.inotify.max_user_watches") }
+        let namespace = Int(read("/proc/sys/user/max_inotify_watches")).map { ($0, "user.max_inotify_watches") }
+        switch (global, namespace) {
+        case let (g?, n?): return n.0 < g.0 ? n : g
+        case let (g, n): return g ?? n
+        }
+    }
+
+    /// Why a root is polled once the watch limit is reached: the limit in force, the
+    /// folders the root has, and the value that would let it be watched: what the limit
+    /// allows now (other programs' watches count against it too) plus this root's folders,
+    /// rounded up to a multiple of 1024.
+    static func watchLimitReason(limit: (value: Int, name: String)?, folders: Int) -> String {
+        guard let limit else {
+            return "the inotify watch limit (fs.inotify.max_user_watches, unreadable here) is reached with \(folders) folders under this root"
+        }
+        let wanted = (limit.value + folders + 1023) / 1024 * 1024
+        return "the inotify watch limit is reached: \(limit.name) is \(limit.value) and this root has \(folders) folders; "
+            + "raise it to \(wanted) or more (sudo sysctl \(limit.name)=\(wanted), and a line in /etc/sysctl.d/ to keep it)"
+    }
+
     static func value(_ name: String) -> String {
-        guard let file = fopen("/proc/sys/fs/inotify/" + name, "r") else { return "unknown" }
+        let text = read("/proc/sys/fs/inotify/" + name)
+        return text.isEmpty ? "unknown" : text
+    }
+
+    /// The digits of a one-number `/proc/sys` file; empty when it cannot be read.
+    private static func read(_ path: String) -> String {
+        guard let file = fopen(path, "r") else { return "" }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 32)
-        guard fgets(&buffer, 32, file) != nil else { return "unknown" }
+        guard fgets(&buffer, 32, file) != nil else { return "" }
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.filter { $0.isNumber }
     }

@@ -292,6 +292,8 @@ public final class LibraryWatcher: @unchecked Sendable {
         var roots: [PathBytes]
         var trigger: WatchRunTrigger
         var eventCount: Int
+        /// Files still open for writing when the run starts: the run leaves them alone.
+        var filesBeingWritten: Set<PathBytes> = []
     }
 
     private func runLoop(given: [PathBytes]) {
@@ -352,11 +354,14 @@ public final class LibraryWatcher: @unchecked Sendable {
         var chosen = Set(dueByEvents + dueByPoll)
         for (path, root) in state.roots where root.pending.hasSettledEvents { chosen.insert(path) }
         var eventCount = 0
+        var beingWritten = Set<PathBytes>()
         for path in chosen {
             eventCount += state.roots[path]?.pending.runStarted(at: moment, timing: timing) ?? 0
             state.roots[path]?.lastRunAt = moment
+            if let writing = state.roots[path]?.pending.writing { beingWritten.formUnion(writing.keys) }
         }
-        return RunPlan(roots: chosen.sorted(), trigger: dueByEvents.isEmpty ? .poll : .events, eventCount: eventCount)
+        return RunPlan(roots: chosen.sorted(), trigger: dueByEvents.isEmpty ? .poll : .events, eventCount: eventCount,
+                       filesBeingWritten: beingWritten)
     }
 
     /// The earliest moment a root can become due. Called under `condition`.
@@ -420,6 +425,10 @@ public final class LibraryWatcher: @unchecked Sendable {
         options.waitForLock = false
         options.batchSize = configuration.batchSize
         options.excludedFolders = configuration.excludedFolders
+        // A file is read once its writer is done: closed (inotify), and unchanged for a
+        // quiet period (a copy that closes and reopens it for each chunk).
+        options.filesBeingWritten = plan.filesBeingWritten
+        options.settlingSeconds = configuration.timing.quietPeriod
         let startedAt = Date()
         var summary: IndexSummary?
         var failure: String?
@@ -444,6 +453,11 @@ public final class LibraryWatcher: @unchecked Sendable {
         condition.lock()
         state.lastRun = run
         state.runCount += 1
+        // Files left because they were still being written get a run of their own once quiet.
+        if (summary?.deferred ?? 0) > 0 {
+            let moment = now()
+            for root in roots { state.roots[root]?.pending.settled(nil, at: moment) }
+        }
         condition.unlock()
         publish(.run(run))
     }

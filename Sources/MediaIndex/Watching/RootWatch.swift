@@ -96,7 +96,9 @@ final class RootWatch {
                     let wd = try instance.addWatch(folder.path)
                     folders[wd] = folder.path
                 } catch InotifyError.watchLimitReached {
-                    fallBack(InotifyError.watchLimitReached.reason)
+                    let limit = hooks.watchLimit.map { ($0, "fs.inotify.max_user_watches") } ?? InotifyLimits.watchLimit()
+                    let folderCount = folders.count + countFolders(under: level.drop { $0.path != folder.path } + next)
+                    fallBack(InotifyLimits.watchLimitReason(limit: limit, folders: folderCount))
                     return
                 } catch {
                     // Gone or unreadable meanwhile: the index run records what it finds.
@@ -108,6 +110,20 @@ final class RootWatch {
             }
             level = next
         }
+    }
+
+    /// How many folders `pending` and the folders under them are (as `watchTree` would
+    /// watch them), for the message when the watch limit stops the watching.
+    private func countFolders(under pending: [(path: PathBytes, stat: FileStat)]) -> Int {
+        var count = 0
+        var level = pending
+        while !level.isEmpty {
+            count += level.count
+            level = level.flatMap { folder in
+                FileWalker.list(folder.path).folders.filter { !isExcluded($0.path, $0.stat) }
+            }
+        }
+        return count
     }
 
     /// Stops watching `top` and everything under it (moved out of the root, or gone).

@@ -3,8 +3,9 @@
 ///
 /// Only a bounded head and tail are read (`windowBytes` each): the head for the
 /// stream types, the sequence header or H.264 SPS and the first timestamp, the tail
-/// for the last one. Duration is last minus first PTS plus one frame, as ffprobe
-/// computes it.
+/// for the last one. Duration is the PTS span of every stream (the video's last
+/// frame included), as ffprobe computes it: from the earliest first PTS of any stream
+/// to the latest end.
 public enum MPEGReader {
     static let windowBytes = 1 << 20
     static let maxPackets = 200_000
@@ -16,7 +17,8 @@ public enum MPEGReader {
     struct Scan {
         var minPTS: Int64?
         var maxVideoPTS: Int64?
-        var maxAudioPTS: Int64?
+        /// The latest PTS of the other streams (audio, subtitles, private data).
+        var maxOtherPTS: Int64?
         var videoPTSs: Set<Int64> = []
         var videoBytes: [UInt8] = []
         var hasAudio = false
@@ -29,7 +31,7 @@ public enum MPEGReader {
                 maxVideoPTS = max(maxVideoPTS ?? pts, pts)
                 if videoPTSs.count < 300 { videoPTSs.insert(pts) }
             } else {
-                maxAudioPTS = max(maxAudioPTS ?? pts, pts)
+                maxOtherPTS = max(maxOtherPTS ?? pts, pts)
             }
         }
     }
@@ -276,14 +278,16 @@ public enum MPEGReader {
             let pid = Int(b[p + 1] & 0x1F) << 8 | Int(b[p + 2])
             guard let type = types[pid], let payload = payloadStart(b, packet: p) else { continue }
             let isVideo = pid == videoPID
-            let isAudio = isAudioStreamType(type)
-            guard isVideo || isAudio else { continue }
-            if isVideo { scan.hasVideo = true; scan.videoStreamType = type } else { scan.hasAudio = true }
+            if isVideo { scan.hasVideo = true; scan.videoStreamType = type } else if isAudioStreamType(type) { scan.hasAudio = true }
             let packetEnd = p + 188
             var esStart = payload
             if b[p + 1] & 0x40 != 0 {
                 guard payload + 6 <= packetEnd, b[payload] == 0, b[payload + 1] == 0, b[payload + 2] == 1,
                       let header = pesHeader(b, at: payload + 6, end: packetEnd) else { continue }
+                // MPEG audio's PES stream ids: audio whatever the PMT's type (AAC and MP2 as
+                // private streams, type 0x06, in ffmpeg's .m2ts).
+                if !isVideo, (0xC0...0xDF).contains(b[payload + 3]) { scan.hasAudio = true }
+                // Every stream's timestamps count, as in ffprobe's span.
                 if let pts = header.pts { scan.note(pts: pts, video: isVideo) }
                 esStart = header.payload
                 if isVideo { collecting = collectVideo }
@@ -328,7 +332,7 @@ public enum MPEGReader {
             if let fps = metadata.frameRate ?? video?.frameRate, fps > 0 { videoEnd += Int64((90_000 / fps).rounded()) }
             end = videoEnd
         }
-        if let audioEnd = last.maxAudioPTS { end = max(end ?? audioEnd, audioEnd) }
+        if let otherEnd = last.maxOtherPTS { end = max(end ?? otherEnd, otherEnd) }
         guard var end else { return }
         if end < start { end += ptsWrap }  // the 33-bit clock wrapped once
         let seconds = Double(end - start) / 90_000

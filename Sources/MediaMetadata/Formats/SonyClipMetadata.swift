@@ -8,7 +8,7 @@
 /// - `<AcquisitionRecord><Group name="ExifGPS"><Item name="Latitude" value="35:39:29.780"/>`
 ///   with `LatitudeRef`, `Longitude`, `LongitudeRef` (and `Altitude`, `AltitudeRef`): the place,
 ///   where the camera had a fix (`Status` `V` is a void measurement).
-public struct SonyClipMetadata: Sendable, Equatable {
+public struct SonyClipMetadata: Sendable, Equatable, Codable {
     /// `CreationDate`: local time with the camera's offset.
     public var captureDate: CaptureDate?
     /// `Device/@manufacturer`.
@@ -61,9 +61,12 @@ public struct SonyClipMetadata: Sendable, Equatable {
         parse(try source.read(at: 0, count: maxBytes))
     }
 
-    /// Fills the still-empty fields of a clip's metadata: the movie's own facts win.
+    /// Fills the still-empty fields of a clip's metadata: the movie's own facts win,
+    /// except a date that is only the movie header's UTC time, which the sidecar's
+    /// (the same instant, with the camera's offset) replaces.
     public func apply(to metadata: inout MediaMetadata) {
-        if metadata.captureDate == nil, let captureDate {
+        let dateIsBare = metadata.captureDate == nil || metadata.captureDateSource == .movieHeaderCreationTime
+        if dateIsBare, let captureDate {
             metadata.captureDate = captureDate
             metadata.captureDateSource = .sonyClipXML
         }

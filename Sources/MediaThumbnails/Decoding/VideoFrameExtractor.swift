@@ -21,6 +21,29 @@ enum VideoFrameExtractor {
         return nil
     }()
 
+    /// Frames that versions before the pipe wrote to the temporary folder and a kill left
+    /// there (readable by everyone), removed once per process at the first extraction.
+    static let leftoversRemoved: Int = removeLeftoverFrames(in: NSTemporaryDirectory())
+
+    /// Removes this user's `mediaindex-frame-<UUID>.ppm` regular files from `folder`, and
+    /// nothing else (`lstat(2)`: never a link, never another user's file).
+    ///
+    /// - Returns: how many were removed.
+    @discardableResult
+    static func removeLeftoverFrames(in folder: String) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix("mediaindex-frame-") && name.hasSuffix(".ppm") {
+            let middle = name.dropFirst("mediaindex-frame-".count).dropLast(".ppm".count)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            let path = (folder as NSString).appendingPathComponent(name)
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid() else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     /// The time to take the poster frame from: the live-photo still time when known,
     /// else about 10 % in, at most 1 s.
     static func posterTime(stillTime: Double?, duration: Double?) -> Double {
@@ -39,6 +62,7 @@ enum VideoFrameExtractor {
     static func frame(pathBytes path: [UInt8], seconds: Double, request: ThumbnailRequest,
                       colour: CodedVideoColour? = nil) throws -> (image: PixelBuffer, seconds: Double) {
         guard let ffmpeg = ffmpegPath else { throw ThumbnailError.needsFFmpeg }
+        _ = leftoversRemoved
         let toneMap = colour.flatMap(toneMapping)
         func attempt(_ seconds: Double) throws -> PixelBuffer {
             guard let toneMap else { return try run(ffmpeg: ffmpeg, path: path, seconds: seconds, request: request, prefix: "") }
@@ -96,27 +120,29 @@ enum VideoFrameExtractor {
         let shown = "(iw*sar)"
         let scale = "scale=w='if(\(comparison)(\(shown),ih),min(\(shown),\(bound)),max(1,oh*\(shown)/ih))'"
             + ":h='if(\(comparison)(\(shown),ih),max(1,ow*ih/\(shown)),min(ih,\(bound)))',setsar=1"
-        let output = FileManager.default.temporaryDirectory
-            .appendingPathComponent("mediaindex-frame-\(UUID().uuidString).ppm")
-        defer { try? FileManager.default.removeItem(at: output) }
-
         // The path's own bytes, behind `file:` so a name is never read as another protocol.
         let input = Array("file:".utf8) + path
         let arguments: [[UInt8]] = [["-nostdin", "-hide_banner", "-loglevel", "error",
                                       "-ss", String(format: "%.3f", seconds), "-i"].map { Array($0.utf8) }, [input],
                                      ["-frames:v", "1", "-an", "-vf", prefix + scale,
-                                      "-f", "image2", "-c:v", "ppm", "-pix_fmt", "rgb24", "-y", output.path].map { Array($0.utf8) }]
+                                      "-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "pipe:1"].map { Array($0.utf8) }]
             .flatMap { $0 }
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments).run(timeoutSeconds: timeoutSeconds)
+        // The frame comes back through a pipe: no file holds it, so a kill leaves nothing behind.
+        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments, standardOutputLimit: maxFrameBytes + 64)
+            .run(timeoutSeconds: timeoutSeconds)
         if outcome.timedOut {
             throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped")
         }
-        guard outcome.exitStatus == 0, let data = try? Data(contentsOf: output), !data.isEmpty else {
+        if outcome.outputTooLarge {
+            throw ThumbnailError.decodeFailed("ffmpeg's frame is larger than \(maxFrameBytes >> 20) MB and was refused")
+        }
+        let data = outcome.standardOutput
+        guard outcome.exitStatus == 0, !data.isEmpty else {
             let lastLine = String(decoding: outcome.standardError, as: UTF8.self)
                 .split(separator: "\n").last.map(String.init) ?? "no frame was produced"
             throw ThumbnailError.decodeFailed("ffmpeg: \(lastLine)")
         }
-        return try parsePPM([UInt8](data))
+        return try parsePPM(data)
     }
 
     /// Parses a binary PPM (`P6`, maxval 255) as ffmpeg writes it.
