@@ -38,11 +38,12 @@ struct SearchRouteTests {
         #expect(try served.get("/v1/search/suggestions?q=ca&qq=1").status == 400)
     }
 
-    @Test("GET /v1/search/suggestions completes the last word with counts")
-    func suggestions() throws {
+    @Test("GET /v1/search/suggestions completes the last word with counts, as search --suggest --json")
+    func suggestions() async throws {
         let served = try ServedLibrary()
         let answer = try served.get("/v1/search/suggestions?q=beach%20ca")
         #expect(answer.status == 200)
+        #expect(answer.text == (await served.cli(["search", "--suggest", "beach ca", "--json"])))
         let suggestions = try #require((answer.json as? [String: Any])?["suggestions"] as? [[String: Any]])
         #expect(suggestions.first?["term"] as? String == "camera:")
         #expect(suggestions.contains { $0["term"] as? String == "camera:Canon" && $0["count"] as? Int == 1 })
