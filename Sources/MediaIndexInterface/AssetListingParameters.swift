@@ -39,7 +39,7 @@ public struct ParameterError: Error, Equatable, CustomStringConvertible {
 /// album named, decoded the same way from either.
 public struct AssetListingParameters: Sendable {
     /// The names this decoder reads, in camel case.
-    public static let names = ["filter", "album", "recursive", "from", "to", "near", "bbox", "make", "model", "minPixels",
+    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "bbox", "make", "model", "minPixels",
                                "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
                                "reverse", "after"]
 
@@ -56,6 +56,11 @@ public struct AssetListingParameters: Sendable {
     /// - Throws: `ParameterError` for a value that makes no sense, or the source's own
     ///   errors for malformed values.
     public init(reading source: some ParameterSource) throws {
+        if let text = try source.value("q") {
+            do { options.search = try SearchQuery(parsing: text) } catch let error as SearchQueryError {
+                throw ParameterError("\(source.spelling(of: "q")): \(error.description)")
+            }
+        }
         if let text = try source.value("filter") {
             do { options.filter = try MediaFilter(parsing: text) } catch let error as MediaFilterParseError {
                 throw ParameterError("\(source.spelling(of: "filter")): \(error.description)")

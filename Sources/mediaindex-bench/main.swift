@@ -11,6 +11,10 @@ struct Options {
     var files = 10_000
     var runs = 3
     var queryAssets = 1_000_000
+    /// `--search-assets N`: the search benchmark's library size (0: skipped).
+    var searchAssets = 1_000_000
+    /// `--only-search`: only the search rows.
+    var onlySearch = false
     var thumbnailFiles = 500
     var jsonPath = "benchmark-results.json"
     var corpus: String?
@@ -53,6 +57,8 @@ struct Options {
             case "--files": files = Int(try value()) ?? files
             case "--runs": runs = max(1, Int(try value()) ?? runs)
             case "--query-assets": queryAssets = max(0, Int(try value()) ?? queryAssets)
+            case "--search-assets": searchAssets = max(0, Int(try value()) ?? searchAssets)
+            case "--only-search": onlySearch = true
             case "--thumbnail-files": thumbnailFiles = max(0, Int(try value()) ?? thumbnailFiles)
             case "--json": jsonPath = try value()
             case "--corpus": corpus = try value()
@@ -79,7 +85,7 @@ struct Options {
             case "--query-library": queryLibrary = try value()
             case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -131,6 +137,12 @@ func run() throws {
                                              requestsPerClient: options.serveRequests) }
     if options.onlyWatch {
         printTable(try watchRows())
+        return
+    }
+    if options.onlySearch {
+        let rows = try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets)
+        printTable(rows)
+        try writeResults(rows, options: options, files: 0)
         return
     }
     if options.onlyServe {
@@ -233,6 +245,7 @@ func run() throws {
         let firstPaint = try FirstPaint.measure(mediaindex: mediaindex, library: work + "/query-library")
         rows.append(FirstPaint.row(firstPaint, assets: options.queryAssets))
     }
+    rows += try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets)
     rows += try watchRows()
     rows += try serveRows()
 

@@ -38,6 +38,7 @@ struct MediaIndexCommandTreeTests {
                                       remove ROOT'.
               stats                   Show counts over the library.
               assets                  List assets, newest first.
+              search                  Search assets by words and field:value terms.
               show                    Show one asset, by identifier or by the path of one of
                                       its files.
               cameras                 List camera makes and models with their asset counts.

@@ -153,6 +153,7 @@ extension MediaLibrary {
             ORDER BY \(column) \(direction), a.id \(direction)
             """
         return try read { db in
+            try query.checkSearch(db: db)
             let token = ChangeToken(rawValue: Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0))
             var identifiers: [String] = []
             var favorites: [String: Bool] = [:]

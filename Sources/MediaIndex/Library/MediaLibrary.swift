@@ -26,6 +26,8 @@ public final class MediaLibrary: Sendable {
     let reader: DatabaseReader
     /// The change observer and the fetch results kept for diffs (MediaLibrary+Observers).
     let observation = LibraryObservation()
+    /// The values search suggestions complete to (MediaLibrary+Search).
+    let suggestionCatalog = SuggestionCatalog()
     /// Takes `LibraryDataVersion` stamps (LibraryDataVersion.swift).
     let versionProbe: DataVersionProbe
 
@@ -86,6 +88,7 @@ public final class MediaLibrary: Sendable {
                 let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
                 try LibraryFileCheck.stampIfNew(connection)
                 try DatabaseMigrator().migrate(connection)
+                try SearchTextIndex.install(connection)
                 writer = DatabaseWriter(connection: connection)
                 let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
                 try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
@@ -96,10 +99,11 @@ public final class MediaLibrary: Sendable {
                 let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
                 let migrator = DatabaseMigrator()
                 var migrated = false
-                if try migrator.isBehind(probe),
+                if try migrator.isBehind(probe) || SearchTextIndex.isBehind(probe),
                    fileManager.isWritableFile(atPath: location.databasePath) {
                     let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
                     try migrator.migrate(connection)
+                    try SearchTextIndex.install(connection)
                     migrated = true
                 }
                 try UserStateStore.ensureExists(path: location.userStatePath)

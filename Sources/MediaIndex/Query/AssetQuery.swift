@@ -22,6 +22,9 @@ struct AssetQuery {
     var kindFilter: MediaFilter??
     /// Recently Added's cut-off, when the query is that album.
     var recentlyAddedSince: Double?
+    /// The user album titles a search names (`album:`), checked by `checkSearch`.
+    var searchAlbumTitles: [String] = []
+    var searchText: String?
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -71,6 +74,12 @@ struct AssetQuery {
                     AND m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?)
                 """
             fromValues = [identifier]
+        }
+        if let expression = options.search?.expression {
+            conditions.append(expression.sqlCondition())
+            searchAlbumTitles = expression.albumTitles
+            searchText = options.search?.text
+            if expression.mentionsHidden { includeHidden = true }
         }
         excludesHidden = !includeHidden
         if !options.includeAllBurstAssets { conditions.append(SQLCondition(sql: "a.is_burst_representative = 1")) }
@@ -130,7 +139,7 @@ struct AssetQuery {
         if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
             && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
-            && options.maximumDuration == nil && options.formats.isEmpty {
+            && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil {
             var filters: [MediaFilter] = []
             if let filter = options.filter { filters.append(filter) }
             if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }
@@ -164,6 +173,24 @@ struct AssetQuery {
         }
     }
 
+
+    /// Refuses a search naming an album no user album is titled, rather than answering
+    /// with nothing.
+    ///
+    /// - Throws: `SearchQueryError` naming the title and the nearest album titles.
+    func checkSearch(db: DatabaseConnection) throws {
+        for title in searchAlbumTitles where try db.scalarInt(
+            "SELECT count(*) FROM userstate.albums WHERE title = ? COLLATE NOCASE", [title]) == 0 {
+            let titles = try db.rows("SELECT title FROM userstate.albums ORDER BY title").compactMap { $0.string("title") }
+            var message = "no user album is titled '\(title)'"
+            if let near = FilterParser.closest(to: title.lowercased(), in: titles) { message += "; did you mean '\(near)'?" }
+            else if titles.isEmpty { message += "; this library has no user albums" }
+            else { message += "; see mediaindex albums for the titles" }
+            let text = searchText ?? ""
+            let column = text.range(of: title).map { text.distance(from: text.startIndex, to: $0.lowerBound) } ?? 0
+            throw SearchQueryError(column: column + 1, message: message)
+        }
+    }
 
     /// The SQL expression a sort key orders by: a field's as the field table declares it.
     static func sortColumn(_ key: AssetSortKey) -> String {

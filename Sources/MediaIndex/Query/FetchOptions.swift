@@ -13,6 +13,9 @@ import Foundation
 public struct FetchOptions: Sendable, Hashable {
     /// Which kinds of assets; nil is Apple's default (every asset).
     public var filter: MediaFilter?
+    /// Only the assets a search finds (`SearchQuery`: words, `field:value` terms); with
+    /// `is:hidden` in it, hidden assets are searched too.
+    public var search: SearchQuery?
     /// Only the assets of this album.
     public var album: AlbumScope?
     /// Captured at or after this moment (assets without a capture date never match).

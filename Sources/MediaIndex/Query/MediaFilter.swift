@@ -219,7 +219,7 @@ extension MediaFilter {
     }
 }
 
-private struct FilterParser {
+struct FilterParser {
     let text: [Character]
     var position = 0
     /// Bounds nesting so a hostile expression cannot exhaust the stack.

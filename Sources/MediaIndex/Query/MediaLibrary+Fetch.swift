@@ -45,6 +45,7 @@ extension MediaLibrary.Blocking {
         let query = try AssetQuery(options)
         let (sql, values) = query.pageSQL()
         return try library.read { db in
+            try query.checkSearch(db: db)
             var rows = try db.rows(sql, values)
             var nextCursor: String?
             if let limit = query.limit, rows.count > limit {
@@ -66,7 +67,10 @@ extension MediaLibrary.Blocking {
         var options = options
         options.after = nil
         let query = try AssetQuery(options)
-        return try library.read { db in try query.counts(db: db) }
+        return try library.read { db in
+            try query.checkSearch(db: db)
+            return try query.counts(db: db)
+        }
     }
 
     /// The asset with this identifier, whole (user state, albums, resources), or nil.

@@ -170,7 +170,11 @@ struct AssetsCommand: ParsableCommand {
 struct CommandLineParameters: ParameterSource {
     var parsed: ParsedArguments
 
-    func value(_ name: String) throws -> String? { parsed.option(Self.optionName(name)) }
+    func value(_ name: String) throws -> String? {
+        // The command line takes a search as `search`'s argument, not as an option.
+        if name == "q" { return nil }
+        return parsed.option(Self.optionName(name))
+    }
     func values(_ name: String) -> [String] { parsed.options(Self.optionName(name)) }
     func flag(_ name: String) throws -> Bool { parsed.flag(Self.optionName(name)) }
     func number(_ name: String) throws -> Double? { try parsed.option(Self.optionName(name), as: Double.self) }

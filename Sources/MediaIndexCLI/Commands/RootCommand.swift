@@ -12,7 +12,7 @@ public struct MediaIndexCommand: ParsableCommand {
             $XDG_DATA_HOME/mediaindex (~/.local/share/mediaindex).
             """,
         version: version,
-        subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self,
+        subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self, SearchCommand.self,
                       ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
                       DescribeCommand.self, ExportXMPCommand.self,

@@ -47,6 +47,8 @@ public struct APIError: Error, Equatable, Sendable {
             default: break
             }
             return .badRequest(code: "badQuery", query.description)
+        case let search as SearchQueryError:
+            return .badRequest(code: "badSearch", search.description)
         case let thumbnail as ThumbnailUnavailable:
             return APIError(status: 404, code: "thumbnailUnavailable", message: thumbnail.description)
         default:

@@ -4,7 +4,8 @@ import MediaIndexInterface
 
 extension MediaIndexAPI {
     /// `GET /v1/assets`: a page, as `assets --json --limit N`; `count=true` as `assets --count --json`.
-    func assets(_ request: HTTPRequest) throws -> HTTPResponse {
+    /// `GET /v1/search?q=` is the same with its search required (`search QUERY --json`).
+    func assets(_ request: HTTPRequest, searchRequired: Bool = false) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
         let key = AnswerCache<[UInt8]>.key(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
@@ -16,6 +17,9 @@ extension MediaIndexAPI {
         }
         guard limit >= 0 else { throw APIError.badRequest("limit must not be negative") }
         let count = try query.flag("count")
+        if searchRequired, try query.value("q") == nil {
+            throw APIError.badRequest("/v1/search needs q, the search (such as q=beach camera:canon); see docs/search.md")
+        }
         let parameters = try AssetListingParameters(reading: query)
         var options = parameters.options
         options.limit = limit

@@ -122,7 +122,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     /// What a path names, and the methods it takes.
     enum Route: Equatable {
         case picker, pickerFile(String)
-        case assets, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
+        case assets, search, searchSuggestions, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
         case description
         case albums, albumAssets(String)
         case changes, events, status
@@ -145,6 +145,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
             case 2 where parts[0] == "v1":
                 switch parts[1] {
                 case "assets": self = .assets
+                case "search": self = .search
                 case "albums": self = .albums
                 case "changes": self = .changes
                 case "events": self = .events
@@ -152,6 +153,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 default: return nil
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
+            case 3 where parts[0] == "v1" && parts[1] == "search" && parts[2] == "suggestions": self = .searchSuggestions
             case 3 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty: self = .asset(parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty:
                 switch parts[3] {
@@ -220,6 +222,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .picker: return try picker(request)
         case .pickerFile(let name): return try pickerFile(name, request)
         case .assets: return try assets(request)
+        case .search: return try assets(request, searchRequired: true)
+        case .searchSuggestions: return try searchSuggestions(request)
         case .asset(let id): return try asset(id, request)
         case .thumbnail(let id): return try thumbnail(id, request)
         case .resource(let id, let role): return try resource(id, role: role, request)

@@ -1,0 +1,107 @@
+import Foundation
+
+extension SearchExpression {
+    /// The expression as a condition on `assets` aliased `a`, as `MediaFilter.sqlCondition`
+    /// gives one: user text is always bound, never spliced.
+    ///
+    /// Words side by side go to the text index as one FTS5 query (`"a" AND "b"* NOT "c"`),
+    /// so the index intersects its lists itself; every other leaf is its own condition.
+    func sqlCondition() -> SQLCondition {
+        switch self {
+        case .all(let parts):
+            var positives: [String] = [], negatives: [String] = [], others: [SQLCondition] = []
+            for part in parts {
+                if let match = part.ftsQuery { positives.append(match) }
+                else if case .not(let inner) = part, let match = inner.ftsQuery { negatives.append(match) }
+                else { others.append(part.sqlCondition()) }
+            }
+            if positives.isEmpty {
+                others += negatives.map { Self.notCondition(Self.textCondition($0)) }
+            } else {
+                let match = positives.joined(separator: " AND ") + negatives.map { " NOT " + $0 }.joined()
+                others.insert(Self.textCondition(match), at: 0)
+            }
+            return Self.joined(others, with: "AND")
+        case .any(let parts):
+            return Self.joined(parts.map { $0.sqlCondition() }, with: "OR")
+        case .not(let inner):
+            return Self.notCondition(inner.sqlCondition())
+        default:
+            if let match = ftsQuery { return Self.textCondition(match) }
+            return leafCondition()
+        }
+    }
+
+    /// The FTS5 query of a `words` leaf: a phrase (its words in order, folded as the index
+    /// folds them), a prefix when typing, limited to one column when a field names one.
+    var ftsQuery: String? {
+        guard case .words(let column, let text, let prefix) = self else { return nil }
+        let phrase = "\"" + SearchTextIndex.words(text).replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            + (prefix ? "*" : "")
+        return column.map { "\($0) : \(phrase)" } ?? phrase
+    }
+
+    static func textCondition(_ match: String) -> SQLCondition {
+        SQLCondition(sql: "a.id IN (SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?)",
+                     values: [match])
+    }
+
+    /// NOT, with an unknown (a NULL column) counted as false first, so `-rating:>=4`
+    /// keeps the unrated assets.
+    static func notCondition(_ inner: SQLCondition) -> SQLCondition {
+        SQLCondition(sql: "NOT coalesce((\(inner.sql)), 0)", values: inner.values)
+    }
+
+    static func joined(_ parts: [SQLCondition], with word: String) -> SQLCondition {
+        if parts.count == 1 { return parts[0] }
+        return SQLCondition(sql: "(" + parts.map(\.sql).joined(separator: " \(word) ") + ")",
+                            values: parts.flatMap(\.values))
+    }
+
+    private func leafCondition() -> SQLCondition {
+        switch self {
+        case .kind(let filter):
+            return filter.sqlCondition()
+        case .favorite:
+            return SQLCondition(sql: "a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE favorite = 1)")
+        case .hidden:
+            return SQLCondition(sql: "a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE hidden = 1)")
+        case .number(let column, let lower, let lowerInclusive, let upper, let upperInclusive):
+            var parts: [String] = [], values: [DatabaseValueConvertible] = []
+            if let lower { parts.append("\(column) \(lowerInclusive ? ">=" : ">") ?"); values.append(lower) }
+            if let upper { parts.append("\(column) \(upperInclusive ? "<=" : "<") ?"); values.append(upper) }
+            return SQLCondition(sql: "(" + parts.joined(separator: " AND ") + ")", values: values)
+        case .localDate(let from, let until):
+            // The local date is how the file wrote it (`creation_date` starts with it); the
+            // instant, indexed, lies within a day of it whatever the offset, so it narrows first.
+            let day = 86_400.0
+            return SQLCondition(
+                sql: "(a.capture_sort >= ? AND a.capture_sort < ? AND a.creation_date >= ? AND a.creation_date < ?)",
+                values: [Self.utcStart(from) - day, Self.utcStart(until) + day, from, until])
+        case .album(let title):
+            return SQLCondition(sql: """
+                a.identifier IN (SELECT m.asset_identifier FROM userstate.album_assets m
+                    JOIN userstate.albums al ON al.id = m.album_id WHERE al.title = ? COLLATE NOCASE)
+                """, values: [title])
+        case .fileExtension(let ext):
+            let text = Self.textCondition("name : \"\(ext)\"")
+            return SQLCondition(sql: "(\(text.sql) AND a.file_name LIKE ?)", values: text.values + ["%." + ext])
+        case .format(let format):
+            return SQLCondition(sql: "a.format = ?", values: [format])
+        default:
+            return .alwaysFalse  // words and combinators are handled by sqlCondition()
+        }
+    }
+
+    /// The UTC instant at which the day, month or year `prefix` starts.
+    static func utcStart(_ prefix: String) -> Double {
+        let fields = prefix.split(separator: "-").compactMap { Int($0) }
+        var components = DateComponents()
+        components.year = fields.first
+        components.month = fields.count > 1 ? fields[1] : 1
+        components.day = fields.count > 2 ? fields[2] : 1
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.date(from: components)?.timeIntervalSince1970 ?? 0
+    }
+}
