@@ -105,8 +105,6 @@ enum ExifTag {
     static let imageWidth: UInt16 = 0x0100, imageLength: UInt16 = 0x0101
     static let make: UInt16 = 0x010F, model: UInt16 = 0x0110, orientation: UInt16 = 0x0112
     static let software: UInt16 = 0x0131, dateTime: UInt16 = 0x0132
-    /// Microsoft's star rating, 0 to 5 (int16u).
-    static let rating: UInt16 = 0x4746
     static let subIFDs: UInt16 = 0x014A, newSubfileType: UInt16 = 0x00FE
     static let exifIFD: UInt16 = 0x8769, gpsIFD: UInt16 = 0x8825
     static let dngVersion: UInt16 = 0xC612
