@@ -33,17 +33,21 @@ private let badValues: [String: (value: String, says: String)] = [
     "sort": ("captureDat", "did you mean 'captureDate'?"),
     "rating": ("6", "-1 (rejected) to 5"),
     "clear": ("stars", "rating, title, caption or keywords"),
+    "kind": ("dupe", "same-file, duplicate or similar"),
+    "picker-origin": ("app.example.com", "one origin"),
+    "at": ("yesterday", "ISO 8601"),
 ]
 
 /// Options whose value is free text or a path, checked when used (an album's name, a
 /// camera's make, a cursor against the library).
 private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after",
-                                     "title", "caption", "keyword"]
+                                     "title", "caption", "keyword", "keep"]
 
 /// Positionals a command needs before its options are read.
 private let positionals: [String: [String]] = [
     "album": ["move", "album", "asset"], "show": ["asset"], "thumbnail": ["asset"],
     "favorite": ["asset"], "unfavorite": ["asset"], "hide": ["asset"], "unhide": ["asset"], "describe": ["asset"],
+    "search": ["beach"], "place": ["35,139"],
 ]
 
 /// Options a command needs beside the one tested (`--size` only counts with `--thumbnails`).

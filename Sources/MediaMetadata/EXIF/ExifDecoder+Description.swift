@@ -15,7 +15,8 @@ extension ExifDescription {
         imageDescription = meaningful(ifd0[ExifTag.imageDescription]?.string)
         artist = DescriptiveText.clean(ifd0[ExifTag.artist]?.string.map(Self.mwgList) ?? [])
         copyright = DescriptiveText.clean(ifd0[ExifTag.copyright].flatMap(Self.copyrightText))
-        rating = ifd0[ExifTag.rating]?.integer().map { $0 > 0x7FFF ? $0 - 0x10000 : $0 }  // SHORT holding -1
+        // Windows and cameras write it in IFD0; Phase One in the Exif IFD. A SHORT may hold -1.
+        rating = (ifd0[ExifTag.rating] ?? exif[ExifTag.rating])?.integer().map { $0 > 0x7FFF ? $0 - 0x10000 : $0 }
         ratingPercent = ifd0[ExifTag.ratingPercent]?.integer()
         xpTitle = windowsText(ExifTag.xpTitle)
         xpComment = windowsText(ExifTag.xpComment)
