@@ -49,33 +49,12 @@ enum QueryBenchmark {
         var filtered = FetchOptions()
         filtered.filter = try MediaFilter(parsing: "images & !screenshots")
 
-        // The writer: batches of 256 synthetic assets, committed back to back.
-        let stop = StopFlag()
-        let writerDone = DispatchSemaphore(value: 0)
-        let writerLibrary = library
-        Thread.detachNewThread {
-            var next = assets
-            while !stop.isSet {
-                try? writerLibrary.seedSyntheticAssets(count: 256, batchSize: 256, startingAt: next)
-                next += 256
-            }
-            writerDone.signal()
-        }
-        defer { stop.set(); writerDone.wait() }
+        let writer = BusyWriter(library, seedingFrom: assets)
+        defer { writer.stop() }
 
         // Up to 100 × runs iterations of each query, within 20 s (at least 20).
         let iterations = max(50, 100 * runs)
-        func time(_ body: () throws -> Void) rethrows -> Figure {
-            var values: [Double] = []
-            let deadline = Date().addingTimeInterval(20)
-            for iteration in 0..<iterations {
-                if iteration >= 20 && Date() > deadline { break }
-                let start = DispatchTime.now()
-                try body()
-                values.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
-            }
-            return Figure(values: values)
-        }
+        func time(_ body: () throws -> Void) rethrows -> Figure { try Figure.timing(iterations: iterations, body) }
         var firstPageOptions = FetchOptions()
         firstPageOptions.limit = 100
         let firstPage = try time { _ = try library.blocking.fetchAssets(firstPageOptions) }
@@ -114,6 +93,28 @@ enum QueryBenchmark {
     }
 }
 
+/// A writer committing batches of 256 synthetic assets back to back, numbered from
+/// `seedingFrom`, until `stop()`: the "writer busy" beside which queries are measured.
+final class BusyWriter: Sendable {
+    private let stopFlag = StopFlag()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ library: MediaLibrary, seedingFrom first: Int) {
+        let stopFlag = stopFlag, done = done
+        Thread.detachNewThread {
+            var next = first
+            while !stopFlag.isSet {
+                try? library.seedSyntheticAssets(count: 256, batchSize: 256, startingAt: next)
+                next += 256
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops the writer and waits for its last batch.
+    func stop() { stopFlag.set(); done.wait() }
+}
+
 /// A flag one thread sets and another reads.
 final class StopFlag: @unchecked Sendable {
     // @unchecked: the value is only read and written under `lock`.
@@ -124,6 +125,19 @@ final class StopFlag: @unchecked Sendable {
 }
 
 extension Figure {
+    /// Up to `iterations` timings of `body` in milliseconds, within 20 s (at least 20).
+    static func timing(iterations: Int, _ body: () throws -> Void) rethrows -> Figure {
+        var values: [Double] = []
+        let deadline = Date().addingTimeInterval(20)
+        for iteration in 0..<iterations {
+            if iteration >= 20 && Date() > deadline { break }
+            let start = DispatchTime.now()
+            try body()
+            values.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
+        }
+        return Figure(values: values)
+    }
+
     func percentile(_ p: Double) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }

@@ -35,29 +35,10 @@ enum SearchBenchmark {
                 reference: "-", ratio: String(format: "+%.1f%%", (Double(with.bytes) / Double(without.bytes) - 1) * 100),
                 target: "≤ +30%", json: ["with_bytes": with.bytes, "without_bytes": without.bytes]),
         ]
-        let stop = StopFlag()
-        let writerDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            var next = assets
-            while !stop.isSet {
-                try? library.seedSyntheticAssets(count: 256, batchSize: 256, startingAt: next)
-                next += 256
-            }
-            writerDone.signal()
-        }
-        defer { stop.set(); writerDone.wait() }
+        let writer = BusyWriter(library, seedingFrom: assets)
+        defer { writer.stop() }
         let iterations = max(50, 100 * runs)
-        func time(_ body: () throws -> Void) rethrows -> Figure {
-            var values: [Double] = []
-            let deadline = Date().addingTimeInterval(20)
-            for iteration in 0..<iterations {
-                if iteration >= 20 && Date() > deadline { break }
-                let start = DispatchTime.now()
-                try body()
-                values.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
-            }
-            return Figure(values: values)
-        }
+        func time(_ body: () throws -> Void) rethrows -> Figure { try Figure.timing(iterations: iterations, body) }
         func search(_ text: String) throws -> Figure {
             var options = FetchOptions()
             options.search = try SearchQuery(parsing: text)
