@@ -49,6 +49,44 @@ struct RequestBoundsTests {
         let largest = "/v1/assets?" + Array(repeating: "a", count: 256).joined(separator: "&")
         #expect(try served.get(largest).status == 400, "within the bounds the route answers (unknown parameter)")
     }
+
+    @Test("a NUL in a header value with bytes after it is refused with 400, wherever the field is and however lines end")
+    func nulInsideHeaderValues() throws {
+        let served = try ServedLibrary()
+        let host = "127.0.0.1:\(served.port)"
+        func head(_ fields: [[UInt8]], lineEnd: String) -> [UInt8] {
+            let end = Array(lineEnd.utf8)
+            return Array("GET /v1/status HTTP/1.1".utf8) + end + fields.flatMap { $0 + end } + end
+        }
+        let good = Array("Host: \(host)".utf8), close = Array("Connection: close".utf8)
+        for lineEnd in ["\r\n", "\n"] {
+            let hidingHost = Array("Host: \(host)".utf8) + [0] + Array("evil.example".utf8)
+            let hidingOther = Array("Accept: */*".utf8) + [0] + Array("x".utf8)
+            for fields in [[hidingHost, close], [close, hidingHost], [good, hidingOther, close], [good, close, hidingOther]] {
+                let answer = try rawExchange(served, head(fields, lineEnd: lineEnd))
+                #expect(answer.status == 400, "\(lineEnd == "\n" ? "LF" : "CRLF"): \(answer.status) \(answer.text)")
+                #expect(answer.errorCode == "nulByte")
+            }
+            // Without the NUL, with a field of empty value and one with trailing blanks, it is answered.
+            let empty = Array("X-Empty:".utf8), blanks = Array("X-Blank: a  ".utf8)
+            for fields in [[good, close], [close, good], [good, empty, blanks, close], [empty, good, close, blanks]] {
+                #expect(try rawExchange(served, head(fields, lineEnd: lineEnd)).status == 200)
+            }
+        }
+    }
+
+    @Test("targets of 40 KB and more made of 10,000 and more parameters get 414, never a closed connection")
+    func hugeParameterCounts() throws {
+        let served = try ServedLibrary()
+        for count in [10_000, 20_000, 60_000] {
+            for parameter in ["a", "limit=1", ""] {
+                let path = "/v1/assets?" + Array(repeating: parameter, count: count).joined(separator: "&")
+                let answer = try rawExchange(served, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(served.port)\r\nConnection: close\r\n\r\n".utf8))
+                #expect(answer.status == 414, "\(count) parameters '\(parameter)', \(path.utf8.count) bytes: \(answer.status)")
+            }
+        }
+        #expect(try served.get("/v1/status").status == 200, "the server still answers")
+    }
 }
 
 @Suite("HTTP conditional requests", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))

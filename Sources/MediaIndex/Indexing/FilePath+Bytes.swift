@@ -71,6 +71,16 @@ public struct PathBytes: Sendable, Hashable, Comparable, CustomStringConvertible
         return String(decoding: name[(dot + 1)...], as: UTF8.self).lowercased()
     }
 
+    /// The path with every symbolic link, `.` and `..` resolved (`realpath(3)`); nil
+    /// with `errno` set when it cannot be resolved.
+    func resolved() -> PathBytes? {
+        withCString { pointer in
+            guard let real = realpath(pointer, nil) else { return nil }
+            defer { free(real) }
+            return PathBytes(Array(UnsafeBufferPointer(start: real, count: strlen(real)).map { UInt8(bitPattern: $0) }))
+        }
+    }
+
     /// Calls `body` with a NUL-terminated C string of the path.
     func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
         var cString = bytes.map { CChar(bitPattern: $0) }

@@ -9,8 +9,12 @@ import Dispatch
 /// at a time, in byte order of their paths (the order `files` is read in by its path
 /// index), without ever holding a list of the files.
 ///
-/// Symbolic links are never followed, so a walk cannot leave its root or loop;
-/// folders already seen (by device and inode: bind mounts) are skipped too. Hidden
+/// Symbolic links are not followed unless the walk is asked to follow links to folders
+/// (a root's `follows_symlinks`, off by default); a link whose target lies outside the
+/// root is then walked as that folder, listed under the link's path (a target inside the
+/// root is walked under its own path, so the link is skipped). Folders already seen (by
+/// device and inode: bind mounts, and every folder a followed link leads back to) are
+/// skipped, so a walk never loops. Hidden
 /// entries (names starting with `.`) and the excluded folders (the library's own)
 /// are skipped. What is held is the listing of each folder from the root down to the
 /// current one, whatever the size of the tree.
@@ -29,7 +33,11 @@ public struct FileWalker: Sendable {
     }
 
     /// A walk of `root`: call `next()` until it gives nil.
-    public func walk(_ root: PathBytes) -> Walk { Walk(root: root, excluding: excludedFolders) }
+    /// With `followingSymlinks`, a symbolic link to a folder is walked as the folder
+    /// (links to files are still skipped).
+    public func walk(_ root: PathBytes, followingSymlinks: Bool = false) -> Walk {
+        Walk(root: root, excluding: excludedFolders, followingSymlinks: followingSymlinks)
+    }
 
     /// A walk of one root in progress: depth first, each folder's files and sub-folders
     /// taken in path order.
@@ -52,6 +60,8 @@ public struct FileWalker: Sendable {
         public private(set) var listingSeconds = 0.0
 
         private let excludedFolders: [(device: UInt64, inode: UInt64)]
+        /// The root, when links to folders outside it are followed.
+        private let followingOutside: PathBytes?
         private var visited = Set<[UInt64]>()
         /// The listings of the folders from the root down to the one being walked.
         private var stack: [Frame] = []
@@ -64,8 +74,9 @@ public struct FileWalker: Sendable {
             var nextFolder = 0
         }
 
-        init(root: PathBytes, excluding excludedFolders: [(device: UInt64, inode: UInt64)]) {
+        init(root: PathBytes, excluding excludedFolders: [(device: UInt64, inode: UInt64)], followingSymlinks: Bool) {
             self.excludedFolders = excludedFolders
+            followingOutside = followingSymlinks ? root : nil
             guard let rootStat = FileStat.of(root) else {
                 unreadableFolders.append((root, systemErrorMessage(errno)))
                 return
@@ -102,7 +113,7 @@ public struct FileWalker: Sendable {
             }
             guard visited.insert([folder.stat.device, folder.stat.inode]).inserted else { return }
             let started = ContinuousClock.now
-            var listing = FileWalker.list(folder.path)
+            var listing = FileWalker.list(folder.path, followingLinksOutside: followingOutside)
             listing.files.sort { $0.path < $1.path }
             let elapsed = ContinuousClock.now - started
             listingSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -159,6 +170,15 @@ public struct FileWalker: Sendable {
         var specialFiles: [(path: PathBytes, kind: String)] = []
     }
 
+    /// The `stat` of the folder the link at `path` leads to, when it resolves outside
+    /// `root` (a folder inside is walked under its own path); nil otherwise.
+    static func linkedFolder(_ path: PathBytes, outside root: PathBytes) -> FileStat? {
+        var target = stat()
+        guard path.withCString({ stat($0, &target) }) == 0, target.st_mode & S_IFMT == S_IFDIR else { return nil }
+        guard let resolved = path.resolved(), !resolved.isInside(root), !root.isInside(resolved) else { return nil }
+        return FileStat(target)
+    }
+
     /// What a file that is neither regular, a folder nor a link is, as a noun phrase.
     static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {
@@ -170,8 +190,10 @@ public struct FileWalker: Sendable {
         }
     }
 
-    /// Lists one folder: `lstat` of every entry, relative to the open folder.
-    static func list(_ folder: PathBytes) -> FolderListing {
+    /// Lists one folder: `lstat` of every entry, relative to the open folder. With
+    /// `root`, a link to a folder outside it is listed as a sub-folder with the `stat`
+    /// of its target (whose device and inode the walk checks against the folders seen).
+    static func list(_ folder: PathBytes, followingLinksOutside root: PathBytes? = nil) -> FolderListing {
         var listing = FolderListing()
         guard let directory = folder.withCString({ opendir($0) }) else {
             listing.failure = systemErrorMessage(errno)
@@ -203,7 +225,12 @@ public struct FileWalker: Sendable {
             switch info.st_mode & S_IFMT {
             case S_IFREG: listing.files.append(Entry(path: path, stat: FileStat(info)))
             case S_IFDIR: listing.folders.append((path, FileStat(info)))
-            case S_IFLNK: listing.skippedSymlinks += 1
+            case S_IFLNK:
+                if let root, let target = Self.linkedFolder(path, outside: root) {
+                    listing.folders.append((path, target))
+                } else {
+                    listing.skippedSymlinks += 1
+                }
             default:
                 listing.skippedSpecial += 1
                 listing.specialFiles.append((path, Self.kind(of: info.st_mode)))

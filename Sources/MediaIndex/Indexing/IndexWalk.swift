@@ -17,11 +17,12 @@ struct IndexWalk {
     private let progress: (Int) -> Void
 
     /// Starts a walk of each root; `progress` gets the number of files found so far now and then.
+    /// The roots in `followingSymlinks` walk into symbolic links to folders.
     init(roots: [(id: Int64, path: PathBytes)], excluding excludedFolders: [PathBytes],
-         progress: @escaping (Int) -> Void) {
+         followingSymlinks: Set<Int64> = [], progress: @escaping (Int) -> Void) {
         let walker = FileWalker(excluding: excludedFolders)
         walks = roots.map { root in
-            var walk = walker.walk(root.path)
+            var walk = walker.walk(root.path, followingSymlinks: followingSymlinks.contains(root.id))
             let first = walk.next()
             return (root.id, walk, first)
         }

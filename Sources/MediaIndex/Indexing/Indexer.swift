@@ -29,6 +29,9 @@ struct Indexer {
     var tombstoneRetention = Tombstones.defaultRetention
     /// Files left for a later run because they are still being written.
     var settling: IndexDiff.Settling?
+    /// The roots whose walk follows symbolic links to folders: their files are read by
+    /// their path (links to folders followed, the file's own name not), not beneath the root.
+    var followingSymlinks: Set<Int64> = []
 
     /// A file the walk found, with its row when it had one.
     struct Work: Sendable {
@@ -55,7 +58,7 @@ struct Indexer {
 
         // Phases 1 and 2 run together: the diff takes the walk's files one at a time.
         var phase = ContinuousClock.now
-        let makeWalk = { IndexWalk(roots: roots, excluding: excludedFolders) { report(.walking, scanned: $0) } }
+        let makeWalk = { IndexWalk(roots: roots, excluding: excludedFolders, followingSymlinks: followingSymlinks) { report(.walking, scanned: $0) } }
         var walk = makeWalk()
         let diff = try writer.write { db in
             try IndexDiff(&walk, restart: makeWalk, rootIDs: Set(roots.map(\.id)), files: FileStore(db: db),
@@ -73,7 +76,8 @@ struct Indexer {
         summary.timings.diff = max(0, Self.seconds(since: phase) - walk.listingSeconds)
 
         phase = ContinuousClock.now
-        let rootPaths = Dictionary(roots.map { ($0.id, $0.path) }, uniquingKeysWith: { first, _ in first })
+        let rootPaths = Dictionary(roots.filter { !followingSymlinks.contains($0.id) }.map { ($0.id, $0.path) },
+                                   uniquingKeysWith: { first, _ in first })
         var plan = IndexPlan(toRead: diff.toRead, vanished: diff.vanished, roots: rootPaths)
         summary.timings.read = Self.seconds(since: phase)
 

@@ -191,6 +191,12 @@ public final class MediaLibrary: Sendable {
         /// the walk saw it (its size and mtime not yet stable: a copy that closes and
         /// reopens the file for each chunk); nil reads every file.
         public var settlingSeconds: Double?
+        /// Whether the walk of the roots this run indexes (the given ones, or every
+        /// registered root) follows symbolic links to folders, stored with each root for
+        /// later runs; nil keeps each root's stored setting (off for a new root). A file
+        /// found through a followed link is recorded under the link's path, and served
+        /// only when its resolved path lies beneath a registered root.
+        public var followSymlinks: Bool?
         /// Tests only: caps the database at this many pages, to simulate a full disk.
         var maxPageCount: Int?
         /// Tests only: files to read held in memory before the rest wait on disk (`ToReadList`).
@@ -256,12 +262,7 @@ public final class MediaLibrary: Sendable {
         if absolute.bytes.first != UInt8(ascii: "/") {
             absolute = PathBytes(FileManager.default.currentDirectoryPath).appending(path.bytes)
         }
-        let resolved: PathBytes? = absolute.withCString { pointer in
-            guard let real = realpath(pointer, nil) else { return nil }
-            defer { free(real) }
-            return PathBytes(Array(UnsafeBufferPointer(start: real, count: strlen(real)).map { UInt8(bitPattern: $0) }))
-        }
-        guard let resolved else {
+        guard let resolved = absolute.resolved() else {
             throw LibraryError.invalidRoot(path: path.displayString, reason: systemErrorMessage(errno))
         }
         var info = stat()
@@ -315,12 +316,18 @@ extension MediaLibrary.Blocking {
             try library.registerRoots(resolved, writer: writer)
             let all = try writer.write { db in try RootStore(db: db).all() }
             let selected = resolved.isEmpty ? all : all.filter { root in resolved.contains { $0.isInside(root.path) } }
+            let following = try writer.transaction { db in
+                let store = RootStore(db: db)
+                if let follow = options.followSymlinks { for root in selected { try store.setFollowsSymlinks(root.id, follow) } }
+                return try store.followingSymlinks()
+            }
             let excluded = [PathBytes(location.directory), PathBytes(library.thumbnailCache.folderPath)] + options.excludedFolders
             var indexer = Indexer(writer: writer, location: location, excludedFolders: excluded)
             indexer.batchSize = max(1, options.batchSize)
             indexer.tombstoneRetention = options.tombstoneRetention
             indexer.heldFilesToRead = max(1, options.heldFilesToRead)
             indexer.settling = IndexDiff.Settling(options: options, now: Date().timeIntervalSince1970)
+            indexer.followingSymlinks = following
             if let maxPageCount = options.maxPageCount {
                 try writer.write { try $0.execute("PRAGMA max_page_count = \(maxPageCount)") }
             }

@@ -29,6 +29,16 @@ struct RootStore {
         try db.execute("DELETE FROM roots WHERE id = ?", [rootID])
     }
 
+    /// The ids of the roots whose walk follows symbolic links to folders.
+    func followingSymlinks() throws -> Set<Int64> {
+        Set(try db.rows("SELECT id FROM roots WHERE follows_symlinks = 1").compactMap { $0.int64("id") })
+    }
+
+    /// Sets whether the root's walk follows symbolic links to folders.
+    func setFollowsSymlinks(_ rootID: Int64, _ follows: Bool) throws {
+        try db.execute("UPDATE roots SET follows_symlinks = ? WHERE id = ?", [follows ? 1 : 0, rootID])
+    }
+
     func markIndexed(_ rootID: Int64, now: Double) throws {
         try db.cachedStatement("UPDATE roots SET last_indexed_at = ? WHERE id = ?").execute([now, rootID])
     }

@@ -96,9 +96,9 @@ extension MediaLibrary {
         // The edited rendering's own thumbnail when the asset has one.
         guard let source = asset.renderingResource, let key = thumbnailKey(for: asset, request: request) else { return nil }
         let (format, orientation) = stillFormatAndOrientation(of: asset, resource: source)
-        if asset.mediaType == .image, let root = try? confiningRoot(of: source),
+        if asset.mediaType == .image, let location = try? confinedLocation(of: source),
            let embedded = try? ThumbnailGenerator.embeddedThumbnail(
-               ofFileAtBytes: source.path.bytes, beneath: root, request: request, format: format, orientation: orientation) {
+               ofFileAtBytes: location.path, beneath: location.root, request: request, format: format, orientation: orientation) {
             return DeliveredThumbnail(data: Data(embedded.data), width: embedded.width, height: embedded.height, isDegraded: true)
         }
         let sizes = try read { db in

@@ -507,24 +507,32 @@ extension MediaLibrary {
                 if let seconds = metadata.stillImageTimeSeconds { stillTime = seconds }
                 else if metadata.hasStillImageTime == true, let duration = asset.durationSeconds { stillTime = duration / 2 }
             }
-            return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, beneath: try confiningRoot(of: primary),
+            let location = try confinedLocation(of: primary)
+            return try ThumbnailGenerator.thumbnail(ofFileAtBytes: location.path, beneath: location.root,
                                                     request: request, videoFrameTime: stillTime,
                                                     durationSeconds: asset.durationSeconds)
         }
         // By the path's bytes: a name that is not UTF-8 would not survive a String.
         let (format, orientation) = stillFormatAndOrientation(of: asset, resource: primary)
-        return try ThumbnailGenerator.thumbnail(ofFileAtBytes: primary.path.bytes, beneath: try confiningRoot(of: primary),
+        let location = try confinedLocation(of: primary)
+        return try ThumbnailGenerator.thumbnail(ofFileAtBytes: location.path, beneath: location.root,
                                                 request: request, format: format, orientation: orientation)
     }
 
-    /// The root `resource` must be opened inside (`BeneathRoot`).
+    /// Where `resource` is opened and the root it must resolve inside (`BeneathRoot`,
+    /// `Blocking.servingLocation(ofIndexedFile:)`).
     ///
-    /// - Throws: `ThumbnailError.io` for a file the library no longer holds.
-    func confiningRoot(of resource: AssetResource) throws -> [UInt8] {
-        guard let root = try? blocking.root(ofIndexedFile: resource.path) else {
-            throw ThumbnailError.io("\(resource.path.displayString) is no longer an indexed file")
+    /// - Throws: `ThumbnailError.io` for a file the library no longer holds, or one
+    ///   reached through a followed symbolic link that resolves beneath no root.
+    func confinedLocation(of resource: AssetResource) throws -> (path: [UInt8], root: [UInt8]) {
+        let location: (path: PathBytes, root: PathBytes)?
+        do { location = try blocking.servingLocation(ofIndexedFile: resource.path) } catch let failure as BeneathRoot.Failure {
+            throw ThumbnailError.io(failure.description)
+        } catch {
+            location = nil
         }
-        return root.bytes
+        guard let location else { throw ThumbnailError.io("\(resource.path.displayString) is no longer an indexed file") }
+        return (location.path.bytes, location.root.bytes)
     }
 
     /// The format and orientation a still thumbnail of `resource` (the asset's rendering

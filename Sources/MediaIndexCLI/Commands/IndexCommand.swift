@@ -21,6 +21,8 @@ struct IndexCommand: ParsableCommand {
         .flag("quiet", short: "q", help: "Print nothing but errors (for cron)."),
         .flag("json", help: "Print the run's summary as JSON."),
         .flag("wait", help: "Wait for another index run to finish instead of exiting with code 75."),
+        .flag("follow-symlinks", help: "Walk into symbolic links to folders under these roots (or every root), from now on."),
+        .flag("no-follow-symlinks", help: "Stop walking into symbolic links to folders under these roots (the default)."),
         .option("batch-size", valueName: "n", default: "1024", help: "Files committed per transaction."),
         .flag("thumbnails", help: "Then make thumbnails of the new and changed assets."),
         .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
@@ -34,6 +36,7 @@ struct IndexCommand: ParsableCommand {
     var json: Bool
     var wait: Bool
     var batchSize: Int
+    var followSymlinks: Bool?
     var cacheOptions: CacheOptions
     var thumbnailSizes: [Int]?
 
@@ -44,6 +47,10 @@ struct IndexCommand: ParsableCommand {
         json = parsed.flag("json")
         wait = parsed.flag("wait")
         batchSize = try parsed.option("batch-size", as: Int.self) ?? 1024
+        if parsed.flag("follow-symlinks") && parsed.flag("no-follow-symlinks") {
+            throw ValidationError("--follow-symlinks and --no-follow-symlinks cannot be given together")
+        }
+        followSymlinks = parsed.flag("follow-symlinks") ? true : parsed.flag("no-follow-symlinks") ? false : nil
         cacheOptions = try CacheOptions(parsed: parsed)
         let sizes = try parsed.options("size").map(ThumbnailArguments.size)
         if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
@@ -61,6 +68,7 @@ struct IndexCommand: ParsableCommand {
         var options = MediaLibrary.IndexOptions()
         options.waitForLock = wait
         options.batchSize = batchSize
+        options.followSymlinks = followSymlinks
         let tokenBefore = try mediaLibrary.currentChangeToken()
         let widened = try Self.enclosingRoots(of: roots, in: mediaLibrary)
         let progressLine = quiet ? nil : ProgressLine(output: context.standardError)

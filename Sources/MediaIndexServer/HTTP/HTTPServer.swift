@@ -142,7 +142,8 @@ public final class HTTPServer: @unchecked Sendable {
                 .flatMap { UInt64(String(cString: $0)) }
             let chunked = MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") != nil
             deadlines.headReceived(connection, expectsBody: chunked || (length ?? 0) > 0)
-            if let refusal = RequestLimits.refusal(target: pending.rawTarget) ?? RequestLimits.refusal(fieldsOf: connection) {
+            if let refusal = RequestLimits.refusal(target: pending.rawTarget) ?? RequestLimits.refusal(fieldsOf: connection)
+                ?? RequestLimits.refusal(hiddenBytesOf: connection) {
                 pending.answered = true
                 return queue(handler.requestRefused(refusal), on: connection)
             }
@@ -206,9 +207,20 @@ public final class HTTPServer: @unchecked Sendable {
         return String(cString: text)
     }
 
+    /// Keeps the raw target for the checks of the first call of the access handler. A
+    /// target that will be refused (too long, too many parameters, a NUL) is ended in
+    /// libmicrohttpd's own buffer just after its `?`: libmicrohttpd splits the query
+    /// into parameters right after this call, into the connection's memory, and 10,000
+    /// of them exhaust it, so it would close the connection without an answer; with an
+    /// empty query it goes on to the handler, which answers 414 (or 400).
     fileprivate func targetReceived(_ target: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
         let bytes = UnsafeRawBufferPointer(start: target, count: strlen(target))
-        return Unmanaged.passRetained(PendingRequest(rawTarget: Array(bytes))).toOpaque()
+        let pending = PendingRequest(rawTarget: Array(bytes))
+        if RequestLimits.refusal(target: pending.rawTarget) != nil, let question = bytes.firstIndex(of: UInt8(ascii: "?")),
+           question + 1 < bytes.count {
+            UnsafeMutablePointer(mutating: target)[question + 1] = 0
+        }
+        return Unmanaged.passRetained(pending).toOpaque()
     }
 
     private final class ValueList {

@@ -58,6 +58,47 @@ enum RequestLimits {
         return HTTPRefusal(status: 400, code: "nulByte", message: "\(what) of the request holds a NUL byte")
     }
 
+    /// The refusal of a request with a header value that libmicrohttpd cut at a NUL byte
+    /// with more bytes after it (`Host: good\0evil`), or nil.
+    ///
+    /// libmicrohttpd 0.9.75 (Debian's) ends a header line at its line end but measures the
+    /// value with `strlen`, so `MHD_get_connection_values_n` gives the cut size. The values
+    /// point into the connection's read buffer, where the head's line ends (CR, LF) and
+    /// colons were overwritten with NUL bytes: so the bytes between a value's end and the
+    /// next field's name are all NUL in a clean head (one or two: LF or CR LF), and the
+    /// byte after the last value's end is the NUL of its line end or of the empty line
+    /// ending the head. Any other byte there is what came after a NUL in the value.
+    /// (A value libmicrohttpd moved, joining an obsolete folded line, is not checked
+    /// against a next name before it.)
+    static func refusal(hiddenBytesOf connection: OpaquePointer) -> HTTPRefusal? {
+        final class Fields { var list: [(name: UnsafeRawPointer, value: UnsafeRawPointer?, size: Int)] = [] }
+        let fields = Fields()
+        withExtendedLifetime(fields) {
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { context, _, key, _, value, valueSize in
+                guard let context, let key else { return .YES }
+                let fields = Unmanaged<Fields>.fromOpaque(context).takeUnretainedValue()
+                fields.list.append((UnsafeRawPointer(key), value.map(UnsafeRawPointer.init), valueSize))
+                return .YES
+            }, Unmanaged.passUnretained(fields).toOpaque())
+        }
+        for (index, field) in fields.list.enumerated() {
+            guard let value = field.value else { continue }
+            let end = value + field.size  // the NUL that ends the value as libmicrohttpd sees it
+            let hides: Bool
+            if index + 1 < fields.list.count {
+                let next = fields.list[index + 1].name
+                hides = next > end && UnsafeRawBufferPointer(start: end + 1, count: next - end - 1).contains { $0 != 0 }
+            } else {
+                hides = end.load(fromByteOffset: 1, as: UInt8.self) != 0
+            }
+            if hides {
+                let name = String(cString: field.name.assumingMemoryBound(to: CChar.self))
+                return HTTPRefusal(status: 400, code: "nulByte", message: "the header field \(name) of the request holds a NUL byte")
+            }
+        }
+        return nil
+    }
+
     /// Whether `%00` occurs in `target` (either case of the hex digits does not matter: 0 has one).
     private static func containsEncodedNUL(_ target: [UInt8]) -> Bool {
         guard target.count >= 3 else { return false }

@@ -19,6 +19,9 @@ public enum BeneathRoot {
         case symbolicLink(path: String, component: String)
         /// The system refused the open (missing, not permitted…): `errno` and its text.
         case system(path: String, code: Int32)
+        /// Reached through a followed symbolic link to a folder, the file resolves to a
+        /// path beneath no indexed folder: it is listed, never opened for serving.
+        case resolvesOutsideRoots(path: String, resolved: String)
 
         public var description: String {
             switch self {
@@ -26,13 +29,16 @@ public enum BeneathRoot {
             case .symbolicLink(let path, let component):
                 return "\(path) is reached through the symbolic link \(component), which is not followed"
             case .system(let path, let code): return "cannot open \(path): \(String(cString: strerror(code)))"
+            case .resolvesOutsideRoots(let path, let resolved):
+                return "\(path) is reached through a followed symbolic link and resolves to \(resolved), "
+                    + "which is inside no indexed folder; it is not served"
             }
         }
 
         /// The `errno` the failure stands for (`ELOOP` for a link, `EXDEV` for outside).
         public var code: Int32 {
             switch self {
-            case .outsideRoot: return EXDEV
+            case .outsideRoot, .resolvesOutsideRoots: return EXDEV
             case .symbolicLink: return ELOOP
             case .system(_, let code): return code
             }
