@@ -140,7 +140,7 @@ extension MediaLibrary {
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
         for index in assets.indices {
             // A Takeout JSON's title and description (the primary's JSON is listed first).
-            if let json = assets[index].resources.first(where: { $0.role == FileRole.takeoutMetadata.rawValue }),
+            if let json = assets[index].resources.first(where: { $0.role == .takeoutMetadata }),
                let values = TakeoutValues.decode(try takeout.rows([json.path.bytes]).first?.string("metadata")) {
                 assets[index].takeoutTitle = values.title
                 assets[index].takeoutDescription = values.description
@@ -170,7 +170,7 @@ extension Asset {
 
     /// The resource shown for the asset: the photo or video, else the first one.
     public var primaryResource: AssetResource? {
-        resources.first { $0.role == "photo" || $0.role == "video" } ?? resources.first
+        resources.first { $0.role.isPrimary } ?? resources.first
     }
 }
 
