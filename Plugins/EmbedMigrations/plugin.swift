@@ -1,7 +1,8 @@
 import Foundation
 import PackagePlugin
 
-/// Embeds the package's `Migrations/*.sql` into the target as generated Swift source.
+/// Embeds the package's `Migrations/*.sql` (the library's) and `Migrations/user-state/*.sql`
+/// (the user state's) into the target as generated Swift source.
 ///
 /// SwiftPM will not take a resource from outside a target's folder, and `Bundle.module`
 /// is fragile on Linux, so the SQL becomes string literals at build time.
@@ -9,9 +10,10 @@ import PackagePlugin
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let migrationsDirectory = context.package.directoryURL.appending(path: "Migrations")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: migrationsDirectory.path())) ?? []
-        let inputs = names.filter { $0.hasSuffix(".sql") }.sorted()
-            .map { migrationsDirectory.appending(path: $0) }
+        let inputs = [migrationsDirectory, migrationsDirectory.appending(path: "user-state")].flatMap { directory in
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path())) ?? []
+            return names.filter { $0.hasSuffix(".sql") }.sorted().map { directory.appending(path: $0) }
+        }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations+Generated.swift")
         return [
             .buildCommand(

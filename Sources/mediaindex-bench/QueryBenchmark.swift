@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import MediaIndex
+import MediaIndex
 
 /// Query latency on a large library while a writer commits batches beside it.
 enum QueryBenchmark {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import MediaIndex
+import MediaIndex
 
 /// Search on a large library while a writer commits batches beside it, against the
 /// same words as `LIKE` scans; and what keeping the text index costs the writer.

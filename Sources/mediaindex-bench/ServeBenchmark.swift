@@ -1,6 +1,6 @@
 import Foundation
 import LoopbackHTTPClient
-@_spi(Benchmarks) import MediaIndex
+import MediaIndex
 #if canImport(Glibc)
 import Glibc
 #endif

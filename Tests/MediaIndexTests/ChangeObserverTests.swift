@@ -90,6 +90,29 @@ struct ChangeObserverTests {
         #expect(replay.first?.changes.first?.kind == .inserted)
     }
 
+    @Test("a fetch result holds identifiers; its assets are read a page at a time, in its order, without the deleted ones")
+    func resultPages() async throws {
+        let folder = TemporaryFolder()
+        let root = folder.file("photos")
+        let camera = "ianare-exif-samples/jpg/"
+        for (name, source) in [("a.jpg", camera + "Kodak_CX7530.jpg"), ("c.jpg", camera + "Nikon_D70.jpg"), ("d.jpg", Self.canon)] {
+            try copy(source, to: root + "/" + name)
+        }
+        let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
+        try library.blocking.index(roots: [PathBytes(root)])
+        var options = FetchOptions()
+        options.sort = AssetSort(.fileName, ascending: true)
+        let result = try library.fetchResult(options)
+        let pages = try await library.assets(in: result, at: 0..<2) + library.assets(in: result, at: 2..<10)
+        #expect(pages.map(\.id.rawValue) == result.identifiers)
+        #expect(pages.map { $0.primaryResource?.path.lastComponentString } == ["a.jpg", "c.jpg", "d.jpg"])
+        try FileManager.default.removeItem(atPath: root + "/c.jpg")
+        try library.blocking.index()
+        let after = try library.blocking.assets(in: result, at: 0..<3)
+        #expect(after.map { $0.primaryResource?.path.lastComponentString } == ["a.jpg", "d.jpg"])
+        #expect(try library.blocking.assets(in: result, at: 5..<9).isEmpty)
+    }
+
     @Test("changeDetails gives the removed, inserted and changed positions and the moves of a real index run")
     func details() throws {
         let folder = TemporaryFolder()

@@ -125,7 +125,7 @@ struct MigrationTests {
         #expect(versions == EmbeddedMigrations.all.map(\.version))
         let asset = try #require(try library.blocking.asset(id: "0123456789abc"))
         #expect(asset.hasAdjustments == false)
-        #expect(Set(asset.resources.map(\.role)) == ["photo", "takeoutMetadata"])
+        #expect(Set(asset.resources.map(\.role)) == [.photo, .takeoutMetadata])
         // The migration's own work happened: the `.AAE` it used to ignore is read again.
         let aaeStat = try library.read { db in
             try db.scalarInt("SELECT mtime_ns FROM files WHERE path = CAST('/photos/IMG_1234.AAE' AS BLOB)")

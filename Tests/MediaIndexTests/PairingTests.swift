@@ -23,9 +23,9 @@ struct PairingCorpusTests {
         for pair in livePhotos {
             let still = try asset(try #require(pair["still"])), movie = try asset(try #require(pair["movie"]))
             #expect(still.id == movie.id, "\(pair)")
-            #expect(still.pairingRule == pair["by"])
+            #expect(still.pairingRule?.rawValue == pair["by"])
             #expect(still.mediaType == .image && still.mediaSubtypes.contains(.livePhoto))
-            #expect(still.resources.map(\.role) == ["photo", "pairedVideo"])
+            #expect(still.resources.map(\.role) == [.photo, .pairedVideo])
         }
         // And the non-pairs stay two assets, neither a live photo
         let notPaired = try #require(expected["notPaired"] as? [[String]])
@@ -35,14 +35,14 @@ struct PairingCorpusTests {
             let still = try asset(stillPath), movie = try asset(moviePath)
             #expect(still.id != movie.id, "\(reason)")
             #expect(!still.mediaSubtypes.contains(.livePhoto) && still.pairingRule == nil)
-            #expect(movie.mediaType == .video && movie.resources.map(\.role) == ["video"])
+            #expect(movie.mediaType == .video && movie.resources.map(\.role) == [.video])
         }
         // And the motion photo is one asset whose embedded video was read in place
         for motion in try #require(expected["motionPhotos"] as? [[String: Any]]) {
             let still = try asset(try #require(motion["file"] as? String))
             let duration = try #require(motion["embeddedVideoDurationSeconds"] as? Double)
             #expect(still.mediaSubtypes.contains(.livePhoto) && still.mediaSubtypes.contains(.motionPhoto))
-            #expect(still.pairingRule == "motionPhoto")
+            #expect(still.pairingRule == .motionPhoto)
             #expect(still.resources.count == 1)
             let video = try #require(still.embeddedVideo)
             #expect(abs((video.durationSeconds ?? 0) - duration) < 0.01)
@@ -53,8 +53,8 @@ struct PairingCorpusTests {
             let (jpeg, raw) = (entry[0], entry[1])
             let primary = try asset(jpeg), alternate = try asset(raw)
             #expect(primary.id == alternate.id)
-            #expect(primary.pairingRule == "rawPlusJpeg")
-            #expect(primary.resources.map(\.role) == ["photo", "alternatePhoto"])
+            #expect(primary.pairingRule == .rawPlusJpeg)
+            #expect(primary.resources.map(\.role) == [.photo, .alternatePhoto])
             #expect(primary.resources.first?.path.displayString.hasSuffix(jpeg) == true)
         }
         // And every listed file has exactly the listed subtypes
@@ -87,8 +87,8 @@ struct PairingCorpusTests {
         var foundPairs = Set<[String]>()
         var motionPhotos = Set<String>()
         try library.forEachAsset { asset in
-            let primary = asset.resources.first { $0.role == "photo" || $0.role == "video" }
-            for movie in asset.resources where movie.role == "pairedVideo" {
+            let primary = asset.resources.first { $0.role == .photo || $0.role == .video }
+            for movie in asset.resources where movie.role == .pairedVideo {
                 foundPairs.insert([primary?.path.displayString ?? "", movie.path.displayString])
             }
             if asset.mediaSubtypes.contains(.motionPhoto), let primary { motionPhotos.insert(primary.path.displayString) }
@@ -167,7 +167,7 @@ struct PairingChangeTests {
         #expect(assets.count == 1)
         #expect(assets.first?.id == before.id)
         #expect(assets.first?.mediaSubtypes.contains(.livePhoto) == true)
-        #expect(assets.first?.resources.map(\.role) == ["photo", "pairedVideo"])
+        #expect(assets.first?.resources.map(\.role) == [.photo, .pairedVideo])
     }
 
     @Test("deleting the still leaves the movie as a plain video asset")
@@ -182,7 +182,7 @@ struct PairingChangeTests {
         let video = try #require(assets.first)
         #expect(video.mediaType == .video)
         #expect(video.mediaSubtypes.isEmpty && video.pairingRule == nil)
-        #expect(video.resources.map(\.role) == ["video"])
+        #expect(video.resources.map(\.role) == [.video])
         #expect(AssetIdentifierFactory.isWellFormed(video.id.rawValue))
         let files = try library.read { db in try db.scalarInt("SELECT count(*) FROM files WHERE asset_id IS NULL AND status = 'media'") }
         #expect(files == 0)
@@ -199,7 +199,7 @@ struct PairingChangeTests {
         let photo = try #require(try library.assets().first)
         #expect(photo.id == paired.id)
         #expect(!photo.mediaSubtypes.contains(.livePhoto) && photo.pairingRule == nil)
-        #expect(photo.resources.map(\.role) == ["photo"])
+        #expect(photo.resources.map(\.role) == [.photo])
     }
 
     @Test("replacing the movie by one with another identifier unpairs them")
@@ -223,7 +223,7 @@ struct PairingChangeTests {
         #expect(summary.moved == 1 && summary.unpaired == 0)
         let assets = try library.assets()
         #expect(assets.count == 1)
-        #expect(assets.first?.pairingRule == "contentIdentifier")
+        #expect(assets.first?.pairingRule == .contentIdentifier)
         #expect(assets.first?.resources.last?.path.displayString == tree.path("elsewhere/IMG_7001.MOV"))
     }
 
@@ -242,7 +242,7 @@ struct PairingChangeTests {
         let assets = try library.assets()
         #expect(assets.count == folders.count)
         for asset in assets {
-            #expect(asset.pairingRule == "contentIdentifier")
+            #expect(asset.pairingRule == .contentIdentifier)
             let folders = Set(asset.resources.map { $0.path.displayString.split(separator: "/").dropLast().joined(separator: "/") })
             #expect(folders.count == 1, "a still and its movie come from one folder: \(asset.resources.map(\.path.displayString))")
         }
@@ -255,7 +255,7 @@ struct PairingChangeTests {
         try tree.copy(Self.stemMovie, to: "a/IMG_7004.MOV")
         let library = try MediaLibrary(location: tree.library)
         try library.blocking.index(roots: [PathBytes(tree.root)])
-        #expect(try library.assets().first?.pairingRule == "sameStemShortMovie")
+        #expect(try library.assets().first?.pairingRule == .sameStemShortMovie)
 
         try tree.move("a/IMG_7004.MOV", to: "b/IMG_7004.MOV")
         let summary = try library.blocking.index()
@@ -276,8 +276,8 @@ struct PairingChangeTests {
         #expect(try library.blocking.index().paired == 1)
         let pair = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
-        #expect(pair.pairingRule == "rawPlusJpeg" && pair.mediaSubtypes == [.raw])
-        #expect(pair.resources.map(\.role) == ["photo", "alternatePhoto"])
+        #expect(pair.pairingRule == .rawPlusJpeg && pair.mediaSubtypes == [.raw])
+        #expect(pair.resources.map(\.role) == [.photo, .alternatePhoto])
 
         try tree.remove("r/IMG_7008.DNG")
         #expect(try library.blocking.index().unpaired == 1)

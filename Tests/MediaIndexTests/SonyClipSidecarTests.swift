@@ -63,7 +63,7 @@ struct SonyClipSidecarTests {
         #expect(asset.make == "Sony" && asset.model == "ILCE-7M4")
         #expect(asset.creationDateText == "2025-02-24T11:33:06+01:00")
         #expect(abs((asset.location?.latitude ?? 0) - (48 + 51 / 60.0 + 29.4 / 3600)) < 1e-6)
-        #expect(asset.resources.map(\.role) == ["video", "sidecar"])
+        #expect(asset.resources.map(\.role) == [.video, .sidecar])
         #expect(asset.resources.last?.path.displayString == scratch.root + "/" + stem + "M01.XML")
         #expect(asset.resources.last?.contentType == "application/xml")
     }
@@ -96,6 +96,6 @@ struct SonyClipSidecarTests {
         FileManager.default.createFile(atPath: scratch.root + "/C0003M01.XML", contents: Data("<config/>".utf8))
         let library = try scratch.open()
         try library.blocking.index(roots: [PathBytes(scratch.root)])
-        #expect(try library.assets().first?.resources.map(\.role) == ["video"])
+        #expect(try library.assets().first?.resources.map(\.role) == [.video])
     }
 }

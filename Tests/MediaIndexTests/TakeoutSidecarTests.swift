@@ -257,7 +257,7 @@ struct TakeoutLayoutTests {
             let asset = try asset(byPath, tree, folder + form.media)
             #expect(asset.creationDateText == utcISO(1425229200 + index * 3600), "\(form.media)")
             #expect(asset.location?.latitude == 40 + Double(index) && asset.location?.longitude == -3.5, "\(form.media)")
-            #expect(asset.resources.map(\.role) == ["photo", "takeoutMetadata"], "\(form.media)")
+            #expect(asset.resources.map(\.role) == [.photo, .takeoutMetadata], "\(form.media)")
             #expect(asset.resources.last?.path.displayString == tree.path(folder + form.json))
             #expect(asset.resources.last?.contentType == "application/json")
         }
@@ -279,7 +279,7 @@ struct TakeoutLayoutTests {
         let byPath = try pairingAssetsByPath(library)
 
         let wedding = try asset(byPath, tree, "Photos from 2019/wedding.jpg")
-        #expect(wedding.resources.map(\.role) == ["photo", "takeoutMetadata"])
+        #expect(wedding.resources.map(\.role) == [.photo, .takeoutMetadata])
         // exiftool: ExifIFD:DateTimeOriginal 2019:04:15 14:40:24 (SubSec .86): the file's, not the JSON's.
         let weddingEXIF = try #require(Corpus.exiftool[folder + "wedding.jpg"]?["ExifIFD:DateTimeOriginal"]?.string)
         #expect(weddingEXIF == "2019:04:15 14:40:24")
@@ -292,7 +292,7 @@ struct TakeoutLayoutTests {
         #expect(created == "2019:07:04 16:24:01-07:00")
         let tulips = try asset(byPath, tree, "Photos from 2019/Tulips.jpg")
         #expect(tulips.creationDateText == "2019-07-04T23:24:01Z")
-        #expect(tulips.resources.map(\.role) == ["photo", "takeoutMetadata"])
+        #expect(tulips.resources.map(\.role) == [.photo, .takeoutMetadata])
 
         // exiftool's JSON:Description of the sidecar is what the reader gives.
         let text = try Data(contentsOf: URL(fileURLWithPath: tree.path("Photos from 2019/Tulips.jpg.json")))
@@ -328,7 +328,7 @@ struct TakeoutLayoutTests {
         let longitude = try #require(exif["Composite:GPSLongitude"]?.number)
         #expect(abs((asset.location?.latitude ?? 0) - latitude) < 1e-6)
         #expect(abs((asset.location?.longitude ?? 0) - longitude) < 1e-6)
-        #expect(asset.resources.map(\.role) == ["photo", "takeoutMetadata"])
+        #expect(asset.resources.map(\.role) == [.photo, .takeoutMetadata])
 
         // GPS stripped, date kept: the date stays the file's, the place is the JSON's.
         try exiftool(["-gps:all=", tree.path("t/IMG_2001.jpg")])
@@ -358,7 +358,7 @@ struct TakeoutLayoutTests {
         // One asset (see *Edits*): the JSON describes it, the edit is its rendering.
         #expect(edited.id == original.id)
         #expect(original.creationDateText == utcISO(1500000000))
-        #expect(original.resources.map(\.role) == ["photo", "fullSizePhoto", "takeoutMetadata"])
+        #expect(original.resources.map(\.role) == [.photo, .fullSizePhoto, .takeoutMetadata])
         #expect(original.hasAdjustments)
         // Google Photos' German suffix is an edit too.
         let second = try asset(byPath, tree, "e/IMG_3002.jpg")
@@ -366,7 +366,7 @@ struct TakeoutLayoutTests {
         #expect(second.creationDateText == utcISO(1600000000))
         let alone = try asset(byPath, tree, "e/IMG_3003-edited.jpg")
         #expect(alone.creationDateText == utcISO(1400000000))
-        #expect(!alone.resources.contains { $0.role == "takeoutMetadata" })
+        #expect(!alone.resources.contains { $0.role == .takeoutMetadata })
         // The JSON removed: the asset loses its date.
         try tree.remove("e/IMG_3001.jpg.json")
         try library.blocking.index()
@@ -472,7 +472,7 @@ struct TakeoutLayoutTests {
         // The wrong-typed JSON attaches and says nothing: the file's values stand.
         let byPath = try pairingAssetsByPath(library)
         let second = try asset(byPath, tree, "h/IMG_7002.jpg")
-        #expect(second.resources.map(\.role) == ["photo", "takeoutMetadata"])
+        #expect(second.resources.map(\.role) == [.photo, .takeoutMetadata])
         #expect(second.creationDateText == (try asset(byPath, tree, "h/IMG_7001.jpg")).creationDateText)
     }
 }

@@ -183,29 +183,8 @@ extension MediaLibrary {
         // Counts, key asset and oldest date come from `folder_stats`, kept by triggers:
         // one row per folder. Hidden assets (user state) are unknown to the triggers, so
         // the few folders that hold some are subtracted from and reread apart.
-        var hiddenCounts: [Int64: (images: Int, videos: Int)] = [:]
-        if anyHidden {
-            // CROSS JOIN keeps the hidden assets outside: left to itself the planner walks
-            // every asset by folder and looks each up in the user state (0.6 s at 1M).
-            for row in try db.rows("""
-                SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos
-                FROM userstate.asset_user_state u CROSS JOIN assets a ON a.identifier = u.identifier
-                WHERE u.hidden = 1 AND a.is_burst_representative = 1 AND a.folder_id IS NOT NULL
-                GROUP BY a.folder_id
-                """) {
-                if let folder = row.int64("folder_id") {
-                    hiddenCounts[folder] = (row.int("images") ?? 0, row.int("videos") ?? 0)
-                }
-            }
-        }
-        // A Google Takeout album folder's title (its `metadata.json`), by folder path.
-        var takeoutTitles: [[UInt8]: String] = [:]
-        try db.cachedStatement("SELECT folder, metadata FROM files WHERE role = \(FileRole.takeoutAlbumMetadata.sql)")
-            .forEachRow { row in
-                if let folder = row.blob("folder"), let title = TakeoutAlbumValues.decode(row.string("metadata"))?.title {
-                    takeoutTitles[folder] = title
-                }
-            }
+        let hiddenCounts = anyHidden ? try hiddenCountsByFolder(db: db) : [:]
+        let takeoutTitles = try takeoutAlbumTitles(db: db)
         var albums: [Album] = []
         // By path, as SQLite orders BLOBs: bytes, then length, as `PathBytes` does.
         // Rows are read by position and as they come: one per folder, 10,000s of them.
@@ -234,6 +213,42 @@ extension MediaLibrary {
                 startDate: first.map(Date.init(timeIntervalSince1970:)),
                 endDate: newest.flatMap { $0 > -1e300 ? Date(timeIntervalSince1970: $0) : nil }))
         }
+        Self.nestFolderAlbums(&albums)
+        return albums
+    }
+
+    /// The hidden images and videos of each folder that holds some.
+    private func hiddenCountsByFolder(db: DatabaseConnection) throws -> [Int64: (images: Int, videos: Int)] {
+        var hiddenCounts: [Int64: (images: Int, videos: Int)] = [:]
+        // CROSS JOIN keeps the hidden assets outside: left to itself the planner walks
+        // every asset by folder and looks each up in the user state (0.6 s at 1M).
+        for row in try db.rows("""
+            SELECT a.folder_id, sum(a.media_type = 'image') AS images, sum(a.media_type = 'video') AS videos
+            FROM userstate.asset_user_state u CROSS JOIN assets a ON a.identifier = u.identifier
+            WHERE u.hidden = 1 AND a.is_burst_representative = 1 AND a.folder_id IS NOT NULL
+            GROUP BY a.folder_id
+            """) {
+            if let folder = row.int64("folder_id") {
+                hiddenCounts[folder] = (row.int("images") ?? 0, row.int("videos") ?? 0)
+            }
+        }
+        return hiddenCounts
+    }
+
+    /// A Google Takeout album folder's title (its `metadata.json`), by folder path.
+    private func takeoutAlbumTitles(db: DatabaseConnection) throws -> [[UInt8]: String] {
+        var takeoutTitles: [[UInt8]: String] = [:]
+        try db.cachedStatement("SELECT folder, metadata FROM files WHERE role = \(FileRole.takeoutAlbumMetadata.sql)")
+            .forEachRow { row in
+                if let folder = row.blob("folder"), let title = TakeoutAlbumValues.decode(row.string("metadata"))?.title {
+                    takeoutTitles[folder] = title
+                }
+            }
+        return takeoutTitles
+    }
+
+    /// Each folder album's parent, the nearest enclosing folder album, and its counts with subfolders.
+    private static func nestFolderAlbums(_ albums: inout [Album]) {
         // Nest: the parent is the nearest enclosing folder album.
         var idsByPath: [PathBytes: Album.ID] = [:]
         idsByPath.reserveCapacity(albums.count)
@@ -258,7 +273,6 @@ extension MediaLibrary {
             albums[parent].subfolderImageCount += albums[index].imageCountWithSubfolders
             albums[parent].subfolderVideoCount += albums[index].videoCountWithSubfolders
         }
-        return albums
     }
 
     /// A folder's key asset, its capture key, and its oldest dated capture, leaving

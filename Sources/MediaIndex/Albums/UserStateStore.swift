@@ -12,10 +12,14 @@ import Foundation
 enum UserStateStore {
     /// The schema name the store is attached under.
     static let schema = "userstate"
-    /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
-    /// 2 added `imported_favorites`; 3 the user's own `rating` and `keywords` (a JSON
-    /// array of keyword paths) beside `title` and `caption`.
-    static let version = 3
+    /// The store's migrations (`Migrations/user-state/`), applied by the library's migrator
+    /// with their own `userstate.schema_migrations`.
+    static let migrator = DatabaseMigrator(migrations: EmbeddedMigrations.userState, schema: schema)
+    /// The version `attachAndSetUp` brings the store to. It is also written to
+    /// `PRAGMA userstate.user_version`, which MediaIndex read before the version table
+    /// (1: favorites, hidden and albums; 2 `imported_favorites`; 3 `rating` and `keywords`),
+    /// so an older build still refuses a newer store.
+    static var version: Int { migrator.latestVersion }
 
     /// A write that changes nothing: the first statement of every user-state transaction,
     /// so the write lock of user-state.sqlite is taken (waiting up to the busy timeout)
@@ -24,7 +28,7 @@ enum UserStateStore {
 
     /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
     /// version adds: a store holding only these is ours).
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites"]
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations"]
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.
@@ -46,55 +50,10 @@ enum UserStateStore {
         if try db.scalarInt("PRAGMA \(schema).application_id") != LibraryFileCheck.applicationID {
             try db.execute("PRAGMA \(schema).application_id = \(LibraryFileCheck.applicationID)")
         }
-        let current = try db.scalarInt("PRAGMA \(schema).user_version") ?? 0
-        if current > version {
-            throw LibraryError.io("the user state \(path) was written by a newer MediaIndex (version \(current)); update MediaIndex")
-        }
-        guard current < version else { return }
-        try db.inTransaction {
-            try db.execute("""
-                CREATE TABLE IF NOT EXISTS \(schema).asset_user_state (
-                    identifier  TEXT PRIMARY KEY,
-                    favorite    INTEGER NOT NULL DEFAULT 0,
-                    hidden      INTEGER NOT NULL DEFAULT 0,
-                    title       TEXT,
-                    caption     TEXT,
-                    modified_at REAL NOT NULL
-                ) WITHOUT ROWID;
-                CREATE INDEX IF NOT EXISTS \(schema).user_state_favorites ON asset_user_state (identifier) WHERE favorite = 1;
-                CREATE INDEX IF NOT EXISTS \(schema).user_state_hidden ON asset_user_state (identifier) WHERE hidden = 1;
-                CREATE TABLE IF NOT EXISTS \(schema).albums (
-                    id          INTEGER PRIMARY KEY,
-                    identifier  TEXT NOT NULL UNIQUE,
-                    title       TEXT NOT NULL,
-                    key_asset   TEXT,
-                    created_at  REAL NOT NULL,
-                    modified_at REAL NOT NULL
-                );
-                CREATE TABLE IF NOT EXISTS \(schema).album_assets (
-                    album_id         INTEGER NOT NULL REFERENCES albums (id) ON DELETE CASCADE,
-                    asset_identifier TEXT NOT NULL,
-                    position         INTEGER NOT NULL,
-                    added_at         REAL NOT NULL,
-                    PRIMARY KEY (album_id, asset_identifier)
-                ) WITHOUT ROWID;
-                CREATE UNIQUE INDEX IF NOT EXISTS \(schema).album_assets_by_position ON album_assets (album_id, position);
-                CREATE INDEX IF NOT EXISTS \(schema).album_assets_by_asset ON album_assets (asset_identifier);
-                CREATE TABLE IF NOT EXISTS \(schema).imported_favorites (
-                    identifier TEXT PRIMARY KEY,
-                    applied_at REAL NOT NULL
-                ) WITHOUT ROWID;
-                """)
-            try addDescriptionColumns(db)
+        try migrator.adoptStampedVersion(try db.scalarInt("PRAGMA \(schema).user_version") ?? 0, db)
+        try migrator.migrate(db)
+        if try db.scalarInt("PRAGMA \(schema).user_version") != version {
             try db.execute("PRAGMA \(schema).user_version = \(version)")
-        }
-    }
-
-    /// Adds version 3's columns to a store made before them.
-    private static func addDescriptionColumns(_ db: DatabaseConnection) throws {
-        let existing = Set(try db.rows("SELECT name FROM \(schema).pragma_table_info('asset_user_state')").compactMap { $0.string("name") })
-        for (column, type) in [("rating", "INTEGER"), ("keywords", "TEXT")] where !existing.contains(column) {
-            try db.execute("ALTER TABLE \(schema).asset_user_state ADD COLUMN \(column) \(type)")
         }
     }
 

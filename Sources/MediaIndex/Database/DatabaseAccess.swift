@@ -2,7 +2,7 @@ import Foundation
 import CSQLite
 
 /// The library's single writer connection; calls are serialised.
-public final class DatabaseWriter: @unchecked Sendable {
+package final class DatabaseWriter: @unchecked Sendable {
     // @unchecked: the connection is only touched inside `lock`, one caller at a time.
     private let connection: DatabaseConnection
     private let lock = NSLock()
@@ -10,14 +10,14 @@ public final class DatabaseWriter: @unchecked Sendable {
     init(connection: DatabaseConnection) { self.connection = connection }
 
     /// Runs `body` with the writer connection, outside any transaction.
-    public func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    package func write<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(connection)
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
-    public func transaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         try write { db in try db.inTransaction { try body(db) } }
     }
 }
@@ -31,7 +31,7 @@ public final class DatabaseWriter: @unchecked Sendable {
 /// connection closed while other connections of the process hold locks on the file
 /// (closing it would drop their POSIX locks), so each extra connection left a descriptor
 /// open for as long as the server ran.
-public final class DatabaseReader: @unchecked Sendable {
+package final class DatabaseReader: @unchecked Sendable {
     // @unchecked: `idle` and `openCount` are only touched under `condition`.
     private let path: String
     private let condition = NSCondition()
@@ -61,7 +61,7 @@ public final class DatabaseReader: @unchecked Sendable {
     }
 
     /// Runs `body` on a read-only connection inside a read transaction.
-    public func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+    package func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         let (connection, pooled) = try checkOut()
         defer { checkIn(connection, pooled: pooled) }
         return try connection.inTransaction(immediate: false) { try body(connection) }

@@ -4,23 +4,23 @@ import CSQLite
 ///
 /// Not `Sendable`: code reaches a connection through `DatabaseWriter.write` or
 /// `DatabaseReader.read`, which serialise access to it.
-public final class DatabaseConnection {
+package final class DatabaseConnection {
     let handle: OpaquePointer
     /// The database file's path, for messages.
-    public let path: String
+    package let path: String
     /// Whether the connection was opened read-only.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     private var statementCache: [String: Statement] = [:]
 
     /// How long a connection waits on a lock held by another before failing.
-    public static let busyTimeoutMilliseconds: Int32 = 5_000
+    package static let busyTimeoutMilliseconds: Int32 = 5_000
 
     /// Opens a connection and sets it up in one fixed order: busy timeout, foreign
     /// keys, extended result codes, then (for a writer) WAL with `synchronous = NORMAL`.
     ///
     /// - Throws: `DatabaseError` when the file cannot be opened.
     /// Wraps `sqlite3_open_v2`.
-    public init(path: String, readOnly: Bool, create: Bool = false) throws {
+    package init(path: String, readOnly: Bool, create: Bool = false) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if readOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -69,7 +69,7 @@ public final class DatabaseConnection {
     }
 
     /// Runs one or more statements with no parameters. Wraps `sqlite3_exec`.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
@@ -80,12 +80,12 @@ public final class DatabaseConnection {
     }
 
     /// Runs one statement with parameters, ignoring rows.
-    public func execute(_ sql: String, _ values: [DatabaseValueConvertible]) throws {
+    package func execute(_ sql: String, _ values: [DatabaseValueConvertible]) throws {
         try cachedStatement(sql).execute(values)
     }
 
     /// A prepared statement for `sql`, reused across calls.
-    public func cachedStatement(_ sql: String) throws -> Statement {
+    package func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statementCache[sql] { return statement }
         let statement = try Statement(connection: self, sql: sql)
         statementCache[sql] = statement
@@ -93,12 +93,12 @@ public final class DatabaseConnection {
     }
 
     /// Every row of a query.
-    public func rows(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> [Row] {
+    package func rows(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> [Row] {
         try cachedStatement(sql).rows(values)
     }
 
     /// The first row of a query, or nil.
-    public func row(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Row? {
+    package func row(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Row? {
         let statement = try cachedStatement(sql)
         try statement.bind(values)
         defer { sqlite3_reset(statement.handle) }
@@ -106,7 +106,7 @@ public final class DatabaseConnection {
     }
 
     /// The first column of the first row as an integer, or nil.
-    public func scalarInt(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Int? {
+    package func scalarInt(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Int? {
         guard let row = try row(sql, values) else { return nil }
         switch row[0] {
         case .integer(let v): return Int(v)
@@ -116,16 +116,16 @@ public final class DatabaseConnection {
     }
 
     /// The rowid of the last insert. Wraps `sqlite3_last_insert_rowid`.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last statement. Wraps `sqlite3_changes`.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
     ///
     /// `immediate` takes the write lock at once (`BEGIN IMMEDIATE`), so a writer never
     /// fails half-way for want of it.
-    public func inTransaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
+    package func inTransaction<T>(immediate: Bool = true, _ body: () throws -> T) throws -> T {
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()

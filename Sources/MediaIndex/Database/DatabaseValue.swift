@@ -1,5 +1,5 @@
 /// A value SQLite stores: the five storage classes.
-public enum DatabaseValue: Sendable, Equatable, Hashable {
+package enum DatabaseValue: Sendable, Equatable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -9,7 +9,7 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
     // Read by `Row`, by name or by position, with the same conversions either way.
 
     /// The integer (a real is taken when it is a whole number), or nil.
-    public var int: Int? {
+    package var int: Int? {
         switch self {
         case .integer(let value): return Int(value)
         case .real(let value): return Int(exactly: value.rounded())
@@ -17,9 +17,9 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
         }
     }
     /// The integer, or nil for any other storage class.
-    public var int64: Int64? { if case .integer(let value) = self { return value } else { return nil } }
+    package var int64: Int64? { if case .integer(let value) = self { return value } else { return nil } }
     /// The number (an integer is converted), or nil.
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case .real(let value): return value
         case .integer(let value): return Double(value)
@@ -27,7 +27,7 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
         }
     }
     /// The text (a blob decoded as UTF-8), or nil.
-    public var text: String? {
+    package var text: String? {
         switch self {
         case .text(let value): return value
         case .blob(let value): return String(decoding: value, as: UTF8.self)
@@ -35,7 +35,7 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
         }
     }
     /// The bytes (a text's UTF-8), or nil.
-    public var blob: [UInt8]? {
+    package var blob: [UInt8]? {
         switch self {
         case .blob(let value): return value
         case .text(let value): return Array(value.utf8)
@@ -45,35 +45,35 @@ public enum DatabaseValue: Sendable, Equatable, Hashable {
 }
 
 /// A Swift value that can be bound as a statement parameter.
-public protocol DatabaseValueConvertible {
+package protocol DatabaseValueConvertible {
     var databaseValue: DatabaseValue { get }
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { self }
+    package var databaseValue: DatabaseValue { self }
 }
 extension Int: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    package var databaseValue: DatabaseValue { .integer(Int64(self)) }
 }
 extension Int64: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self) }
+    package var databaseValue: DatabaseValue { .integer(self) }
 }
 extension UInt64: DatabaseValueConvertible {
     /// Stored as the same 64 bits, reinterpreted as signed.
-    public var databaseValue: DatabaseValue { .integer(Int64(bitPattern: self)) }
+    package var databaseValue: DatabaseValue { .integer(Int64(bitPattern: self)) }
 }
 extension Double: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { isFinite ? .real(self) : .null }
+    package var databaseValue: DatabaseValue { isFinite ? .real(self) : .null }
 }
 extension Bool: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    package var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
 }
 extension String: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .text(self) }
+    package var databaseValue: DatabaseValue { .text(self) }
 }
 extension Array: DatabaseValueConvertible where Element == UInt8 {
-    public var databaseValue: DatabaseValue { .blob(self) }
+    package var databaseValue: DatabaseValue { .blob(self) }
 }
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    package var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
 }

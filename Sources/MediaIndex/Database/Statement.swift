@@ -3,10 +3,10 @@ import CSQLite
 /// A prepared statement; finalized when released.
 ///
 /// Not `Sendable`: it belongs to the connection that prepared it.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer
     /// The SQL, for error messages.
-    public let sql: String
+    package let sql: String
     private unowned let connection: DatabaseConnection
 
     init(connection: DatabaseConnection, sql: String) throws {
@@ -24,7 +24,7 @@ public final class Statement {
 
     /// Binds the values to parameters 1…n, after resetting the statement.
     /// Wraps `sqlite3_bind_*`.
-    public func bind(_ values: [DatabaseValueConvertible]) throws {
+    package func bind(_ values: [DatabaseValueConvertible]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -46,14 +46,14 @@ public final class Statement {
     }
 
     /// Runs the statement to completion, ignoring any rows.
-    public func execute(_ values: [DatabaseValueConvertible] = []) throws {
+    package func execute(_ values: [DatabaseValueConvertible] = []) throws {
         try bind(values)
         while try step() {}
     }
 
     /// Steps once; true when a row is available. Wraps `sqlite3_step`.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -65,7 +65,7 @@ public final class Statement {
     }
 
     /// Runs the statement and returns every row.
-    public func rows(_ values: [DatabaseValueConvertible] = []) throws -> [Row] {
+    package func rows(_ values: [DatabaseValueConvertible] = []) throws -> [Row] {
         try bind(values)
         var result: [Row] = []
         while try step() { result.append(currentRow()) }
@@ -73,7 +73,7 @@ public final class Statement {
     }
 
     /// Runs the statement and calls `body` with each row as it is read.
-    public func forEachRow(_ values: [DatabaseValueConvertible] = [], _ body: (Row) throws -> Void) throws {
+    package func forEachRow(_ values: [DatabaseValueConvertible] = [], _ body: (Row) throws -> Void) throws {
         try bind(values)
         while try step() { try body(currentRow()) }
     }
@@ -125,21 +125,21 @@ final class ColumnNames: @unchecked Sendable {
 }
 
 /// One result row; values are read by column name or position.
-public struct Row: Sendable {
-    public let values: [DatabaseValue]
+package struct Row: Sendable {
+    package let values: [DatabaseValue]
     let columns: ColumnNames
 
-    public subscript(_ position: Int) -> DatabaseValue { values[position] }
+    package subscript(_ position: Int) -> DatabaseValue { values[position] }
 
-    public subscript(_ name: String) -> DatabaseValue {
+    package subscript(_ name: String) -> DatabaseValue {
         guard let i = columns.index[name] else { return .null }
         return values[i]
     }
 
-    public func int(_ name: String) -> Int? { self[name].int }
-    public func int64(_ name: String) -> Int64? { self[name].int64 }
-    public func double(_ name: String) -> Double? { self[name].double }
-    public func string(_ name: String) -> String? { self[name].text }
-    public func blob(_ name: String) -> [UInt8]? { self[name].blob }
-    public func bool(_ name: String) -> Bool? { int(name).map { $0 != 0 } }
+    package func int(_ name: String) -> Int? { self[name].int }
+    package func int64(_ name: String) -> Int64? { self[name].int64 }
+    package func double(_ name: String) -> Double? { self[name].double }
+    package func string(_ name: String) -> String? { self[name].text }
+    package func blob(_ name: String) -> [UInt8]? { self[name].blob }
+    package func bool(_ name: String) -> Bool? { int(name).map { $0 != 0 } }
 }

@@ -79,9 +79,8 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var modificationDate: Date
     /// Its files, the primary one first.
     public var resources: [AssetResource]
-    /// Which rule made this a multi-resource asset: `contentIdentifier`,
-    /// `sameStemShortMovie`, `motionPhoto` or `rawPlusJpeg`; nil for a single file.
-    public var pairingRule: String?
+    /// Which rule made this a multi-resource asset; nil for a single file.
+    public var pairingRule: PairingRule?
     /// The MP4 inside a motion photo's still; nil for every other asset.
     public var embeddedVideo: EmbeddedVideo?
     /// Star rating, -1 (rejected) to 5: an XMP sidecar's `xmp:Rating`, else the file's own
@@ -215,7 +214,7 @@ extension Asset {
     /// The resource thumbnails are made from: the edited rendering (`fullSizePhoto`, or
     /// `fullSizeVideo` for a video) when the asset has one, else the primary resource.
     public var renderingResource: AssetResource? {
-        let edited = mediaType == .video ? "fullSizeVideo" : "fullSizePhoto"
+        let edited: FileRole = mediaType == .video ? .fullSizeVideo : .fullSizePhoto
         return resources.first { $0.role == edited } ?? primaryResource
     }
 
@@ -249,7 +248,7 @@ public struct AssetResource: Sendable, Equatable {
     /// `alternatePhoto`, `fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`,
     /// `adjustmentData`; and `sidecar` (an XMP sidecar) or `takeoutMetadata` (a Google
     /// Takeout JSON).
-    public var role: String
+    public var role: FileRole
     /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes
     /// The file's size.

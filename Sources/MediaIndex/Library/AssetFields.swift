@@ -352,6 +352,11 @@ extension Bool: AssetColumnValue {
     var fieldValue: Asset.FieldValue { .bool(self) }
 }
 
+extension PairingRule: AssetColumnValue {
+    init?(stored: DatabaseValue) { self.init(stored: stored.text) }
+    var fieldValue: Asset.FieldValue { .string(rawValue) }
+}
+
 extension MediaSubtypes {
     /// The named subtypes of a stored bit set.
     init(stored: Int?) {
@@ -365,7 +370,7 @@ extension AssetResource {
     /// the path's exact bytes in base64 when they are not UTF-8.
     package var fieldValue: Asset.FieldValue {
         var members: [(String, Asset.FieldValue)] = [
-            ("role", .string(role)), ("path", .string(path.displayString)), ("bytes", .int(Int(bytes))),
+            ("role", .string(role.rawValue)), ("path", .string(path.displayString)), ("bytes", .int(Int(bytes))),
             ("contentType", .init(contentType)),
         ]
         // A name that is not UTF-8 cannot be a JSON string; its exact bytes ride along.

@@ -31,13 +31,11 @@ enum AssetQueries {
                 """, chunk)
             for row in rows {
                 guard let assetID = row.int64("asset_id") else { continue }
+                let role = FileRole(stored: row.string("role")), path = PathBytes(row.blob("path") ?? [])
                 result[assetID, default: []].append(AssetResource(
-                    role: row.string("role") ?? "photo", path: PathBytes(row.blob("path") ?? []),
-                    bytes: row.int64("size") ?? 0,
+                    role: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
                     contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? FileRole(stored: row.string("role")).flatMap {
-                            Self.describingContentType($0, path: PathBytes(row.blob("path") ?? []))
-                        }))
+                        ?? role.flatMap { Self.describingContentType($0, path: path) }))
             }
         }
         return result

@@ -9,14 +9,22 @@ import Foundation
 /// then wait for work. A long job (an index run) gets a thread of its own.
 final class DatabaseThreads: @unchecked Sendable {
     // @unchecked: `jobs` and `started` are only touched while holding `condition`.
-    static let shared = DatabaseThreads(count: 4)
+    static let shared = DatabaseThreads(count: 4, name: "MediaIndex database")
+    /// The threads thumbnails are delivered on, one per core: decoding a picture must
+    /// neither start a thread per request nor wait behind (or hold up) the queries.
+    static let thumbnails = DatabaseThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount),
+                                            name: "MediaIndex thumbnails")
 
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var started = false
     private let count: Int
+    private let name: String
 
-    private init(count: Int) { self.count = count }
+    private init(count: Int, name: String) {
+        self.count = count
+        self.name = name
+    }
 
     /// Runs `body` on one of the pool's threads and returns its result to the caller.
     ///
@@ -38,14 +46,15 @@ final class DatabaseThreads: @unchecked Sendable {
         }
     }
 
-    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+    /// Runs `job` on one of the pool's threads, without waiting for it.
+    func enqueue(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
         if !started {
             started = true
             for index in 0..<count {
                 let thread = Thread { [self] in work() }
-                thread.name = "MediaIndex database \(index + 1)"
+                thread.name = "\(name) \(index + 1)"
                 thread.start()
             }
         }

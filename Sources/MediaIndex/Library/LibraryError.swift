@@ -78,9 +78,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
         case .io(let reason):
             return reason
         case .cacheDiskFull(let path):
-            return "the thumbnail cache's disk is full (writing \(path)); free some space, lower --cache-limit, or pass --cache DIR on another disk"
+            return "the thumbnail cache's disk is full (writing \(path)); free some space, \(Remedy.smallerOrOtherCache)"
         case .unsafeCacheFolder(let path, let reason):
-            return "the thumbnail cache folder \(path) is refused: \(reason); use a folder only you can write to (chmod 700), or pass --cache DIR"
+            return "the thumbnail cache folder \(path) is refused: \(reason); use a folder only you can write to (chmod 700), \(Remedy.otherCacheFolder)"
         }
     }
 
@@ -98,9 +98,9 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
         case 13:  // SQLITE_FULL
             return "the disk holding \(file) is full; free some space and run the command again" + code
         case 14:  // SQLITE_CANTOPEN
-            return "cannot open \(file): the folder \(folder) must be readable and writable (SQLite keeps -wal and -shm files beside the database); check its permissions, or pass --library" + code
+            return "cannot open \(file): the folder \(folder) must be readable and writable (SQLite keeps -wal and -shm files beside the database); check its permissions, \(Remedy.otherLibraryFolder)" + code
         case 8:  // SQLITE_READONLY
-            return "cannot write to \(file): it or its folder \(folder) is read-only; check the permissions, or pass --library" + code
+            return "cannot write to \(file): it or its folder \(folder) is read-only; check the permissions, \(Remedy.otherLibraryFolder)" + code
         case 5, 6:  // SQLITE_BUSY, SQLITE_LOCKED
             return "\(file) stayed locked by another process for longer than \(DatabaseConnection.busyTimeoutMilliseconds / 1000) s; try again" + code
         case 11, 26:  // SQLITE_CORRUPT, SQLITE_NOTADB
@@ -110,6 +110,15 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
         default:
             return error.description
         }
+    }
+
+    /// The remedies the descriptions name in the library's own terms (a setting of
+    /// `MediaLibrary` or `ThumbnailCache`); a front end says them in its own words (the
+    /// CLI with its flags, `ErrorAdvice`).
+    package enum Remedy {
+        package static let smallerOrOtherCache = "lower the cache's size limit, or put the cache on another disk"
+        package static let otherCacheFolder = "or choose another cache folder"
+        package static let otherLibraryFolder = "or open a library in another folder"
     }
 
     /// Equal when they say the same.

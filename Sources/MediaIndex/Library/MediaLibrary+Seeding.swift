@@ -8,8 +8,7 @@ extension MediaLibrary {
     ///
     /// For benchmarks and scale tests: the paths do not exist, and the next index run
     /// of that root would remove them. `batchSize` rows are committed per transaction.
-    @_spi(Benchmarks)
-    public func seedSyntheticAssets(count: Int, folderCount: Int = 10_000, batchSize: Int = 1_000,
+    package func seedSyntheticAssets(count: Int, folderCount: Int = 10_000, batchSize: Int = 1_000,
                                     startingAt first: Int = 0, deferIndexes: Bool = false) throws {
         if deferIndexes {
             // A bulk load: the rows go through the same statements and triggers, and the

@@ -62,3 +62,8 @@ public struct MediaSubtypes: OptionSet, Sendable, Hashable {
         self = SubtypeClassifier.subtypes(of: metadata, fileName: fileName)
     }
 }
+
+extension MediaSubtypes: CustomStringConvertible {
+    /// The names, as the JSON lists them (`[livePhoto, hdr]`), not the bits.
+    public var description: String { "[" + names.joined(separator: ", ") + "]" }
+}

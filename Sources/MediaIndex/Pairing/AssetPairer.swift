@@ -130,37 +130,46 @@ struct AssetPairer {
             .forEachRow([since]) { row in if let id = row.int64("id") { touched.insert(id) } }
         guard !touched.isEmpty || filesRemoved else { return [] }
 
-        // Pairs that lost a half (a file deleted, replaced, or turned into an error).
-        for assetID in try brokenPairs() {
-            for file in try files(ofAsset: assetID) { touched.insert(file.id) }
-            try dissolve(assetID: assetID)
-        }
-        for fileID in try orphanedSecondaries() {
-            touched.insert(fileID)
-            if let file = try file(id: fileID) { try detach(file) }
-        }
-
-        // Which movies, RAWs, edits and adjustments files need a (new) partner decision.
-        var movies = RowIDSet(), raws = RowIDSet(), edits = RowIDSet(), adjustments = RowIDSet()
-        try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND role = \(FileRole.adjustmentData.sql)")
-            .forEachRow([since]) { row in if let id = row.int64("id") { adjustments.insert(id) } }
-        // Assets that lost their last edit or adjustments file (it was deleted or changed).
-        try db.cachedStatement("""
-            SELECT a.id FROM assets a WHERE a.has_adjustments <> 0 AND NOT EXISTS (
-                SELECT 1 FROM files f WHERE f.asset_id = a.id
-                AND f.role IN \(FileRole.sqlList(FileRole.renderings + [.adjustmentData])))
-            """).forEachRow { row in
-            if let id = row.int64("id") { assetsToFinalize.insert(id); renderingsChanged.insert(id) }
-        }
+        try repairBrokenPairs(touched: &touched)
+        var candidates = try adjustmentCandidates(since: since)
         // After a large run (a first index), two index-only scans say which assets have
         // several files and which folder+stem groups several members, so most stills
         // skip the two lookups that would find nothing. Nothing changes until the loop ends.
-        var multiFileAssets: RowIDSet?, sharedStems: Set<StemGroup.Digest>?, sharedBases: Set<StemGroup.Digest>?
-        if touched.count > Self.bulkTouchedFiles {
-            var assets = RowIDSet(), stems = Set<StemGroup.Digest>(), bases = Set<StemGroup.Digest>()
+        let shared = touched.count > Self.bulkTouchedFiles ? try SharedNames(db: db) : nil
+        for id in touched {
+            guard let file = try file(id: id) else { continue }
+            try addCandidates(near: file, to: &candidates, shared: shared)
+        }
+        try settle(candidates)
+
+        var bursts = Set<String>()
+        for assetID in assetsToFinalize {
+            if let burst = try finalize(assetID: assetID) { bursts.insert(burst) }
+        }
+        try recomputeBursts(bursts)
+        return changes
+    }
+
+    /// The movies, RAWs, edits and adjustments files that need a (new) partner decision.
+    struct Candidates {
+        var movies = RowIDSet(), raws = RowIDSet(), edits = RowIDSet(), adjustments = RowIDSet()
+
+        /// A movie, a RAW or an edited still; any other file is no candidate.
+        mutating func add(_ file: FileInfo) {
+            if file.isMovie { movies.insert(file.id) } else if file.isRaw { raws.insert(file.id) }
+            else if file.isStill && file.layout.isEdit { edits.insert(file.id) }
+        }
+    }
+
+    /// Which assets have several files and which folder+stem and folder+base groups have
+    /// several members, read in two index-only scans after a large run.
+    struct SharedNames {
+        var multiFileAssets = RowIDSet(), stems = Set<StemGroup.Digest>(), bases = Set<StemGroup.Digest>()
+
+        init(db: DatabaseConnection) throws {
             try db.cachedStatement("""
                 SELECT asset_id FROM files WHERE asset_id IS NOT NULL GROUP BY asset_id HAVING count(*) > 1
-                """).forEachRow { if let id = $0[0].int64 { assets.insert(id) } }
+                """).forEachRow { if let id = $0[0].int64 { multiFileAssets.insert(id) } }
             try db.cachedStatement("""
                 SELECT folder, stem_key FROM files WHERE status = \(FileStatus.media.sql) GROUP BY folder, stem_key HAVING count(*) > 1
                 """).forEachRow { row in
@@ -173,55 +182,80 @@ struct AssetPairer {
                 """).forEachRow { row in
                 if let folder = row[0].blob, let base = row[1].text { bases.insert(StemGroup(folder: folder, stem: base).digest) }
             }
-            multiFileAssets = assets
-            sharedStems = stems
-            sharedBases = bases
         }
-        for id in touched {
-            guard let file = try file(id: id) else { continue }
-            if let assetID = file.assetID {
-                assetsToFinalize.insert(assetID)
-                // An edited rendering that was attached or read again this run.
-                if file.role?.isRendering == true { renderingsChanged.insert(assetID) }
-            }
-            if file.isMovie { movies.insert(file.id) }
-            else if file.isRaw { raws.insert(file.id) }
-            else if file.isStill && file.layout.isEdit { edits.insert(file.id) }
-            guard file.isStill || file.isRaw || !file.isSecondary else { continue }
-            // A primary's current partners, and the files that could be.
-            if let assetID = file.assetID, multiFileAssets?.contains(assetID) ?? true {
-                for other in try files(ofAsset: assetID) where other.role?.isSecondary == true {
-                    if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
-                    else if other.isStill && other.layout.isEdit { edits.insert(other.id) }
-                }
-            }
-            if file.isStill, let identifier = file.contentIdentifier {
-                // Its movie is nearly always beside it; the whole library only when it is not.
-                var partners = try files(withIdentifier: identifier, inFolder: file.folder).filter(\.isMovie)
-                if partners.isEmpty { partners = try files(withIdentifier: identifier).filter(\.isMovie) }
-                for other in partners { movies.insert(other.id) }
-            }
-            // Same stem (`IMG_1234_3.JPG` with `IMG_1234_3.MOV`), then same base (`IMG_E1234.JPG`,
-            // `IMG_1234_HEVC.MOV`, `IMG_1234.AAE` with `IMG_1234.HEIC`).
-            var others: [FileInfo] = []
-            if sharedStems?.contains(StemGroup(folder: file.folder, stem: file.stemKey).digest) ?? true {
-                others += try files(inFolder: file.folder, stem: file.stemKey)
-            }
-            if sharedBases?.contains(StemGroup(folder: file.folder, stem: file.baseKey).digest) ?? true {
-                others += try files(inFolder: file.folder, base: file.baseKey)
-                for id in try adjustmentFiles(inFolder: file.folder, base: file.baseKey) { adjustments.insert(id) }
-            }
-            for other in others where other.id != file.id {
-                if other.isMovie { movies.insert(other.id) } else if other.isRaw { raws.insert(other.id) }
-                else if other.isStill && other.layout.isEdit { edits.insert(other.id) }
-            }
+    }
+
+    /// Pairs that lost a half (a file deleted, replaced, or turned into an error) are
+    /// dissolved, and secondaries left without a primary detached; their files count as touched.
+    private mutating func repairBrokenPairs(touched: inout RowIDSet) throws {
+        for assetID in try brokenPairs() {
+            for file in try files(ofAsset: assetID) { touched.insert(file.id) }
+            try dissolve(assetID: assetID)
         }
-        for id in edits {
+        for fileID in try orphanedSecondaries() {
+            touched.insert(fileID)
+            if let file = try file(id: fileID) { try detach(file) }
+        }
+    }
+
+    /// The adjustments files read this run; and the assets that lost their last edit or
+    /// adjustments file (it was deleted or changed) are to be finalized again.
+    private mutating func adjustmentCandidates(since: Double) throws -> Candidates {
+        var candidates = Candidates()
+        try db.cachedStatement("SELECT id FROM files WHERE indexed_at >= ? AND role = \(FileRole.adjustmentData.sql)")
+            .forEachRow([since]) { row in if let id = row.int64("id") { candidates.adjustments.insert(id) } }
+        try db.cachedStatement("""
+            SELECT a.id FROM assets a WHERE a.has_adjustments <> 0 AND NOT EXISTS (
+                SELECT 1 FROM files f WHERE f.asset_id = a.id
+                AND f.role IN \(FileRole.sqlList(FileRole.renderings + [.adjustmentData])))
+            """).forEachRow { row in
+            if let id = row.int64("id") { assetsToFinalize.insert(id); renderingsChanged.insert(id) }
+        }
+        return candidates
+    }
+
+    /// A touched file, and the files that are or could be its partners: its asset's
+    /// secondaries, its live photo's movie, and the files sharing its stem or base.
+    private mutating func addCandidates(near file: FileInfo, to candidates: inout Candidates,
+                                        shared: SharedNames?) throws {
+        if let assetID = file.assetID {
+            assetsToFinalize.insert(assetID)
+            // An edited rendering that was attached or read again this run.
+            if file.role?.isRendering == true { renderingsChanged.insert(assetID) }
+        }
+        candidates.add(file)
+        guard file.isStill || file.isRaw || !file.isSecondary else { return }
+        // A primary's current partners, and the files that could be.
+        if let assetID = file.assetID, shared?.multiFileAssets.contains(assetID) ?? true {
+            for other in try files(ofAsset: assetID) where other.role?.isSecondary == true { candidates.add(other) }
+        }
+        if file.isStill, let identifier = file.contentIdentifier {
+            // Its movie is nearly always beside it; the whole library only when it is not.
+            var partners = try files(withIdentifier: identifier, inFolder: file.folder).filter(\.isMovie)
+            if partners.isEmpty { partners = try files(withIdentifier: identifier).filter(\.isMovie) }
+            for other in partners { candidates.movies.insert(other.id) }
+        }
+        // Same stem (`IMG_1234_3.JPG` with `IMG_1234_3.MOV`), then same base (`IMG_E1234.JPG`,
+        // `IMG_1234_HEVC.MOV`, `IMG_1234.AAE` with `IMG_1234.HEIC`).
+        var others: [FileInfo] = []
+        if shared?.stems.contains(StemGroup(folder: file.folder, stem: file.stemKey).digest) ?? true {
+            others += try files(inFolder: file.folder, stem: file.stemKey)
+        }
+        if shared?.bases.contains(StemGroup(folder: file.folder, stem: file.baseKey).digest) ?? true {
+            others += try files(inFolder: file.folder, base: file.baseKey)
+            for id in try adjustmentFiles(inFolder: file.folder, base: file.baseKey) { candidates.adjustments.insert(id) }
+        }
+        for other in others where other.id != file.id { candidates.add(other) }
+    }
+
+    /// Each candidate settled with its partner: edits, then movies, RAWs and adjustments.
+    private mutating func settle(_ candidates: Candidates) throws {
+        for id in candidates.edits {
             guard let edit = try file(id: id) else { continue }
             let original = try original(of: edit)
             try settle(edit, with: original, role: .fullSizePhoto)
         }
-        for id in movies {
+        for id in candidates.movies {
             guard let movie = try file(id: id) else { continue }
             if movie.layout.isEdit, let original = try original(of: movie) {
                 try settle(movie, with: original, role: original.isMovie ? .fullSizeVideo : .fullSizePairedVideo)
@@ -229,18 +263,11 @@ struct AssetPairer {
                 try settle(movie, with: try liveStill(for: movie), role: .pairedVideo)
             }
         }
-        for id in raws {
+        for id in candidates.raws {
             guard let raw = try file(id: id) else { continue }
             try settle(raw, with: try rawCompanion(for: raw), role: .alternatePhoto)
         }
-        for id in adjustments { try attachAdjustments(fileID: id) }
-
-        var bursts = Set<String>()
-        for assetID in assetsToFinalize {
-            if let burst = try finalize(assetID: assetID) { bursts.insert(burst) }
-        }
-        try recomputeBursts(bursts)
-        return changes
+        for id in candidates.adjustments { try attachAdjustments(fileID: id) }
     }
 
     /// Above this many touched files the pairer prefetches which assets and stems are shared.

@@ -11,7 +11,7 @@ struct AssetQuery {
     var countingIndex: String?
     var fromValues: [DatabaseValueConvertible] = []
     var conditions: [SQLCondition] = []
-    var sort: AssetSort
+    var sort = AssetSort.newestFirst
     var limit: Int?
     var cursor: AssetCursor?
     /// Hidden assets are left out (tested per row in pages; subtracted in counts).
@@ -31,13 +31,40 @@ struct AssetQuery {
     }
 
     init(_ options: FetchOptions, now: Double = Date().timeIntervalSince1970) throws {
-        var includeHidden = options.includeHidden
-        var defaultSort = AssetSort.newestFirst
         if let filter = options.filter {
             let condition = filter.sqlCondition()
             if condition.sql != "1" { conditions.append(condition) }
         }
-        switch options.album {
+        let (defaultSort, albumShowsHidden) = try scope(to: options.album, now: now)
+        var includeHidden = options.includeHidden || albumShowsHidden
+        if let expression = options.search?.expression {
+            conditions.append(expression.sqlCondition())
+            searchAlbumTitles = expression.albumTitles
+            searchText = options.search?.text
+            if expression.mentionsHidden { includeHidden = true }
+        }
+        excludesHidden = !includeHidden
+        if !options.includeAllBurstAssets { conditions.append(SQLCondition(sql: "a.is_burst_representative = 1")) }
+        try appendCaptureAndCameraConditions(options)
+        try appendSizeAndFormatConditions(options)
+        kindFilter = Self.kindOnlyFilter(options)
+        if let limit = options.limit, limit < 0 { throw AssetQueryError.negativeLimit(limit) }
+        limit = options.limit
+
+        sort = options.sort ?? defaultSort
+        if sort.key == .albumOrder, case .user = options.album {} else if sort.key == .albumOrder {
+            throw AssetQueryError.albumOrderNeedsUserAlbum
+        }
+        if let after = options.after { cursor = try Self.decodeCursor(after, sort: sort) }
+    }
+
+    /// The album's conditions (or join), with the order it sorts in by default and whether
+    /// it shows hidden assets.
+    private mutating func scope(to album: AlbumScope?, now: Double) throws
+        -> (defaultSort: AssetSort, includesHidden: Bool) {
+        var includeHidden = false
+        var defaultSort = AssetSort.newestFirst
+        switch album {
         case nil: break
         case .smart(let album)?:
             switch album {
@@ -75,14 +102,11 @@ struct AssetQuery {
                 """
             fromValues = [identifier]
         }
-        if let expression = options.search?.expression {
-            conditions.append(expression.sqlCondition())
-            searchAlbumTitles = expression.albumTitles
-            searchText = options.search?.text
-            if expression.mentionsHidden { includeHidden = true }
-        }
-        excludesHidden = !includeHidden
-        if !options.includeAllBurstAssets { conditions.append(SQLCondition(sql: "a.is_burst_representative = 1")) }
+        return (defaultSort, includeHidden)
+    }
+
+    /// The capture range, place and camera options.
+    private mutating func appendCaptureAndCameraConditions(_ options: FetchOptions) throws {
         if let from = options.capturedFrom {
             conditions.append(SQLCondition(sql: "a.capture_sort >= ?", values: [from.timeIntervalSince1970]))
         }
@@ -108,6 +132,10 @@ struct AssetQuery {
                 sql: "a.model LIKE ? ESCAPE '\\' AND (camera_model(a.make, a.model) = ? COLLATE NOCASE OR a.model = ? COLLATE NOCASE)",
                 values: [pattern, model, model]))
         }
+    }
+
+    /// The pixel size, duration and format options.
+    private mutating func appendSizeAndFormatConditions(_ options: FetchOptions) throws {
         if let width = options.minimumPixelWidth {
             conditions.append(SQLCondition(sql: "a.pixel_width >= ?", values: [width]))
         }
@@ -130,6 +158,11 @@ struct AssetQuery {
             let placeholders = Array(repeating: "?", count: options.formats.count).joined(separator: ", ")
             conditions.append(SQLCondition(sql: "a.format IN (\(placeholders))", values: options.formats.map { $0.lowercased() }))
         }
+    }
+
+    /// When the options select by kind alone, the filter that says so (nil inside: every
+    /// kind); nil when they select by anything else.
+    private static func kindOnlyFilter(_ options: FetchOptions) -> MediaFilter?? {
         let typeScope: Bool
         switch options.album {
         case nil: typeScope = true
@@ -145,34 +178,29 @@ struct AssetQuery {
             if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }
             // The per-kind totals answer only filters on the columns they carry.
             if filters.allSatisfy(\.readsOnlyKindColumns) {
-                kindFilter = .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
+                return .some(filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(of: filters))
             }
         }
-        if let limit = options.limit, limit < 0 { throw AssetQueryError.negativeLimit(limit) }
-        limit = options.limit
-
-        sort = options.sort ?? defaultSort
-        if sort.key == .albumOrder, case .user = options.album {} else if sort.key == .albumOrder {
-            throw AssetQueryError.albumOrderNeedsUserAlbum
-        }
-        if let after = options.after {
-            let decoded: AssetCursor
-            do { decoded = try AssetCursor.decode(after) } catch let error as AssetCursor.DecodingError {
-                throw AssetQueryError.invalidCursor(reason: error.reason)
-            }
-            guard decoded.sort == sort else {
-                throw AssetQueryError.cursorSortMismatch(cursor: decoded.sort, requested: sort)
-            }
-            switch (sort.key, decoded.value) {
-            case (.fileName, .text), (.fileSize, .integer), (.albumOrder, .integer),
-                 (.captureDate, .real), (.modificationDate, .real), (.addedDate, .real), (.duration, .real): break
-            case (_, .integer) where sort.key != .fileName: break
-            default: throw AssetQueryError.invalidCursor(reason: "its key does not fit the order \(sort)")
-            }
-            cursor = decoded
-        }
+        return nil
     }
 
+    /// The cursor `after` names, checked against the order it pages.
+    private static func decodeCursor(_ after: String, sort: AssetSort) throws -> AssetCursor {
+        let decoded: AssetCursor
+        do { decoded = try AssetCursor.decode(after) } catch let error as AssetCursor.DecodingError {
+            throw AssetQueryError.invalidCursor(reason: error.reason)
+        }
+        guard decoded.sort == sort else {
+            throw AssetQueryError.cursorSortMismatch(cursor: decoded.sort, requested: sort)
+        }
+        switch (sort.key, decoded.value) {
+        case (.fileName, .text), (.fileSize, .integer), (.albumOrder, .integer),
+             (.captureDate, .real), (.modificationDate, .real), (.addedDate, .real), (.duration, .real): break
+        case (_, .integer) where sort.key != .fileName: break
+        default: throw AssetQueryError.invalidCursor(reason: "its key does not fit the order \(sort)")
+        }
+    return decoded
+    }
 
     /// Refuses a search naming an album no user album is titled, rather than answering
     /// with nothing.

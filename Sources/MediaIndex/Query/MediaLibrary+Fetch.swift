@@ -30,6 +30,14 @@ extension MediaLibrary {
     public func asset(path: PathBytes) async throws -> Asset? {
         try await offExecutor { try $0.asset(path: path) }
     }
+
+    /// The assets at `range` of a fetch result (PHFetchResult's `objects(at:)`). See
+    /// `Blocking.assets(in:at:)`.
+    ///
+    /// - Throws: as `Blocking.assets(in:at:)`.
+    public func assets(in result: FetchResultSnapshot, at range: Range<Int>) async throws -> [Asset] {
+        try await offExecutor { try $0.assets(in: result, at: range) }
+    }
 }
 
 extension MediaLibrary.Blocking {
@@ -88,6 +96,33 @@ extension MediaLibrary.Blocking {
         }
     }
 
+    /// The assets at `range` of a fetch result, whole, in the result's order: the result
+    /// holds only identifiers, and a grid reads the page it shows. An asset deleted since
+    /// the result was read is left out; one changed since is read as it is now.
+    ///
+    /// - Throws: `LibraryError.database` when the database fails.
+    public func assets(in result: FetchResultSnapshot, at range: Range<Int>) throws -> [Asset] {
+        let identifiers = Array(result.identifiers[range.clamped(to: result.identifiers.indices)])
+        guard !identifiers.isEmpty else { return [] }
+        let found: [Asset] = try library.read { db in
+            var found: [Asset] = []
+            // Chunked to stay under SQLite's parameter limit.
+            for start in stride(from: 0, to: identifiers.count, by: 500) {
+                let chunk = Array(identifiers[start..<min(start + 500, identifiers.count)])
+                let rows = try db.rows("""
+                    SELECT \(AssetQueries.assetColumns), coalesce(s.favorite, 0) AS user_favorite,
+                        coalesce(s.hidden, 0) AS user_hidden
+                    FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
+                    WHERE a.identifier IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
+                    """, chunk)
+                found += try MediaLibrary.assetsWithUserState(rows, db: db)
+            }
+            return found
+        }
+        let byIdentifier = Dictionary(found.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        return identifiers.compactMap { byIdentifier[$0] }
+    }
+
     /// The asset one of whose resources is the file at `path` (absolute or relative
     /// to the working folder; symlinks in its folders are resolved), whole, or nil.
     ///
@@ -140,7 +175,7 @@ extension MediaLibrary {
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
         for index in assets.indices {
             // A Takeout JSON's title and description (the primary's JSON is listed first).
-            if let json = assets[index].resources.first(where: { $0.role == FileRole.takeoutMetadata.rawValue }),
+            if let json = assets[index].resources.first(where: { $0.role == .takeoutMetadata }),
                let values = TakeoutValues.decode(try takeout.rows([json.path.bytes]).first?.string("metadata")) {
                 assets[index].takeoutTitle = values.title
                 assets[index].takeoutDescription = values.description
@@ -170,7 +205,7 @@ extension Asset {
 
     /// The resource shown for the asset: the photo or video, else the first one.
     public var primaryResource: AssetResource? {
-        resources.first { $0.role == "photo" || $0.role == "video" } ?? resources.first
+        resources.first { $0.role.isPrimary } ?? resources.first
     }
 }
 

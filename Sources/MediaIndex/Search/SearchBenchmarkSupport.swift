@@ -1,8 +1,7 @@
 extension MediaLibrary {
     /// Drops the triggers that keep the text index, so a benchmark can seed the same
     /// assets without it and compare (the library's next writable open installs them again).
-    @_spi(Benchmarks)
-    public func dropSearchTextUpkeep() throws {
+    package func dropSearchTextUpkeep() throws {
         try requireWriter().write { db in
             for name in try db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search_text_%'")
                 .compactMap({ $0.string("name") }) {
@@ -16,8 +15,7 @@ extension MediaLibrary {
     /// The reference a text index is measured against: every word as a `LIKE '%word%'`
     /// over the file name, make, model and lens, ANDed; the first page of `limit` newest
     /// and the count, as a search answers them.
-    @_spi(Benchmarks)
-    public func likeScan(words: [String], limit: Int) throws -> (page: Int, count: Int) {
+    package func likeScan(words: [String], limit: Int) throws -> (page: Int, count: Int) {
         let test = words.map { _ in
             "(a.file_name LIKE ?1 OR a.make LIKE ?1 OR a.model LIKE ?1 OR a.lens_model LIKE ?1)"
         }

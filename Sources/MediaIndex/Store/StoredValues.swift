@@ -8,7 +8,7 @@ protocol StoredEnumeration: RawRepresentable, CaseIterable, DatabaseValueConvert
 where RawValue == String {}
 
 extension StoredEnumeration {
-    var databaseValue: DatabaseValue { .text(rawValue) }
+    package var databaseValue: DatabaseValue { .text(rawValue) }
 
     /// The value as an SQL string literal, for statements that name it (`'photo'`).
     var sql: String { "'" + rawValue.replacingOccurrences(of: "'", with: "''") + "'" }
@@ -23,8 +23,9 @@ extension StoredEnumeration {
     }
 }
 
-/// The role a file plays in its asset (`files.role`, `AssetResource.role`).
-enum FileRole: String, StoredEnumeration {
+/// The role a file plays in its asset (`files.role`, `AssetResource.role`): PhotoKit's
+/// `PHAssetResourceType` names, and MediaIndex's own for the files that describe an asset.
+public enum FileRole: String, Sendable, CaseIterable, StoredEnumeration {
     case photo, video
     /// A live photo's movie, attached to the still's asset by pairing.
     case pairedVideo
@@ -87,7 +88,7 @@ enum FileStatus: String, StoredEnumeration {
 }
 
 /// Which rule made an asset of several resources (`assets.pairing_rule`, `Asset.pairingRule`).
-enum PairingRule: String, StoredEnumeration {
+public enum PairingRule: String, Sendable, CaseIterable, StoredEnumeration {
     /// Still and movie carry the same Apple content identifier.
     case contentIdentifier
     /// Same folder and stem, the movie at most `AssetPairer.maxStemPairedMovieSeconds` long.

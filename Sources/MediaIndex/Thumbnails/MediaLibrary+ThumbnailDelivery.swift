@@ -44,8 +44,8 @@ extension MediaLibrary {
     ///
     /// `size` is the longer side for `.fit`, the square's side for `.fill`. The exact
     /// thumbnail is cached in the library's cache as by `thumbnail(for:size:mode:format:)`;
-    /// quick stand-ins are not. The work runs on the library's own threads; ending the
-    /// iteration early cancels what is left.
+    /// quick stand-ins are not. The work runs on the library's thumbnail threads (one per
+    /// core, shared by every request); ending the iteration early cancels what is left.
     ///
     /// - Throws (from the sequence): `ThumbnailUnavailable` with the reason, `LibraryError.io`
     ///   when the cache cannot be written or read.
@@ -55,7 +55,9 @@ extension MediaLibrary {
         let request = ThumbnailRequest(maxPixelSize: size, mode: mode, format: format)
         return AsyncThrowingStream { continuation in
             let cancelled = Atomic<Bool>(false)
-            let thread = Thread { [self] in
+            continuation.onTermination = { _ in cancelled.store(true, ordering: .relaxed) }
+            DatabaseThreads.thumbnails.enqueue { [self] in
+                guard !cancelled.load(ordering: .relaxed) else { return continuation.finish() }
                 do {
                     if let exact = try cachedThumbnail(for: asset, request: request) {
                         continuation.yield(exact)
@@ -72,9 +74,6 @@ extension MediaLibrary {
                     continuation.finish(throwing: error)
                 }
             }
-            thread.name = "mediaindex-thumbnail-delivery"
-            continuation.onTermination = { _ in cancelled.store(true, ordering: .relaxed) }
-            thread.start()
         }
     }
 

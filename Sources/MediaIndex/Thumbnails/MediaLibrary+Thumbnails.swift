@@ -215,10 +215,7 @@ extension MediaLibrary.Blocking {
         let start = ContinuousClock.now
         let sizes = Array(Set(options.sizes.map { max(1, $0) })).sorted()
         // Failures are few: load them once instead of asking per asset.
-        let known: [String: ThumbnailRecord] = try library.read { db in
-            Dictionary(ThumbnailStateStore.records(try db.rows("SELECT * FROM thumbnails WHERE state <> 'ready'"))
-                .map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
-        }
+        let known = try library.read { db in try ThumbnailStateStore.notReady(db: db) }
         var initial = MediaLibrary.BuildState()
         if let identifiers = options.identifiers {
             initial.summary.planned = identifiers.count * options.sizes.count
@@ -261,24 +258,7 @@ extension MediaLibrary.Blocking {
                     } catch {
                         outcome = nil
                     }
-                    let (pending, snapshot): (([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]), ThumbnailBuildSummary) = shared.withLock { state in
-                        switch (outcome?.result, outcome?.record) {
-                        case (.success?, nil): state.summary.cached += 1
-                        case (.success?, _?): state.summary.made += 1
-                        case (.failure(let error)?, _):
-                            if error.state == .needsFFmpeg { state.summary.needsFFmpeg += 1 } else { state.summary.failed += 1 }
-                        case (nil, _): state.summary.failed += 1
-                        }
-                        if let record = outcome?.record { state.pending.append(record) }
-                        if let hashes = outcome?.hashes { state.pendingHashes.append(hashes) }
-                        var taken: ([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]) = ([], [])
-                        if state.pending.count >= 256 {
-                            taken = (state.pending, state.pendingHashes)
-                            state.pending = []
-                            state.pendingHashes = []
-                        }
-                        return (taken, state.summary)
-                    }
+                    let (pending, snapshot) = shared.withLock { $0.count(outcome) }
                     if !pending.0.isEmpty {
                         do { try flush(pending.0, pending.1) } catch { shared.withLock { $0.writeError = error } }
                     }
@@ -287,31 +267,9 @@ extension MediaLibrary.Blocking {
             }
         }
 
-        if let identifiers = options.identifiers {
-            var index = 0
-            while index < identifiers.count {
-                let chunk = identifiers[index..<min(index + 500, identifiers.count)]
-                index += chunk.count
-                try process(chunk.compactMap { try? asset(id: $0) ?? nil })
-                if shared.withLock({ $0.cacheError != nil }) { break }
-            }
-        } else {
-            var fetch = options.assets
-            fetch.sort = nil
-            fetch.after = nil
-            fetch.limit = 500
-            while true {
-                let page = try fetchAssets(fetch)
-                try process(page.assets)
-                guard let cursor = page.nextCursor, !shared.withLock({ $0.cacheError != nil }) else { break }
-                fetch.after = cursor
-            }
-        }
-        let (rest, restHashes, writeError, cacheError) = shared.withLock { state in
-            let taken = (state.pending, state.pendingHashes)
-            state.pending = []
-            state.pendingHashes = []
-            return (taken.0, taken.1, state.writeError, state.cacheError)
+        try forEachPage(of: options, until: { shared.withLock { $0.cacheError != nil } }, process)
+        let ((rest, restHashes), writeError, cacheError) = shared.withLock { state in
+            (state.takePending(), state.writeError, state.cacheError)
         }
         try flush(rest, restHashes)
         if let cacheError { throw cacheError }
@@ -322,6 +280,32 @@ extension MediaLibrary.Blocking {
         let elapsed = ContinuousClock.now - start
         summary.elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
+    }
+
+    /// The assets a build names (its identifiers, or those its fetch options select), 500 at
+    /// a time, until `stop` says so after a page.
+    private func forEachPage(of options: ThumbnailBuildOptions, until stop: () -> Bool,
+                             _ body: ([Asset]) throws -> Void) throws {
+        if let identifiers = options.identifiers {
+            var index = 0
+            while index < identifiers.count {
+                let chunk = identifiers[index..<min(index + 500, identifiers.count)]
+                index += chunk.count
+                try body(chunk.compactMap { try? asset(id: $0) ?? nil })
+                if stop() { break }
+            }
+        } else {
+            var fetch = options.assets
+            fetch.sort = nil
+            fetch.after = nil
+            fetch.limit = 500
+            while true {
+                let page = try fetchAssets(fetch)
+                try body(page.assets)
+                guard let cursor = page.nextCursor, !stop() else { break }
+                fetch.after = cursor
+            }
+        }
     }
 
     /// Brings the thumbnail cache in step with the index after a run that started at
@@ -426,6 +410,28 @@ extension MediaLibrary {
         var writeError: Error?
         /// A full disk or an untrusted cache folder: the build stops.
         var cacheError: LibraryError?
+
+        /// Counts one job's outcome (nil: it failed outside the thumbnailer) and keeps its
+        /// state and hashes; returns the kept ones once there are 256 to write, and the summary.
+        mutating func count(_ outcome: ThumbnailOutcome?)
+            -> (pending: ([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]), summary: ThumbnailBuildSummary) {
+            switch (outcome?.result, outcome?.record) {
+            case (.success?, nil): summary.cached += 1
+            case (.success?, _?): summary.made += 1
+            case (.failure(let error)?, _):
+                if error.state == .needsFFmpeg { summary.needsFFmpeg += 1 } else { summary.failed += 1 }
+            case (nil, _): summary.failed += 1
+            }
+            if let record = outcome?.record { pending.append(record) }
+            if let hashes = outcome?.hashes { pendingHashes.append(hashes) }
+            return (pending.count >= 256 ? takePending() : ([], []), summary)
+        }
+
+        /// The states and hashes not yet written, which are then no longer kept.
+        mutating func takePending() -> ([ThumbnailRecord], [DuplicateStore.ThumbnailHashes]) {
+            defer { pending = []; pendingHashes = [] }
+            return (pending, pendingHashes)
+        }
     }
 
     struct ThumbnailOutcome {

@@ -78,6 +78,12 @@ enum ThumbnailStateStore {
             """, [asset.rawValue, revision, mode.rawValue, format, excluded]).compactMap { $0.int("size") }
     }
 
+    /// The records of thumbnails not ready (failed, or waiting for ffmpeg), by key.
+    static func notReady(db: DatabaseConnection) throws -> [String: ThumbnailRecord] {
+        Dictionary(records(try db.rows("SELECT * FROM thumbnails WHERE state <> 'ready'")).map { ($0.key, $0) },
+                   uniquingKeysWith: { a, _ in a })
+    }
+
     static func records(_ rows: [Row]) -> [ThumbnailRecord] {
         rows.compactMap { row in
             guard let key = row.string("key"), let identifier = row.string("identifier"),

@@ -171,96 +171,51 @@ public struct CommandParser: Sendable {
         environment: [String: String]
     ) throws -> ParseOutcome {
         guard let command = chain.last else { preconditionFailure("the chain always holds the root") }
-        let isRoot = chain.count == 1
-        let declarations = command.arguments
-        var byLongName: [String: ArgumentDefinition] = [:]
-        var byShortName: [Character: ArgumentDefinition] = [:]
-        for declaration in declarations where declaration.isNamed {
-            byLongName[declaration.name] = byLongName[declaration.name] ?? declaration
-            if let short = declaration.shortName { byShortName[short] = byShortName[short] ?? declaration }
-        }
-
         // Help wins over every other problem on the line, as in swift-argument-parser.
         for argument in arguments {
             let text = argument.string
             if text == "--" { break }
             if text == "-h" || text == "--help" { return .help(HelpFormatter(chain: chain).helpText()) }
-            if isRoot, text == "--version", let version = root.configuration.version { return .version(version) }
+            if chain.count == 1, text == "--version", let version = root.configuration.version { return .version(version) }
         }
 
-        var presentFlags: Set<String> = []
-        var optionValues: [String: [RawArgument]] = [:]
-        var positionalArguments: [RawArgument] = []
-        var remaining = arguments
-        var optionsEnded = false
-
-        func takeValue(for declaration: ArgumentDefinition, inline: RawArgument?) throws -> RawArgument {
-            if let inline { return inline }
-            if let next = remaining.first, !Self.looksLikeOption(next.string), next.string != "--" {
-                remaining.removeFirst()
-                return next
-            }
-            throw usageError("Missing value for '\(declaration.displayName)'", chain: chain)
-        }
-        func record(_ declaration: ArgumentDefinition, spelled: String, inline: RawArgument?) throws {
-            switch declaration.kind {
-            case .flag:
-                if inline != nil {
-                    throw usageError("The flag '\(spelled)' does not take a value", chain: chain)
-                }
-                presentFlags.insert(declaration.name)
-            case .option:
-                optionValues[declaration.name, default: []].append(try takeValue(for: declaration, inline: inline))
-            case .positional:
-                preconditionFailure("positionals are not looked up by name")
+        var scan = LeafScan(parser: self, chain: chain, remaining: arguments)
+        try scan.scanAll()
+        let declarations = command.arguments
+        let positionalValues = try assignPositionals(scan.positionalArguments, to: declarations, chain: chain)
+        for declaration in declarations {
+            if case .option(_, _, _, true) = declaration.kind, scan.optionValues[declaration.name] == nil {
+                throw usageError("Missing expected argument '\(declaration.displayName)'", chain: chain)
             }
         }
 
-        while let argument = remaining.popFirst() {
-            let text = argument.string
-            if optionsEnded {
-                positionalArguments.append(argument)
-            } else if text == "--" {
-                optionsEnded = true
-            } else if text.hasPrefix("--") {
-                // Split on the first '=' in the bytes, so a value keeps its exact bytes.
-                let body = argument.bytes.dropFirst(2)
-                let equals = body.firstIndex(of: UInt8(ascii: "="))
-                let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
-                let inline = equals.map { RawArgument(bytes: Array(body[($0 + 1)...])) }
-                guard let declaration = byLongName[name] else {
-                    var known = Array(byLongName.keys) + ["help"]
-                    if isRoot, root.configuration.version != nil { known.append("version") }
-                    throw usageError(unknownOptionMessage("--\(name)", knownLongNames: known), chain: chain)
-                }
-                try record(declaration, spelled: "--\(name)", inline: inline)
-            } else if Self.looksLikeOption(text) {
-                var cluster = argument.bytes.dropFirst()
-                while let byte = cluster.popFirst() {
-                    let letter = Character(Unicode.Scalar(byte))
-                    guard byte < 0x80, let declaration = byShortName[letter] else {
-                        let spelled = byte < 0x80 ? "-\(letter)" : text
-                        throw usageError("Unknown option '\(spelled)'", chain: chain)
-                    }
-                    if case .option = declaration.kind {
-                        if cluster.first == UInt8(ascii: "=") { cluster.removeFirst() }
-                        let inline = cluster.isEmpty ? nil : RawArgument(bytes: Array(cluster))
-                        try record(declaration, spelled: "-\(letter)", inline: inline)
-                        break
-                    }
-                    if cluster.first == UInt8(ascii: "=") {
-                        throw usageError("The flag '-\(letter)' does not take a value", chain: chain)
-                    }
-                    try record(declaration, spelled: "-\(letter)", inline: nil)
-                }
-            } else {
-                positionalArguments.append(argument)
-            }
+        let parsed = ParsedArguments(
+            commandPath: chain.map { $0.configuration.name },
+            environment: environment,
+            definitions: declarations,
+            presentFlags: scan.presentFlags,
+            optionValues: scan.optionValues,
+            positionalValues: positionalValues,
+            positionalsInOrder: scan.positionalArguments
+        )
+        do {
+            let instance = try command.init(parsed: parsed)
+            try instance.validate()
+            return .run(instance)
+        } catch let error as UsageError {
+            throw usageError(error.message, chain: chain)
+        } catch let error as ValidationError {
+            throw usageError(error.message, chain: chain)
         }
+    }
 
-        // Fill positionals in declaration order; a variadic one (always last) takes the rest.
+    /// Fills positionals in declaration order; a variadic one (always last) takes the rest.
+    ///
+    /// - Throws: `UsageError` for a missing required argument or an extra one.
+    private func assignPositionals(_ arguments: [RawArgument], to declarations: [ArgumentDefinition],
+                                   chain: [any ParsableCommand.Type]) throws -> [String: [RawArgument]] {
         var positionalValues: [String: [RawArgument]] = [:]
-        var unassigned = positionalArguments[...]
+        var unassigned = arguments[...]
         for declaration in declarations {
             guard case .positional(let arity) = declaration.kind else { continue }
             if arity.isVariadic {
@@ -276,35 +231,113 @@ public struct CommandParser: Sendable {
         if let extra = unassigned.first {
             throw usageError("Unexpected argument '\(extra.string)'", chain: chain)
         }
-        for declaration in declarations {
-            if case .option(_, _, _, true) = declaration.kind, optionValues[declaration.name] == nil {
-                throw usageError("Missing expected argument '\(declaration.displayName)'", chain: chain)
+        return positionalValues
+    }
+
+    /// One pass over a leaf command's words: the flags present, each option's values and
+    /// the positional words, in order.
+    private struct LeafScan {
+        let parser: CommandParser
+        let chain: [any ParsableCommand.Type]
+        var remaining: ArraySlice<RawArgument>
+        var presentFlags: Set<String> = []
+        var optionValues: [String: [RawArgument]] = [:]
+        var positionalArguments: [RawArgument] = []
+        private var byLongName: [String: ArgumentDefinition] = [:]
+        private var byShortName: [Character: ArgumentDefinition] = [:]
+
+        init(parser: CommandParser, chain: [any ParsableCommand.Type], remaining: ArraySlice<RawArgument>) {
+            self.parser = parser
+            self.chain = chain
+            self.remaining = remaining
+            for declaration in chain.last?.arguments ?? [] where declaration.isNamed {
+                byLongName[declaration.name] = byLongName[declaration.name] ?? declaration
+                if let short = declaration.shortName { byShortName[short] = byShortName[short] ?? declaration }
             }
         }
 
-        let parsed = ParsedArguments(
-            commandPath: chain.map { $0.configuration.name },
-            environment: environment,
-            definitions: declarations,
-            presentFlags: presentFlags,
-            optionValues: optionValues,
-            positionalValues: positionalValues,
-            positionalsInOrder: positionalArguments
-        )
-        do {
-            let instance = try command.init(parsed: parsed)
-            try instance.validate()
-            return .run(instance)
-        } catch let error as UsageError {
-            throw usageError(error.message, chain: chain)
-        } catch let error as ValidationError {
-            throw usageError(error.message, chain: chain)
+        mutating func scanAll() throws {
+            var optionsEnded = false
+            while let argument = remaining.popFirst() {
+                let text = argument.string
+                if optionsEnded {
+                    positionalArguments.append(argument)
+                } else if text == "--" {
+                    optionsEnded = true
+                } else if text.hasPrefix("--") {
+                    try scanLongOption(argument)
+                } else if CommandParser.looksLikeOption(text) {
+                    try scanShortCluster(argument)
+                } else {
+                    positionalArguments.append(argument)
+                }
+            }
+        }
+
+        /// `--name` or `--name=value`.
+        private mutating func scanLongOption(_ argument: RawArgument) throws {
+            // Split on the first '=' in the bytes, so a value keeps its exact bytes.
+            let body = argument.bytes.dropFirst(2)
+            let equals = body.firstIndex(of: UInt8(ascii: "="))
+            let name = String(decoding: body[..<(equals ?? body.endIndex)], as: UTF8.self)
+            let inline = equals.map { RawArgument(bytes: Array(body[($0 + 1)...])) }
+            guard let declaration = byLongName[name] else {
+                var known = Array(byLongName.keys) + ["help"]
+                if chain.count == 1, parser.root.configuration.version != nil { known.append("version") }
+                throw parser.usageError(parser.unknownOptionMessage("--\(name)", knownLongNames: known), chain: chain)
+            }
+            try record(declaration, spelled: "--\(name)", inline: inline)
+        }
+
+        /// `-qv`, `-o value`, `-o=value`, `-ovalue`.
+        private mutating func scanShortCluster(_ argument: RawArgument) throws {
+            var cluster = argument.bytes.dropFirst()
+            while let byte = cluster.popFirst() {
+                let letter = Character(Unicode.Scalar(byte))
+                guard byte < 0x80, let declaration = byShortName[letter] else {
+                    let spelled = byte < 0x80 ? "-\(letter)" : argument.string
+                    throw parser.usageError("Unknown option '\(spelled)'", chain: chain)
+                }
+                if case .option = declaration.kind {
+                    if cluster.first == UInt8(ascii: "=") { cluster.removeFirst() }
+                    let inline = cluster.isEmpty ? nil : RawArgument(bytes: Array(cluster))
+                    try record(declaration, spelled: "-\(letter)", inline: inline)
+                    break
+                }
+                if cluster.first == UInt8(ascii: "=") {
+                    throw parser.usageError("The flag '-\(letter)' does not take a value", chain: chain)
+                }
+                try record(declaration, spelled: "-\(letter)", inline: nil)
+            }
+        }
+
+        private mutating func record(_ declaration: ArgumentDefinition, spelled: String, inline: RawArgument?) throws {
+            switch declaration.kind {
+            case .flag:
+                if inline != nil {
+                    throw parser.usageError("The flag '\(spelled)' does not take a value", chain: chain)
+                }
+                presentFlags.insert(declaration.name)
+            case .option:
+                optionValues[declaration.name, default: []].append(try takeValue(for: declaration, inline: inline))
+            case .positional:
+                preconditionFailure("positionals are not looked up by name")
+            }
+        }
+
+        private mutating func takeValue(for declaration: ArgumentDefinition, inline: RawArgument?) throws -> RawArgument {
+            if let inline { return inline }
+            if let next = remaining.first, !CommandParser.looksLikeOption(next.string), next.string != "--" {
+                remaining.removeFirst()
+                return next
+            }
+            throw parser.usageError("Missing value for '\(declaration.displayName)'", chain: chain)
         }
     }
 
     // MARK: - Messages
 
-    private func usageError(_ message: String, chain: [any ParsableCommand.Type]) -> UsageError {
+    fileprivate func usageError(_ message: String, chain: [any ParsableCommand.Type]) -> UsageError {
         UsageError(
             message,
             usage: HelpFormatter(chain: chain).usageLine(),
@@ -312,7 +345,7 @@ public struct CommandParser: Sendable {
         )
     }
 
-    private func unknownOptionMessage(_ spelled: String, knownLongNames: [String]) -> String {
+    fileprivate func unknownOptionMessage(_ spelled: String, knownLongNames: [String]) -> String {
         let name = spelled.hasPrefix("--") ? String(spelled.dropFirst(2)) : spelled
         guard spelled.hasPrefix("--"), let suggestion = Suggestion.closest(to: name, among: knownLongNames) else {
             return "Unknown option '\(spelled)'"

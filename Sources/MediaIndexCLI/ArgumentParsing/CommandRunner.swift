@@ -54,9 +54,6 @@ public enum CommandRunner {
         case let validation as ValidationError:
             output.writeLine("Error: \(TerminalSanitizer.escape(validation.message))")
             return ExitCode.usage.rawValue
-        case let database as DatabaseError:
-            output.writeLine("Error: \(TerminalSanitizer.escape(LibraryError.database(database).description))")
-            return ExitCode.failure.rawValue
         default:
             // Messages name files, whose names may hold escape sequences.
             output.writeLine("Error: \(TerminalSanitizer.escape(ErrorAdvice.sentence(for: error)))")

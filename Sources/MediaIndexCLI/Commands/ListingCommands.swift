@@ -71,7 +71,7 @@ struct ShowCommand: ParsableCommand {
         lines.append(("Albums", asset.albums.isEmpty ? "none" : asset.albums.map(\.rawValue).joined(separator: ", ")))
         lines.append(("Revision", String(asset.revision)))
         for resource in asset.resources {
-            lines.append(("Resource", "\(resource.role): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.contentType ?? "?"))"))
+            lines.append(("Resource", "\(resource.role.rawValue): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.contentType ?? "?"))"))
         }
         let width = lines.map { $0.0.count }.max() ?? 0
         for (label, value) in lines {

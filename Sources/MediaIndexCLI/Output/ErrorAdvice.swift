@@ -12,7 +12,7 @@ enum ErrorAdvice {
             case .indexRunInProgress: return error.description + ", or pass --wait"
             case .unknownRoot: return error.description + "; 'mediaindex roots' lists them"
             case .noRoots: return "no roots are registered yet; give a folder: mediaindex index ~/Pictures"
-            default: return error.description
+            default: return inFlagWords(error.description)
             }
         case let error as AssetQueryError:
             switch error {
@@ -22,8 +22,22 @@ enum ErrorAdvice {
             case .unknownAlbum: return error.description + "; 'mediaindex albums' lists them"
             default: return error.description
             }
+        case let error as DatabaseError:
+            return inFlagWords(LibraryError.database(error).description)
         default:
             return String(describing: error)
         }
+    }
+
+    /// The library's remedies, said with the flags that apply them.
+    static let flagWords: [(library: String, cli: String)] = [
+        (LibraryError.Remedy.smallerOrOtherCache, "lower --cache-limit, or pass --cache DIR on another disk"),
+        (LibraryError.Remedy.otherCacheFolder, "or pass --cache DIR"),
+        (LibraryError.Remedy.otherLibraryFolder, "or pass --library"),
+    ]
+
+    /// A library sentence with its remedies in flag words.
+    static func inFlagWords(_ sentence: String) -> String {
+        flagWords.reduce(sentence) { $0.replacingOccurrences(of: $1.library, with: $1.cli) }
     }
 }

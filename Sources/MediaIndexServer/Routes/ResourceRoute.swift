@@ -17,7 +17,7 @@ extension MediaIndexAPI {
         if role == "embeddedVideo", let video = asset.embeddedVideo, let primary = asset.primaryResource {
             served = (primary.path, UInt64(max(0, video.offset)), UInt64(max(0, video.length)), "video/mp4",
                       Self.fileStem(primary.path) + ".mp4")
-        } else if let resource = role == "primary" ? asset.primaryResource : asset.resources.first(where: { $0.role == role }) {
+        } else if let resource = role == "primary" ? asset.primaryResource : asset.resources.first(where: { $0.role.rawValue == role }) {
             if representation == "compatible", resource == asset.primaryResource,
                ["image/heic", "image/heif", "image/avif"].contains(resource.contentType ?? "") {
                 return try compatibleJPEG(of: asset, resource: resource, request)
@@ -25,7 +25,7 @@ extension MediaIndexAPI {
             served = (resource.path, 0, nil, resource.contentType ?? "application/octet-stream",
                       Self.fileName(resource.path))
         } else {
-            var roles = ["primary"] + asset.resources.map(\.role)
+            var roles = ["primary"] + asset.resources.map(\.role.rawValue)
             if asset.embeddedVideo != nil { roles.append("embeddedVideo") }
             throw APIError.notFound("asset \(id) has no \(role) resource; it has " + roles.joined(separator: ", "))
         }
