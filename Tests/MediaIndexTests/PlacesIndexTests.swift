@@ -131,3 +131,79 @@ struct PlacesIndexTests {
         #expect(asset.creationDateText == CaptureDate(exif: clock)?.iso8601)
     }
 }
+
+/// Runs exiftool on a fixture (it must succeed).
+private func writeTags(_ arguments: [String], to path: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["exiftool", "-q", "-q", "-overwrite_original"] + arguments + [path]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    try #require(process.terminationStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed")
+}
+
+/// Whether exiftool is on the path, to write the fixtures.
+private let exiftoolInstalled = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+    .contains { FileManager.default.isExecutableFile(atPath: String($0) + "/exiftool") }
+
+@Suite("Days are the camera's days",
+       .enabled(if: Corpus.isAvailable && placesInstalled && exiftoolInstalled, "needs the corpus, the places data and exiftool"))
+struct LocalDayTests {
+    /// Seconds since 1970 of a UTC wall clock, by Foundation.
+    static func utc(_ text: String) throws -> Date {
+        let formatter = ISO8601DateFormatter()
+        return try #require(formatter.date(from: text + "Z"))
+    }
+
+    @Test("offset tags, GPS-only photos, UTC videos and floating times each fall on the day their camera showed")
+    func mixedSet() throws {
+        let scratch = try ScratchLibrary()
+        let photo = "exiftool-t-images/t/images/Google.jpg", video = "nom-exif/testdata/meta.mp4"
+        // 08:30 in Tokyo is 23:30 UTC the day before: a UTC day would file each on 30 June.
+        let fixtures: [(name: String, source: String, tags: [String])] = [
+            ("tagged/a.jpg", photo, ["-all=", "-DateTimeOriginal=2023:07:01 08:30:00", "-OffsetTimeOriginal=+09:00"]),
+            ("gps/b.jpg", photo, ["-all=", "-DateTimeOriginal=2023:07:01 08:30:00", "-GPSLatitude=35.6812",
+                                  "-GPSLatitudeRef=N", "-GPSLongitude=139.7671", "-GPSLongitudeRef=E"]),
+            // A movie header's UTC 20:00 in Shanghai (+08:00) is 04:00 on 1 July there.
+            ("video/c.mp4", video, ["-QuickTime:CreateDate=2023:06:30 20:00:00"]),
+            ("floating/d.jpg", photo, ["-all=", "-DateTimeOriginal=2023:07:05 01:00:00"]),
+            // A compact camera beside the phone: within 2 hours of the Tokyo photos, which agree.
+            ("compact/e.jpg", photo, ["-all=", "-DateTimeOriginal=2023:07:01 09:15:00"]),
+        ]
+        for fixture in fixtures {
+            try scratch.add(fixture.source, as: fixture.name)
+            try writeTags(fixture.tags, to: scratch.root + "/" + fixture.name)
+        }
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        var byName: [String: Asset] = [:]
+        for asset in try library.assets() {
+            if let path = asset.resources.first?.path.displayString { byName[(path as NSString).lastPathComponent] = asset }
+        }
+        let a = try #require(byName["a.jpg"]), b = try #require(byName["b.jpg"]), c = try #require(byName["c.mp4"])
+        let d = try #require(byName["d.jpg"]), e = try #require(byName["e.jpg"])
+        #expect(a.creationDateText == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
+        #expect(b.creationDateText == "2023-07-01T08:30:00+09:00" && b.captureOffsetSource == .place)
+        #expect(b.timeZone == "Asia/Tokyo" && b.place?.countryCode == "JP")
+        #expect(c.creationDateText == "2023-07-01T04:00:00+08:00" && c.captureOffsetSource == .place)
+        #expect(d.creationDateText == "2023-07-05T01:00:00" && d.captureOffsetSource == CaptureOffsetSource.none)
+        #expect(e.creationDateText == "2023-07-01T09:15:00+09:00" && e.captureOffsetSource == .neighbour)
+        // Sorting is by the true instant.
+        #expect(a.creationDate == (try Self.utc("2023-06-30T23:30:00")))
+        #expect(c.creationDate == (try Self.utc("2023-06-30T20:00:00")))
+
+        func day(_ text: String) throws -> Set<String> {
+            var options = FetchOptions.everyAsset
+            options.capturedFromLocalTime = try Self.utc(text + "T00:00:00")
+            options.capturedBeforeLocalTime = try Self.utc(text + "T00:00:00").addingTimeInterval(86_400)
+            return Set(try library.blocking.fetchAssets(options).assets.compactMap {
+                $0.resources.first.map { ($0.path.displayString as NSString).lastPathComponent }
+            })
+        }
+        #expect(try day("2023-07-01") == ["a.jpg", "b.jpg", "c.mp4", "e.jpg"])
+        #expect(try day("2023-06-30").isEmpty)
+        #expect(try day("2023-07-05") == ["d.jpg"])
+    }
+}
