@@ -37,7 +37,7 @@ let package = Package(
         // The library product: database, indexer, identity, queries.
         .target(
             name: "MediaIndex",
-            dependencies: ["MediaMetadata", "MediaThumbnails", "CSQLite",
+            dependencies: ["MediaMetadata", "MediaPlaces", "MediaThumbnails", "CSQLite",
                            "CLinux"],
             plugins: ["EmbedMigrations"]
         ),

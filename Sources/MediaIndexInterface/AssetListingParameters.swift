@@ -71,11 +71,18 @@ public struct AssetListingParameters: Sendable {
         if recursive && albumKey == nil {
             throw ParameterError("\(source.spelling(of: "recursive")) needs \(source.spelling(of: "album")) FOLDER")
         }
+        // A date or a time without a zone is the camera's wall clock (its day); one with a zone an instant.
         if let text = try source.value("from") {
-            options.capturedFrom = try Self.date(text, option: source.spelling(of: "from"), endOfDay: false)
+            switch try Self.captureBound(text, option: source.spelling(of: "from"), endOfDay: false) {
+            case .instant(let date): options.capturedFrom = date
+            case .localTime(let date): options.capturedFromLocalTime = date
+            }
         }
         if let text = try source.value("to") {
-            options.capturedBefore = try Self.date(text, option: source.spelling(of: "to"), endOfDay: true)
+            switch try Self.captureBound(text, option: source.spelling(of: "to"), endOfDay: true) {
+            case .instant(let date): options.capturedBefore = date
+            case .localTime(let date): options.capturedBeforeLocalTime = date
+            }
         }
         if let text = try source.value("near") {
             let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
@@ -170,8 +177,21 @@ public struct AssetListingParameters: Sendable {
     /// that day, or with `endOfDay` the start of the next.
     ///
     /// - Throws: `ParameterError` naming `option` when `text` is no such date.
-    public static func date(_ text: String, option: String, endOfDay: Bool) throws -> Date {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+    /// A bound of `--from`/`--to`: an instant (the text has a zone), or the camera's local wall clock
+    /// as seconds since 1970 read as UTC (a date, or a time without a zone).
+    public enum CaptureBound: Equatable, Sendable {
+        case instant(Date)
+        case localTime(Date)
+    }
+
+    /// `--from`/`--to`'s text as a bound; `endOfDay` makes a bare date its next day's start.
+    public static func captureBound(_ text: String, option: String, endOfDay: Bool) throws -> CaptureBound {
+        if let date = instant(text.trimmingCharacters(in: .whitespaces)) { return .instant(date) }
+        return .localTime(try date(text, option: option, endOfDay: endOfDay, zone: TimeZone(identifier: "UTC") ?? .current))
+    }
+
+    /// The instant a text with a zone names; nil for any other text.
+    static func instant(_ trimmed: String) -> Date? {
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime]
         if let date = iso.date(from: trimmed) { return date }
@@ -180,16 +200,24 @@ public struct AssetListingParameters: Sendable {
         // Minutes without seconds before a zone (`2021-04-11T21:00Z`, `…21:00+02:00`).
         iso.formatOptions = [.withInternetDateTime]
         if let withSeconds = Self.insertingSeconds(into: trimmed), let date = iso.date(from: withSeconds) { return date }
+        return nil
+    }
+
+    public static func date(_ text: String, option: String, endOfDay: Bool, zone: TimeZone = .current) throws -> Date {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let date = instant(trimmed) { return date }
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")
-        local.timeZone = TimeZone.current
+        local.timeZone = zone
         for pattern in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm"] {
             local.dateFormat = pattern
             if let date = local.date(from: trimmed) { return date }
         }
         local.dateFormat = "yyyy-MM-dd"
         if let day = local.date(from: trimmed) {
-            return endOfDay ? Calendar.current.date(byAdding: .day, value: 1, to: day) ?? day : day
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            return endOfDay ? calendar.date(byAdding: .day, value: 1, to: day) ?? day : day
         }
         throw ParameterError("\(option) takes a date such as 2024-05-31 or 2024-05-31T18:30 (local) or 2024-05-31T16:30:00Z, not '\(text)'")
     }

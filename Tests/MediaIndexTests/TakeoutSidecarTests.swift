@@ -255,7 +255,9 @@ struct TakeoutLayoutTests {
         let byPath = try pairingAssetsByPath(library)
         for (index, form) in forms.enumerated() {
             let asset = try asset(byPath, tree, folder + form.media)
-            #expect(asset.creationDateText == utcISO(1425229200 + index * 3600), "\(form.media)")
+            // Takeout's UTC instant, shown in the local time of its place (Spain, +01:00).
+            #expect(asset.creationDate == Date(timeIntervalSince1970: Double(1425229200 + index * 3600)), "\(form.media)")
+            #expect(!placesInstalled || asset.captureOffsetSource == .place, "\(form.media)")
             #expect(asset.location?.latitude == 40 + Double(index) && asset.location?.longitude == -3.5, "\(form.media)")
             #expect(asset.resources.map(\.role) == [.photo, .takeoutMetadata], "\(form.media)")
             #expect(asset.resources.last?.path.displayString == tree.path(folder + form.json))
@@ -393,7 +395,9 @@ struct TakeoutLayoutTests {
         #expect(after.creationDateText == utcISO(1425229200))
         let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
-        #expect(Set(changes.first?.fields.map(\.rawValue) ?? []) == Set(["creationDate", "location"]))
+        // The place and the local time follow the position and the date.
+        let placed: Set<String> = placesInstalled ? ["place", "timeZone", "captureOffset", "captureOffsetSource"] : []
+        #expect(Set(changes.first?.fields.map(\.rawValue) ?? []) == Set(["creationDate", "location"]).union(placed))
     }
 
     @Test("favorited: true sets the favorite once; the user's later change is never overridden, even by a rebuild")

@@ -87,6 +87,8 @@ struct IndexFinish {
         try SidecarAttacher(db: db, now: now).run(
             runID: runID, vanishedPaths: Array(vanished.keys), formerHolders: formerHolders,
             takeoutAssets: takeoutAssets)
+        try CaptureTimePass(db: db, now: now).run(insertedSince: started ?? now)
+        summary.placesOff = IndexPlaces.offReason
         summary.paired = pairer.pairedCount
         summary.unpaired = pairer.unpairedCount
     }

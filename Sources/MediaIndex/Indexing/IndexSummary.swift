@@ -32,6 +32,8 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     /// Pairs this run split (a half deleted, replaced or moved away).
     public var unpaired = 0
     public var elapsedSeconds = 0.0
+    /// Why places are off (no places data installed), with what to run; nil when they are on.
+    public var placesOff: String?
     /// How long each phase took.
     public var timings = IndexTimings()
 
@@ -49,6 +51,7 @@ public struct IndexSummary: Sendable, Equatable, Codable {
         try read(.deferred, &deferred); try read(.opened, &opened); try read(.unreadableFolders, &unreadableFolders)
         try read(.paired, &paired); try read(.unpaired, &unpaired); try read(.elapsedSeconds, &elapsedSeconds)
         try read(.timings, &timings)
+        placesOff = try c.decodeIfPresent(String.self, forKey: .placesOff)
     }
 }
 

@@ -33,6 +33,14 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var hasAudio: Bool?
     /// Where it was taken.
     public var location: GeoLocation?
+    /// The place of `location` (offline places data); nil without a position or without the data.
+    public var place: Place?
+    /// The IANA time zone of `location`.
+    public var timeZone: String?
+    /// The UTC offset of the capture time in seconds (`creationDateText` carries it); nil when floating.
+    public var captureOffsetSeconds: Int?
+    /// Where `captureOffsetSeconds` came from; nil for an asset without a capture time.
+    public var captureOffsetSource: CaptureOffsetSource?
     /// Camera maker.
     public var make: String?
     /// Camera model.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaMetadata
+import MediaPlaces
 
 // The field table: every field of the asset shape declared once, with its column(s),
 // its `Asset` property, its `Asset.Field` (the JSON key and change-feed name), how it is
@@ -33,6 +34,14 @@ extension Asset.Field {
     public static let frameRate = Self(rawValue: "frameRate")
     /// `location`.
     public static let location = Self(rawValue: "location")
+    /// `place`: locality, regions and country of `location`.
+    public static let place = Self(rawValue: "place")
+    /// `timeZone`: the IANA zone of `location`.
+    public static let timeZone = Self(rawValue: "timeZone")
+    /// `captureOffset`: the capture time's UTC offset, `+09:00`.
+    public static let captureOffset = Self(rawValue: "captureOffset")
+    /// `captureOffsetSource`: where `captureOffset` came from.
+    public static let captureOffsetSource = Self(rawValue: "captureOffsetSource")
     /// `make`.
     public static let make = Self(rawValue: "make")
     /// `model`.
@@ -111,10 +120,19 @@ package enum AssetFields {
         .init(.mediaSubtypes, columns: [.subtypes], read: { a, v in a.mediaSubtypes = MediaSubtypes(stored: v[0].int) },
               fill: { [MediaSubtypes(inferredFrom: $0.metadata, fileName: $0.fileName).rawValue] },
               value: { .array($0.mediaSubtypes.names.map(Asset.FieldValue.string)) }),
-        .init(.creationDate, columns: [.creationDate, .creationTimestamp], readCount: 1,
+        // Written with the resolved offset; `local_time` is the wall clock days are taken from.
+        .init(.creationDate, columns: [.creationDate, .creationTimestamp, .localTime], readCount: 1,
               read: { a, v in a.creationDateText = v[0].text },
-              fill: { [$0.metadata.captureDate?.iso8601, $0.metadata.captureDate?.sortTimestamp] },
+              fill: { [$0.capture.creationDateText, $0.capture.time?.instant.timeIntervalSince1970,
+                       $0.capture.time?.wallClockSeconds] },
               value: { .init($0.creationDateText) }, sort: (.captureDate, .captureSort)),
+        .init(.captureOffset, columns: [.captureOffset], read: { a, v in a.captureOffsetSeconds = v[0].int },
+              fill: { [$0.capture.time?.offsetSeconds] },
+              value: { a in a.captureOffsetSeconds.map { .string(CaptureResolution.offsetText($0)) } ?? .null }),
+        .init(.captureOffsetSource, columns: [.captureOffsetSource],
+              read: { a, v in a.captureOffsetSource = v[0].text.flatMap(CaptureOffsetSource.init(rawValue:)) },
+              fill: { [($0.capture.time?.source ?? .none).rawValue] },
+              value: { .init($0.captureOffsetSource?.rawValue) }),
         .init(.pixelWidth, Column.pixelWidth, \.pixelWidth, fill: { $0.displaySize?.width }),
         .init(.pixelHeight, Column.pixelHeight, \.pixelHeight, fill: { $0.displaySize?.height }),
         .init(.orientation, Column("orientation"), \.orientation, fill: { $0.metadata.orientation ?? 1 }),
@@ -129,6 +147,9 @@ package enum AssetFields {
               value: { a in a.location.map { .object([("latitude", .double($0.latitude)),
                                                        ("longitude", .double($0.longitude)),
                                                        ("altitude", .init($0.altitude))]) } ?? .null }),
+        .init(.place, columns: AssetRecord.Column.placeColumns, read: { a, v in a.place = Place(stored: v) },
+              fill: { $0.capture.placeValues }, value: { $0.place?.fieldValue ?? .null }),
+        .init(.timeZone, Column.timeZone, \.timeZone, fill: { $0.capture.lookup?.timeZone }),
         .init(.make, Column("make"), \.make, metadata: \.make),
         .init(.model, Column("model"), \.model, metadata: \.model),
         .init(.lensModel, Column("lens_model"), \.lensModel, metadata: \.lensModel),
@@ -187,17 +208,23 @@ package enum AssetFields {
         .init(.takeoutDescription, value: { .init($0.takeoutDescription) }),
     ]
 
+    /// The fields the JSON leaves out when they are empty (issue 31's fields).
+    package static let omittedWhenNull: Set<Asset.Field> = [.captureOffset, .place, .timeZone]
+
     /// What a fill reads: the primary file's metadata and its name.
     struct MetadataSource {
         let metadata: MediaMetadata
         let fileName: String?
         /// The size as displayed, after orientation.
         let displaySize: (width: Int, height: Int)?
+        /// The place of its position and its capture time resolved.
+        let capture: CaptureResolution
 
-        init(metadata: MediaMetadata, fileName: String?) {
+        init(metadata: MediaMetadata, fileName: String?, places: PlacesData? = IndexPlaces.data) {
             self.metadata = metadata
             self.fileName = fileName
             displaySize = metadata.displaySize
+            capture = CaptureResolution(metadata: metadata, places: places)
         }
     }
 
@@ -362,6 +389,26 @@ extension MediaSubtypes {
     init(stored: Int?) {
         let named = Self.names.reduce(into: MediaSubtypes()) { $0.insert($1.0) }
         self = MediaSubtypes(rawValue: stored ?? 0).intersection(named)
+    }
+}
+
+extension Place {
+    /// A place read back from its columns (`AssetRecord.Column.placeColumns`); nil when it has no name.
+    init?(stored v: RowValues) {
+        guard let name = v[0].text else { return nil }
+        self.init(name: name, locality: v[1].text, subregion: v[2].text, region: v[3].text, regionCode: v[4].text,
+                  country: v[5].text, countryCode: v[6].text, geonameId: v[7].int)
+    }
+
+    /// The place as the asset shape writes it, its empty levels left out.
+    package var fieldValue: Asset.FieldValue {
+        let members: [(String, Asset.FieldValue?)] = [
+            ("name", .string(name)), ("locality", locality.map(Asset.FieldValue.string)),
+            ("subregion", subregion.map(Asset.FieldValue.string)), ("region", region.map(Asset.FieldValue.string)),
+            ("regionCode", regionCode.map(Asset.FieldValue.string)), ("country", country.map(Asset.FieldValue.string)),
+            ("countryCode", countryCode.map(Asset.FieldValue.string)), ("geonameId", geonameId.map(Asset.FieldValue.int)),
+        ]
+        return .object(members.compactMap { key, value in value.map { (key, $0) } })
     }
 }
 

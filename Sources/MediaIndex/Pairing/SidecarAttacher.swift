@@ -247,7 +247,7 @@ struct SidecarAttacher {
 
     /// Recomputes the sidecar-editable columns of an asset: its XMP sidecars' values
     /// where they have one, else its primary file's, else its Takeout JSON's.
-    private func merge(assetID: Int64, insertedSince: Double) throws {
+    func merge(assetID: Int64, insertedSince: Double) throws {
         guard let asset = try db.cachedStatement("""
             SELECT identifier, added_at, \(AssetRecord.sidecarColumns.map(\.name).joined(separator: ", "))
             FROM assets WHERE id = ?
@@ -315,7 +315,10 @@ struct SidecarAttacher {
     /// that has a field gives it.
     static func apply(_ sidecars: [SidecarValues], to metadata: inout MediaMetadata) {
         for clip in sidecars.compactMap(\.clip) { clip.apply(to: &metadata) }
-        if let date = sidecars.lazy.compactMap(\.captureDate).first { metadata.captureDate = date }
+        if let date = sidecars.lazy.compactMap(\.captureDate).first {
+            metadata.captureDate = date
+            metadata.captureDateSource = .xmpExifDateTimeOriginal
+        }
         if let location = sidecars.lazy.compactMap(\.location).first { metadata.location = location }
         var descriptive = metadata.descriptive ?? DescriptiveMetadata()
         for sidecar in sidecars.reversed() {

@@ -114,6 +114,12 @@ struct AssetQuery {
             conditions.append(SQLCondition(sql: "a.capture_sort < ? AND a.capture_sort > -1e300",
                                            values: [before.timeIntervalSince1970]))
         }
+        if let from = options.capturedFromLocalTime {
+            conditions.append(SQLCondition(sql: "a.local_time >= ?", values: [from.timeIntervalSince1970]))
+        }
+        if let before = options.capturedBeforeLocalTime {
+            conditions.append(SQLCondition(sql: "a.local_time < ?", values: [before.timeIntervalSince1970]))
+        }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
         if let make = options.make.flatMap(CameraNames.make) {
             // Every recorded spelling of the make (NIKON CORPORATION for Nikon), so the
@@ -170,6 +176,7 @@ struct AssetQuery {
         default: typeScope = false
         }
         if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
+            && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil
             && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
             && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil {

@@ -22,6 +22,11 @@ public struct FetchOptions: Sendable, Hashable {
     public var capturedFrom: Date?
     /// Captured before this moment.
     public var capturedBefore: Date?
+    /// Captured at or after this local wall-clock time (the camera's, as `creationDate` shows
+    /// it, given as seconds since 1970 read as UTC): days are the camera's days.
+    public var capturedFromLocalTime: Date?
+    /// Captured before this local wall-clock time (seconds since 1970 read as UTC).
+    public var capturedBeforeLocalTime: Date?
     /// Taken inside this place.
     public var place: PlaceFilter?
     /// Camera make, compared case-insensitively with the normalised make

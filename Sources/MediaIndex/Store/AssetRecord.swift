@@ -31,6 +31,15 @@ enum AssetRecord {
         static let addedAt = Column("added_at"), modifiedAt = Column("modified_at")
         static let pairingRule = Column("pairing_rule"), isBurstRepresentative = Column("is_burst_representative")
         static let rating = Column("rating")
+        /// Issue 31's place and local time (migration 0031).
+        static let placeName = Column("place_name"), placeLocality = Column("place_locality")
+        static let placeSubregion = Column("place_subregion"), placeRegion = Column("place_region")
+        static let placeRegionCode = Column("place_region_code"), placeCountry = Column("place_country")
+        static let placeCountryCode = Column("place_country_code"), placeGeonameID = Column("place_geoname_id")
+        static let timeZone = Column("time_zone"), captureOffset = Column("capture_offset")
+        static let captureOffsetSource = Column("capture_offset_source"), localTime = Column("local_time")
+        static let placeColumns: [Column] = [.placeName, .placeLocality, .placeSubregion, .placeRegion,
+                                             .placeRegionCode, .placeCountry, .placeCountryCode, .placeGeonameID]
         /// Set by the pairer: an edited rendering or adjustments file is a resource (migration 0014).
         static let hasAdjustments = Column("has_adjustments")
         /// Kept in step with the primary file (migration 0010's triggers; `PrimaryFileColumns` at insert).
@@ -52,8 +61,10 @@ enum AssetRecord {
 
     /// The columns a sidecar may set (see `SidecarAttacher`): XMP's date, place and
     /// rating, and a Sony clip XML's camera too.
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
-                                           .make, .model, .rating]
+    /// The place and local time follow from the date and position, so they are merged with them.
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .localTime, .latitude, .longitude, .altitude,
+                                           .make, .model, .rating] + Column.placeColumns
+        + [.timeZone, .captureOffset, .captureOffsetSource]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values
     /// (the field table's `fill`s, in its order).

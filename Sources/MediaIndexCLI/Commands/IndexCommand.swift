@@ -153,6 +153,6 @@ struct IndexCommand: ParsableCommand {
                   "opened \(s.opened)"]
         if s.unreadableFolders > 0 { parts.append("unreadable folders \(s.unreadableFolders)") }
         parts.append(String(format: "%.2f s", s.elapsedSeconds))
-        return "Indexed: " + parts.joined(separator: ", ")
+        return "Indexed: " + parts.joined(separator: ", ") + (s.placesOff.map { "\n" + $0 } ?? "")
     }
 }

@@ -29,6 +29,9 @@ public struct MediaMetadata: Sendable, Equatable, Codable {
     /// The EXIF Flash value (bit 0: fired).
     public var flash: Int?
     public var location: GeoLocation?
+    /// The GPS receiver's UTC time of the fix (EXIF `GPSDateStamp` with `GPSTimeStamp`), as
+    /// seconds since 1970; what a camera clock without an offset is compared with.
+    public var gpsTimestamp: Double?
     public var durationSeconds: Double?
     public var frameRate: Double?
     public var videoCodec: String?

@@ -122,6 +122,7 @@ public enum ExifDecoder {
             m.pixelHeight = h
         }
         if m.location == nil { m.location = location(gps) }
+        if m.gpsTimestamp == nil { m.gpsTimestamp = gpsTimestamp(gps) }
         if m.contentIdentifier == nil { m.contentIdentifier = makerNote[0x0011] }
         if m.burstIdentifier == nil { m.burstIdentifier = makerNote[0x000B] }
         if m.userComment == nil { m.userComment = userComment(exif[ExifTag.userComment]) }
@@ -186,6 +187,16 @@ public enum ExifDecoder {
         let seconds = value.count > 2 ? (value.number(at: 2) ?? 0) : 0
         let result = d + minutes / 60 + seconds / 3600
         return result.isFinite ? result : nil
+    }
+
+    /// `GPSDateStamp` (`YYYY:MM:DD`) with `GPSTimeStamp` (hours, minutes, seconds), UTC; nil when
+    /// either is missing or out of range.
+    static func gpsTimestamp(_ gps: [UInt16: ExifValue]) -> Double? {
+        guard let stamp = gps[ExifTag.gpsDateStamp]?.string, let time = gps[ExifTag.gpsTimeStamp], time.count >= 3,
+              let hours = time.number(at: 0), let minutes = time.number(at: 1), let seconds = time.number(at: 2),
+              (0..<24).contains(hours), (0..<60).contains(minutes), (0..<61).contains(seconds),
+              let day = CaptureDate(exif: stamp + " 00:00:00") else { return nil }
+        return day.sortTimestamp + hours * 3600 + minutes * 60 + seconds
     }
 
     static func location(_ gps: [UInt16: ExifValue]) -> GeoLocation? {

@@ -120,6 +120,7 @@ enum ExifTag {
     static let gpsLatitudeRef: UInt16 = 0x0001, gpsLatitude: UInt16 = 0x0002
     static let gpsLongitudeRef: UInt16 = 0x0003, gpsLongitude: UInt16 = 0x0004
     static let gpsAltitudeRef: UInt16 = 0x0005, gpsAltitude: UInt16 = 0x0006
+    static let gpsTimeStamp: UInt16 = 0x0007, gpsDateStamp: UInt16 = 0x001D
 
     static let imageDescription: UInt16 = 0x010E, artist: UInt16 = 0x013B, copyright: UInt16 = 0x8298
     static let rating: UInt16 = 0x4746, ratingPercent: UInt16 = 0x4749
@@ -138,5 +139,5 @@ enum ExifTag {
                                           pixelXDimension, pixelYDimension, lensMake, lensModel, makerNote,
                                           userComment, rating]
     static let wantedGPS: Set<UInt16> = [gpsLatitudeRef, gpsLatitude, gpsLongitudeRef, gpsLongitude,
-                                         gpsAltitudeRef, gpsAltitude]
+                                         gpsAltitudeRef, gpsAltitude, gpsTimeStamp, gpsDateStamp]
 }

@@ -1,0 +1,72 @@
+import Foundation
+import MediaMetadata
+import MediaPlaces
+
+/// The place and local-time work after an index run's pairing and sidecars:
+/// 1. assets not yet resolved (an index from before migration 0031) and located assets
+///    without a place while the places data are installed are merged again from the
+///    metadata the index keeps, without reopening their files;
+/// 2. the neighbour rule: an asset still without an offset takes the one every asset with a
+///    known offset (not a guess) agrees on within 2 hours of its clock, as `neighbour`.
+///    A guess stays until its file changes.
+struct CaptureTimePass {
+    let db: DatabaseConnection
+    let now: Double
+
+    func run(insertedSince: Double) throws {
+        let attacher = SidecarAttacher(db: db, now: now)
+        var toMerge = try ids("SELECT id FROM assets WHERE capture_offset_source IS NULL")
+        if IndexPlaces.data != nil {
+            toMerge += try ids("""
+                SELECT id FROM assets WHERE place_name IS NULL AND latitude IS NOT NULL
+                AND NOT (latitude = 0 AND longitude = 0)
+                """)
+        }
+        for id in Set(toMerge).sorted() { try attacher.merge(assetID: id, insertedSince: insertedSince) }
+        try learnFromNeighbours(insertedSince: insertedSince)
+    }
+
+    private func ids(_ sql: String) throws -> [Int64] {
+        var result: [Int64] = []
+        try db.cachedStatement(sql).forEachRow { if let id = $0.int64("id") { result.append(id) } }
+        return result
+    }
+
+    /// Step 4 of `LocalTime`: floating wall clocks are compared with known wall clocks
+    /// (`local_time`), UTC clocks (`…Z` with source `none`) with known instants.
+    private func learnFromNeighbours(insertedSince: Double) throws {
+        let floating = try db.cachedStatement("""
+            SELECT id, identifier, added_at, creation_date, creation_timestamp, local_time FROM assets
+            WHERE capture_offset_source = 'none' AND creation_date IS NOT NULL
+            """).rows()
+        guard !floating.isEmpty else { return }
+        let known = "capture_offset_source IN ('exif', 'gps-time', 'place', 'user')"
+        let byWallClock = try db.cachedStatement(
+            "SELECT DISTINCT capture_offset FROM assets WHERE local_time BETWEEN ? AND ? AND \(known) LIMIT 2")
+        let byInstant = try db.cachedStatement(
+            "SELECT DISTINCT capture_offset FROM assets WHERE capture_sort BETWEEN ? AND ? AND \(known) LIMIT 2")
+        let window = LocalTime.neighbourWindow
+        for row in floating {
+            guard let id = row.int64("id"), let text = row.string("creation_date"),
+                  let recorded = CaptureDate(recordedText: text),
+                  let instant = row.double("creation_timestamp"), let wallClock = row.double("local_time") else { continue }
+            let inUTC = recorded.utcOffsetSeconds != nil
+            let time = inUTC ? instant : wallClock
+            let offsets = try (inUTC ? byInstant : byWallClock).rows([time - window, time + window])
+                .compactMap { $0.int("capture_offset") }
+            guard offsets.count == 1, let offset = offsets.first else { continue }
+            let newInstant = inUTC ? instant : wallClock - Double(offset)
+            let columns: [(AssetRecord.Column, DatabaseValueConvertible)] = [
+                (.creationDate, CaptureResolution.text(instant: newInstant, nanosecond: recorded.nanosecond, offset: offset)),
+                (.creationTimestamp, newInstant), (.localTime, newInstant + Double(offset)),
+                (.captureOffset, offset), (.captureOffsetSource, CaptureOffsetSource.neighbour.rawValue),
+            ]
+            try AssetStore(db: db).update(id, columns: columns, now: now)
+            if (row.double("added_at") ?? 0) < insertedSince, let identifier = row.string("identifier") {
+                try ChangeLog.record(.updated, identifier: identifier,
+                                     fields: [Asset.Field.creationDate.rawValue, Asset.Field.captureOffset.rawValue,
+                                              Asset.Field.captureOffsetSource.rawValue], now: now, db: db)
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import MediaMetadata
+import MediaPlaces
+
+/// The places data indexing uses: read once per process from `PlacesData.defaultPath`
+/// (`$MEDIAINDEX_PLACES_DATA`, else `~/.local/share/mediaindex/places.mip`).
+package enum IndexPlaces {
+    /// The data, or nil when places are off.
+    package static var data: PlacesData? { loaded.data }
+    /// Why places are off, as one sentence with what to run; nil when they are on.
+    package static var offReason: String? { loaded.reason }
+
+    private static let loaded: (data: PlacesData?, reason: String?) = {
+        do {
+            return (try PlacesData(path: PlacesData.defaultPath), nil)
+        } catch {
+            return (nil, "Places are off: \(error) Run `mediaindex places install` to add them; "
+                + "the next index run then fills them in.")
+        }
+    }()
+}
+
+/// Where and when one asset was taken, as the index stores it: the place and zone of its
+/// position, and its capture time resolved to an offset (`LocalTime`, issue 31's order).
+/// The neighbour rule needs other assets and runs after an index run (`CaptureTimePass`).
+struct CaptureResolution {
+    /// The place and zone; nil without a position (0,0 alone is none) or without places data.
+    var lookup: PlaceLookup?
+    /// The resolved capture time; nil without a capture date.
+    var time: ResolvedCaptureTime?
+    /// The capture date as the asset shape writes it: with the resolved offset, or as recorded
+    /// when the offset came from the file or is unknown.
+    var creationDateText: String?
+
+    init(metadata: MediaMetadata, places: PlacesData?) {
+        let coordinate = metadata.location.flatMap { try? Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
+        let lookup = coordinate.flatMap { point in places.map { $0.lookup(point) } }
+        self.lookup = lookup
+        guard let date = metadata.captureDate else { return }
+        let inUTC = Self.recordsUTC(metadata.captureDateSource)
+        let clock = CaptureClock(
+            recordedSeconds: date.sortTimestamp + (inUTC ? 0 : Double(date.utcOffsetSeconds ?? 0)),
+            recordedInUTC: inUTC, recordedOffset: inUTC ? nil : date.utcOffsetSeconds,
+            gpsInstant: metadata.gpsTimestamp.map(Date.init(timeIntervalSince1970:)), coordinate: coordinate)
+        let zone = lookup?.timeZone
+        let time = LocalTime(zoneOf: { _ in zone }).resolveAlone(clock)
+        self.time = time
+        creationDateText = Self.text(of: date, resolved: time)
+    }
+
+    /// Whether a capture date's source records UTC rather than the camera's wall clock: the
+    /// movie header, Matroska's `DateUTC`, ASF, Lytro's zulu time, and a date with no source
+    /// (Takeout's timestamp).
+    static func recordsUTC(_ source: CaptureDateSource?) -> Bool {
+        switch source {
+        case .movieHeaderCreationTime, .matroskaDateUTC, .asfFileProperties, .lytroClockZuluTime, nil: return true
+        default: return false
+        }
+    }
+
+    /// The recorded date written with its resolved offset, its sub-seconds kept; as recorded
+    /// when the file gave the offset or none is known.
+    static func text(of date: CaptureDate, resolved time: ResolvedCaptureTime) -> String {
+        guard let offset = time.offsetSeconds, time.source != .exif, time.source != .none else { return date.iso8601 }
+        return text(instant: time.instant.timeIntervalSince1970, nanosecond: date.nanosecond, offset: offset)
+    }
+
+    /// An instant written in local time at `offset`, with the given sub-seconds.
+    static func text(instant: Double, nanosecond: Int, offset: Int) -> String {
+        let whole = (instant - Double(nanosecond) / 1e9).rounded()
+        var local = CaptureDate(timestamp: whole, utcOffsetSeconds: offset)
+        local.nanosecond = nanosecond
+        return local.iso8601
+    }
+
+    /// The values of the place columns (`AssetRecord.Column.placeColumns`' order).
+    var placeValues: [DatabaseValueConvertible] {
+        let place = lookup?.place
+        return [place?.name, place?.locality, place?.subregion, place?.region, place?.regionCode,
+                place?.country, place?.countryCode, place?.geonameId]
+    }
+
+    /// `+09:00`, `-03:30`, `+00:00`.
+    static func offsetText(_ seconds: Int) -> String {
+        let magnitude = abs(seconds)
+        return (seconds < 0 ? "-" : "+") + String(format: "%02d:%02d", magnitude / 3600, magnitude % 3600 / 60)
+    }
+}
