@@ -14,8 +14,9 @@ enum UserStateStore {
     static let schema = "userstate"
     /// The version `setUp` brings the store to (`PRAGMA userstate.user_version`).
     /// 2 added `imported_favorites`; 3 the user's own `rating` and `keywords` (a JSON
-    /// array of keyword paths) beside `title` and `caption`.
-    static let version = 3
+    /// array of keyword paths) beside `title` and `caption`; 4 a `latitude` and
+    /// `longitude` that resolving duplicates copies onto the keeper.
+    static let version = 4
 
     /// A write that changes nothing: the first statement of every user-state transaction,
     /// so the write lock of user-state.sqlite is taken (waiting up to the busy timeout)
@@ -90,10 +91,10 @@ enum UserStateStore {
         }
     }
 
-    /// Adds version 3's columns to a store made before them.
+    /// Adds version 3's and 4's columns to a store made before them.
     private static func addDescriptionColumns(_ db: DatabaseConnection) throws {
         let existing = Set(try db.rows("SELECT name FROM \(schema).pragma_table_info('asset_user_state')").compactMap { $0.string("name") })
-        for (column, type) in [("rating", "INTEGER"), ("keywords", "TEXT")] where !existing.contains(column) {
+        for (column, type) in [("rating", "INTEGER"), ("keywords", "TEXT"), ("latitude", "REAL"), ("longitude", "REAL")] where !existing.contains(column) {
             try db.execute("ALTER TABLE \(schema).asset_user_state ADD COLUMN \(column) \(type)")
         }
     }
