@@ -117,6 +117,36 @@ struct DuplicateLibraryTests {
         #expect(try library.blocking.duplicateGroups(kind: .duplicate).map(\.id) == [group.id])
     }
 
+    @Test("resolve unions keywords and copies a GPS position onto a keeper without one, in user state; the files stay as they were")
+    func resolveMergesKeywordsAndGPS() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.add(cameraJPEG, as: "camera/original.jpg")
+        try scratch.add(cameraJPEG, as: "shared/tagged.jpg")
+        // The copy a messenger made: no camera (so not the keeper), with keywords and a position.
+        let tagged = scratch.root + "/shared/tagged.jpg"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-q", "-q", "-overwrite_original", "-Make=", "-Model=", "-Keywords=Beach", "-Keywords=Holiday",
+                             "-GPSLatitude=48.85", "-GPSLatitudeRef=N", "-GPSLongitude=2.35", "-GPSLongitudeRef=E", tagged]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: tagged))
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let original = try Self.id(library, "camera/original.jpg", root: scratch.root)
+        let group = try #require(try library.blocking.duplicateGroups(kind: .duplicate).first)
+        #expect(group.keeper == original)
+        try library.blocking.setUserDescription(UserDescriptionEdit(keywords: .set(["Family"])), for: [original])
+
+        let resolution = try library.blocking.resolveDuplicateGroup(group.id)
+        #expect(resolution.merged == ["keywords", "gps"])
+        #expect(try library.blocking.userDescription(of: original).keywords == ["Beach", "Family", "Holiday"])
+        let location = try #require(try library.blocking.asset(id: original)?.location)
+        #expect(abs(location.latitude - 48.85) < 1e-6 && abs(location.longitude - 2.35) < 1e-6)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: tagged)) == before)
+    }
+
     @Test("the duplicates and similar filters and the Duplicates album read the memberships")
     func filtersAndAlbums() throws {
         let scratch = try Self.scratch()
@@ -131,6 +161,10 @@ struct DuplicateLibraryTests {
         let albums = try library.blocking.fetchAlbums()
         #expect(albums.first { $0.title == "Duplicates" }?.count == 4)
         #expect(!albums.contains { $0.title == "Similar" })
+        // And in search: is:duplicate (or is:duplicates) and is:similar.
+        #expect(try library.search("is:duplicate").count == 4)
+        #expect(try library.search("is:duplicates -is:duplicate").count == 0)
+        #expect(try library.search("is:similar").count == 0)
     }
 
     @Test("a duplicate group that does not exist is refused with its identifier")

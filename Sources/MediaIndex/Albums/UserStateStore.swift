@@ -17,7 +17,8 @@ enum UserStateStore {
     static let migrator = DatabaseMigrator(migrations: EmbeddedMigrations.userState, schema: schema)
     /// The version `attachAndSetUp` brings the store to. It is also written to
     /// `PRAGMA userstate.user_version`, which MediaIndex read before the version table
-    /// (1: favorites, hidden and albums; 2 `imported_favorites`; 3 `rating` and `keywords`),
+    /// (1: favorites, hidden and albums; 2 `imported_favorites`; 3 `rating` and `keywords`;
+    /// 4 the `latitude` and `longitude` that resolving duplicates copies onto the keeper),
     /// so an older build still refuses a newer store.
     static var version: Int { migrator.latestVersion }
 

@@ -4,52 +4,29 @@ import Foundation
 /// (Norouzi, Punjani and Fleet): the hashes are split into four 16-bit chunks and
 /// bucketed on each. If two hashes differ in at most `r` bits, then for any per-chunk
 /// allowances `t₀…t₃` with `Σ (tᵢ + 1) > r` some chunk differs in at most its `tᵢ`
-/// bits (pigeonhole), so probing each chunk's buckets within its allowance finds every
-/// pair: exact, not approximate, and far below n² comparisons. The allowances are
-/// spread as evenly as that sum allows (radius 7: one bit each; 8: 2, 1, 1, 1).
+/// bits (pigeonhole), so comparing the buckets of each chunk whose values differ within
+/// its allowance finds every pair: exact, not approximate, and far below n²
+/// comparisons. The allowances are spread as evenly as that sum allows (radius 7: one
+/// bit each; 8: 2, 1, 1, 1).
 ///
-/// Each bucket table is a counting sort of the hashes by chunk value, holding the
-/// hashes themselves beside their row numbers so a probe reads one run of memory
-/// (4 × n × 12 bytes plus 4 × 256 KB of offsets: about 50 MB for a million).
+/// The work is a join of bucket tables rather than a probe per hash: per chunk, the
+/// hashes are counting-sorted by chunk value into one flat array (hashes beside their
+/// row numbers), and for each difference `mask` within the allowance every non-empty
+/// bucket `v` is compared with bucket `v ^ mask`. For a fixed mask both walks go up
+/// through memory, so a million hashes are compared from the cache, not by a miss per
+/// probe. A pair close in several chunks is reported by the first chunk within its
+/// allowance only; one chunk's tables are built at a time (12 bytes a hash).
 public struct HammingIndex: Sendable {
     /// The hashes, as given.
     public let hashes: [UInt64]
-    /// Per chunk: `offsets[v]..<offsets[v + 1]` are the rows (in `rows`, with their
-    /// hashes in `sortedHashes`) whose chunk is `v`.
-    private let offsets: [[UInt32]]
-    private let rows: [[UInt32]]
-    private let sortedHashes: [[UInt64]]
 
     static let chunkCount = 4
     static let chunkBits = 16
 
-    /// Buckets `hashes` (at most 2³² − 1 of them).
+    /// Indexes `hashes` (at most 2³² − 1 of them).
     public init(_ hashes: [UInt64]) {
         precondition(hashes.count < Int(UInt32.max), "a Hamming index holds fewer than 2^32 hashes")
         self.hashes = hashes
-        var offsets: [[UInt32]] = []
-        var rows: [[UInt32]] = []
-        var sortedHashes: [[UInt64]] = []
-        for chunk in 0..<Self.chunkCount {
-            var counts = [UInt32](repeating: 0, count: (1 << Self.chunkBits) + 1)
-            for hash in hashes { counts[Int(Self.chunk(hash, chunk)) + 1] += 1 }
-            for v in 0..<(1 << Self.chunkBits) { counts[v + 1] += counts[v] }
-            var next = counts
-            var sorted = [UInt32](repeating: 0, count: hashes.count)
-            var values = [UInt64](repeating: 0, count: hashes.count)
-            for (row, hash) in hashes.enumerated() {
-                let v = Int(Self.chunk(hash, chunk))
-                sorted[Int(next[v])] = UInt32(row)
-                values[Int(next[v])] = hash
-                next[v] += 1
-            }
-            offsets.append(counts)
-            rows.append(sorted)
-            sortedHashes.append(values)
-        }
-        self.offsets = offsets
-        self.rows = rows
-        self.sortedHashes = sortedHashes
     }
 
     static func chunk(_ hash: UInt64, _ index: Int) -> UInt16 {
@@ -61,37 +38,14 @@ public struct HammingIndex: Sendable {
     /// on `threads` threads.
     public func pairs(within radius: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount)
         -> [(first: Int, second: Int, distance: Int)] {
-        inParallel(count: hashes.count, threads: threads) { i, found in
-            scan(hashes[i], radius: radius) { j, distance in
-                if j > i { found.append((i, j, distance)) }
-            }
-        }
+        join(queries: nil, radius: radius, threads: threads).map { ($0.0, $0.1, $0.2) }
     }
 
     /// For each of `queries`, every indexed hash within `radius` bits of it, once:
     /// `(query, row, distance)`, in no particular order. Runs on `threads` threads.
     public func matches(of queries: [UInt64], within radius: Int,
                         threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [(query: Int, row: Int, distance: Int)] {
-        inParallel(count: queries.count, threads: threads) { q, found in
-            scan(queries[q], radius: radius) { row, distance in found.append((q, row, distance)) }
-        }
-    }
-
-    /// Runs `body` for `0..<count` striped over `threads` threads, concatenating what each found.
-    private func inParallel<Found>(count: Int, threads: Int, _ body: @escaping @Sendable (Int, inout [Found]) -> Void) -> [Found] {
-        guard count > 0, hashes.count > 0 else { return [] }
-        let workers = max(1, min(threads, count / 1024 + 1))
-        let results = ConcurrentSlots<[Found]>(count: workers, initial: [])
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var found: [Found] = []
-            var i = worker
-            while i < count {
-                body(i, &found)
-                i += workers
-            }
-            results.set(worker, found)
-        }
-        return results.values.flatMap { $0 }
+        join(queries: queries, radius: radius, threads: threads).map { ($0.0, $0.1, $0.2) }
     }
 
     /// Per-chunk allowances for `radius`: Σ (tᵢ + 1) = radius + 1, the larger ones first.
@@ -100,28 +54,46 @@ public struct HammingIndex: Sendable {
         return (0..<chunkCount).map { chunk in max(0, total / chunkCount + (chunk < total % chunkCount ? 1 : 0)) }
     }
 
-    /// Calls `body` with every indexed row within `radius` bits of `hash`, once: a row
-    /// close in several chunks is reported by the first chunk within its allowance.
-    private func scan(_ hash: UInt64, radius: Int, _ body: (Int, Int) -> Void) {
+    /// The pairs of `queries` (or, when nil, of the hashes among themselves, left < right)
+    /// with the hashes, chunk by chunk, the masks of a chunk striped over the threads.
+    private func join(queries: [UInt64]?, radius: Int, threads: Int) -> [(Int, Int, Int)] {
         precondition((0...Self.maximumRadius).contains(radius), "a Hamming index searches radii 0…\(Self.maximumRadius)")
+        guard !hashes.isEmpty, queries?.isEmpty != true else { return [] }
         let allowed = Self.allowances(for: radius)
+        var found: [(Int, Int, Int)] = []
         for chunk in 0..<Self.chunkCount {
-            let value = Self.chunk(hash, chunk)
-            offsets[chunk].withUnsafeBufferPointer { offsets in
-                rows[chunk].withUnsafeBufferPointer { bucket in
-                    sortedHashes[chunk].withUnsafeBufferPointer { values in
-                        Self.forEachValue(near: value, within: allowed[chunk]) { probe in
-                            for k in Int(offsets[Int(probe)])..<Int(offsets[Int(probe) + 1]) {
-                                let difference = hash ^ values[k]
-                                let distance = difference.nonzeroBitCount
-                                guard distance <= radius, Self.firstCloseChunk(difference, allowed) == chunk else { continue }
-                                body(Int(bucket[k]), distance)
-                            }
-                        }
-                    }
+            let right = BucketTable(hashes, chunk: chunk)
+            let left = queries.map { BucketTable($0, chunk: chunk) } ?? right
+            let masks = Self.masks(within: allowed[chunk])
+            let workers = max(1, min(threads, masks.count, (hashes.count + (queries?.count ?? 0)) / 4096 + 1))
+            let results = ConcurrentSlots<[(Int, Int, Int)]>(count: workers, initial: [])
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var mine: [(Int, Int, Int)] = []
+                for m in stride(from: worker, to: masks.count, by: workers) {
+                    left.compare(with: right, mask: masks[m], selfJoin: queries == nil, chunk: chunk,
+                                 radius: radius, allowed: allowed, into: &mine)
                 }
+                results.set(worker, mine)
+            }
+            for list in results.values { found += list }
+        }
+        return found
+    }
+
+    /// The 16-bit values with at most `bits` (0…3) bits set, 0 first.
+    static func masks(within bits: Int) -> [UInt16] {
+        var masks: [UInt16] = [0]
+        guard bits >= 1 else { return masks }
+        for a in 0..<chunkBits {
+            masks.append(1 << UInt16(a))
+            guard bits >= 2 else { continue }
+            for b in (a + 1)..<chunkBits {
+                masks.append(1 << UInt16(a) | 1 << UInt16(b))
+                guard bits >= 3 else { continue }
+                for c in (b + 1)..<chunkBits { masks.append(1 << UInt16(a) | 1 << UInt16(b) | 1 << UInt16(c)) }
             }
         }
+        return masks
     }
 
     /// The first chunk of `difference` within its allowance.
@@ -130,23 +102,73 @@ public struct HammingIndex: Sendable {
         return chunkCount
     }
 
-    /// Calls `body` with every 16-bit value within `bits` (0…3) bits of `value`.
-    static func forEachValue(near value: UInt16, within bits: Int, _ body: (UInt16) -> Void) {
-        body(value)
-        guard bits >= 1 else { return }
-        for a in 0..<chunkBits {
-            let one = value ^ (1 << UInt16(a))
-            body(one)
-            guard bits >= 2 else { continue }
-            for b in (a + 1)..<chunkBits {
-                let two = one ^ (1 << UInt16(b))
-                body(two)
-                guard bits >= 3 else { continue }
-                for c in (b + 1)..<chunkBits { body(two ^ (1 << UInt16(c))) }
-            }
-        }
-    }
-
     /// The largest radius `pairs(within:)` takes: 15 (three bits per chunk).
     public static let maximumRadius = 15
+}
+
+/// Hashes counting-sorted by one 16-bit chunk: `offsets[v]..<offsets[v + 1]` are the
+/// positions of the hashes whose chunk is `v`, in `values` beside their `rows`;
+/// `occupied` lists the non-empty `v` in ascending order.
+private struct BucketTable: Sendable {
+    let offsets: [UInt32]
+    let values: [UInt64]
+    let rows: [UInt32]
+    let occupied: [UInt16]
+
+    init(_ hashes: [UInt64], chunk: Int) {
+        let size = 1 << HammingIndex.chunkBits
+        var counts = [UInt32](repeating: 0, count: size + 1)
+        for hash in hashes { counts[Int(HammingIndex.chunk(hash, chunk)) + 1] += 1 }
+        var occupied: [UInt16] = []
+        for v in 0..<size {
+            if counts[v + 1] > 0 { occupied.append(UInt16(v)) }
+            counts[v + 1] += counts[v]
+        }
+        var next = counts
+        var values = [UInt64](repeating: 0, count: hashes.count)
+        var rows = [UInt32](repeating: 0, count: hashes.count)
+        for (row, hash) in hashes.enumerated() {
+            let v = Int(HammingIndex.chunk(hash, chunk))
+            values[Int(next[v])] = hash
+            rows[Int(next[v])] = UInt32(row)
+            next[v] += 1
+        }
+        self.offsets = counts
+        self.values = values
+        self.rows = rows
+        self.occupied = occupied
+    }
+
+    /// Compares every bucket `v` of this table with bucket `v ^ mask` of `other`,
+    /// appending `(row here, row there, distance)` for hashes within `radius` whose first
+    /// chunk within its allowance is `chunk`. In a self-join a bucket pair is visited once
+    /// (`v < v ^ mask`, or `i < j` inside one bucket) and pairs come out as (smaller, larger).
+    func compare(with other: BucketTable, mask: UInt16, selfJoin: Bool, chunk: Int, radius: Int,
+                 allowed: [Int], into found: inout [(Int, Int, Int)]) {
+        offsets.withUnsafeBufferPointer { leftOffsets in
+        values.withUnsafeBufferPointer { leftValues in
+        other.offsets.withUnsafeBufferPointer { rightOffsets in
+        other.values.withUnsafeBufferPointer { rightValues in
+            for v in occupied {
+                let u = v ^ mask
+                if selfJoin && mask != 0 && u < v { continue }
+                let rightStart = Int(rightOffsets[Int(u)]), rightEnd = Int(rightOffsets[Int(u) + 1])
+                guard rightStart < rightEnd else { continue }
+                for i in Int(leftOffsets[Int(v)])..<Int(leftOffsets[Int(v) + 1]) {
+                    let hash = leftValues[i]
+                    let from = selfJoin && mask == 0 ? i + 1 : rightStart
+                    for j in from..<max(from, rightEnd) {
+                        let difference = hash ^ rightValues[j]
+                        let distance = difference.nonzeroBitCount
+                        guard distance <= radius, HammingIndex.firstCloseChunk(difference, allowed) == chunk else { continue }
+                        let a = Int(rows[i]), b = Int(other.rows[j])
+                        found.append(selfJoin ? (min(a, b), max(a, b), distance) : (a, b, distance))
+                    }
+                }
+            }
+        }
+        }
+        }
+        }
+    }
 }

@@ -28,7 +28,7 @@ public struct DuplicateResolution: Sendable, Hashable {
     /// The members hidden, with their files' paths (for `--print0`).
     public var hidden: [Asset.ID]
     public var hiddenPaths: [PathBytes]
-    /// What was copied onto the keeper in user state (`favorite`, `album`).
+    /// What was copied onto the keeper in user state (`favorite`, `album`, `keywords`, `gps`).
     public var merged: [String]
 }
 
@@ -71,8 +71,10 @@ extension MediaLibrary.Blocking {
     }
 
     /// Hides the members of `group` other than the keeper (`keep`, else the group's) in
-    /// user state, and copies their favourite mark and user-album memberships onto the
-    /// keeper. Never deletes, moves or writes a file; `unhide` undoes the hiding.
+    /// user state, and copies onto the keeper, in user state: their favourite mark,
+    /// user-album memberships, keywords (the union of every member's, read from the files
+    /// and the user's own) and, when the keeper has none, a GPS position. Never deletes,
+    /// moves or writes a file; `unhide` undoes the hiding.
     ///
     /// - Throws: `LibraryError.duplicateGroupNotFound`, `.assetNotFound` when `keep` is
     ///   not a member, `.readOnly`, `.database`.
@@ -84,30 +86,83 @@ extension MediaLibrary.Blocking {
             throw LibraryError.assetNotFound(keep?.rawValue ?? groupID)
         }
         let others = group.assets.filter { $0 != keeper }
+        let keywords = try mergedKeywords(keeper: keeper, others: others)
+        let location = try library.read { db in try MediaLibrary.locations(of: [keeper] + others, db: db) }
         var merged: [String] = []
         try library.writeUserState { db in
-            let list = "[" + others.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
-            if try db.scalarInt("""
-                SELECT 1 FROM userstate.asset_user_state WHERE favorite = 1 AND identifier IN (SELECT value FROM json_each(?))
-                """, [list]) != nil {
-                try setUserFlag(db, "favorite", for: keeper)
-                merged.append("favorite")
+            merged = try mergeFavoriteAndAlbums(db, keeper: keeper, others: others)
+            if let keywords {
+                try db.execute("INSERT INTO userstate.asset_user_state (identifier, modified_at) VALUES (?, ?) ON CONFLICT (identifier) DO NOTHING",
+                               [keeper.rawValue, Date().timeIntervalSince1970])
+                try db.execute("UPDATE userstate.asset_user_state SET keywords = ?, modified_at = ? WHERE identifier = ?",
+                               [keywords, Date().timeIntervalSince1970, keeper.rawValue])
+                merged.append("keywords")
             }
-            let albums = try db.rows("""
-                SELECT DISTINCT album_id FROM userstate.album_assets WHERE asset_identifier IN (SELECT value FROM json_each(?))
-                """, [list]).compactMap { $0.int64("album_id") }
-            for album in albums {
-                let next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [album]) ?? -1) + 1
+            if location[keeper] == nil, let found = others.lazy.compactMap({ location[$0] }).first {
                 try db.execute("""
-                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
-                    VALUES (?, ?, ?, ?)
-                    """, [album, keeper.rawValue, next, Date().timeIntervalSince1970])
-                if db.changes > 0 && !merged.contains("album") { merged.append("album") }
+                    INSERT INTO userstate.asset_user_state (identifier, latitude, longitude, modified_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (identifier) DO UPDATE SET latitude = excluded.latitude, longitude = excluded.longitude,
+                        modified_at = excluded.modified_at
+                    """, [keeper.rawValue, found.latitude, found.longitude, Date().timeIntervalSince1970])
+                merged.append("gps")
             }
             for other in others { try setUserFlag(db, "hidden", for: other) }
         }
         let paths = try library.read { db in try others.flatMap { try MediaLibrary.primaryPaths(of: $0, db: db) } }
         return DuplicateResolution(group: group, keeper: keeper, hidden: others, hiddenPaths: paths, merged: merged)
+    }
+
+    /// Copies the others' favourite mark and user-album memberships onto the keeper;
+    /// returns what it copied (`favorite`, `album`).
+    private func mergeFavoriteAndAlbums(_ db: DatabaseConnection, keeper: Asset.ID, others: [Asset.ID]) throws -> [String] {
+        var merged: [String] = []
+        let list = "[" + others.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]"
+        if try db.scalarInt("""
+            SELECT 1 FROM userstate.asset_user_state WHERE favorite = 1 AND identifier IN (SELECT value FROM json_each(?))
+            """, [list]) != nil {
+            try setUserFlag(db, "favorite", for: keeper)
+            merged.append("favorite")
+        }
+        let albums = try db.rows("""
+            SELECT DISTINCT album_id FROM userstate.album_assets WHERE asset_identifier IN (SELECT value FROM json_each(?))
+            """, [list]).compactMap { $0.int64("album_id") }
+        for album in albums {
+            let next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [album]) ?? -1) + 1
+            try db.execute("""
+                INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
+                VALUES (?, ?, ?, ?)
+                """, [album, keeper.rawValue, next, Date().timeIntervalSince1970])
+            if db.changes > 0 && !merged.contains("album") { merged.append("album") }
+        }
+        return merged
+    }
+
+    /// The keeper's new keywords (a JSON array) when the others hold keywords it lacks:
+    /// the union of every member's, each member's being its own (set through MediaIndex)
+    /// or else its file's. nil when nothing is to add.
+    private func mergedKeywords(keeper: Asset.ID, others: [Asset.ID]) throws -> String? {
+        func keywords(of asset: Asset.ID) throws -> Set<String> {
+            let own = try userDescription(of: asset).keywords
+            return Set(own.isEmpty ? try fileKeywords(of: asset) : own)
+        }
+        let kept = try keywords(of: keeper)
+        var union = kept
+        for other in others { union.formUnion(try keywords(of: other)) }
+        guard union != kept else { return nil }
+        let set = DescriptiveMetadata.keywordSet(union.sorted())
+        return (try? JSONEncoder().encode(set)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The keywords an asset's primary file records (read again: file keywords are not
+    /// stored in the index), opened beneath its root; none when it cannot be read.
+    private func fileKeywords(of asset: Asset.ID) throws -> [String] {
+        let paths = try library.read { db in try MediaLibrary.primaryPaths(of: asset, db: db) }
+        return paths.flatMap { path -> [String] in
+            guard let root = try? root(ofIndexedFile: path),
+                  let source = try? FileByteSource(pathBytes: path.bytes, beneath: root.bytes),
+                  let metadata = try? MetadataReader.read(source) else { return [] }
+            return metadata.descriptive?.keywords ?? []
+        }
     }
 
     private func setUserFlag(_ db: DatabaseConnection, _ column: String, for asset: Asset.ID) throws {
@@ -119,6 +174,21 @@ extension MediaLibrary.Blocking {
 }
 
 extension MediaLibrary {
+    /// The GPS position of each asset that has one: the file's, else one a resolve
+    /// copied onto it in user state.
+    static func locations(of assets: [Asset.ID], db: DatabaseConnection) throws -> [Asset.ID: GeoLocation] {
+        var found: [Asset.ID: GeoLocation] = [:]
+        for asset in assets {
+            guard let row = try db.rows("""
+                SELECT coalesce(a.latitude, s.latitude) AS latitude, coalesce(a.longitude, s.longitude) AS longitude
+                FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier WHERE a.identifier = ?
+                """, [asset.rawValue]).first,
+                  let latitude = row.double("latitude"), let longitude = row.double("longitude") else { continue }
+            found[asset] = GeoLocation(latitude: latitude, longitude: longitude)
+        }
+        return found
+    }
+
     /// The paths of an asset's primary files.
     static func primaryPaths(of asset: Asset.ID, db: DatabaseConnection) throws -> [PathBytes] {
         try db.rows("""

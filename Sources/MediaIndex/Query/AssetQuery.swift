@@ -305,7 +305,8 @@ struct AssetQuery {
         let (whereSQL, whereValues) = whereClause(includingCursor: true)
         var sql = """
             SELECT \(AssetQueries.assetColumns), \(column) AS sort_key,
-                coalesce(s.favorite, 0) AS user_favorite, coalesce(s.hidden, 0) AS user_hidden
+                coalesce(s.favorite, 0) AS user_favorite, coalesce(s.hidden, 0) AS user_hidden,
+                s.latitude AS user_latitude, s.longitude AS user_longitude
             FROM \(from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
             ORDER BY \(column) \(direction), a.id \(direction)
             """

@@ -88,7 +88,7 @@ extension MediaLibrary.Blocking {
         try library.read { db in
             let rows = try db.rows("""
                 SELECT \(AssetQueries.assetColumns), coalesce(s.favorite, 0) AS user_favorite,
-                    coalesce(s.hidden, 0) AS user_hidden
+                    coalesce(s.hidden, 0) AS user_hidden, s.latitude AS user_latitude, s.longitude AS user_longitude
                 FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
                 WHERE a.identifier = ?
                 """, [id.rawValue])
@@ -182,6 +182,11 @@ extension MediaLibrary {
             }
             assets[index].favorite = rows[index].bool("user_favorite") ?? false
             assets[index].hidden = rows[index].bool("user_hidden") ?? false
+            // A position a duplicate resolve copied onto an asset without one.
+            if assets[index].location == nil, let latitude = rows[index].double("user_latitude"),
+               let longitude = rows[index].double("user_longitude") {
+                assets[index].location = GeoLocation(latitude: latitude, longitude: longitude)
+            }
             assets[index].albums = albums[assets[index].id.rawValue] ?? []
         }
         return assets

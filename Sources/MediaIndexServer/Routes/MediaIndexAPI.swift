@@ -126,11 +126,12 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case description
         case albums, albumAssets(String)
         case changes, events, status
+        case duplicates, resolveDuplicates(String)
 
         var methods: [String] {
             switch self {
             case .favorite, .hidden: return ["PUT", "DELETE"]
-            case .description: return ["POST"]
+            case .description, .resolveDuplicates: return ["POST"]
             case .albumAssets: return ["POST", "DELETE"]
             case .albums: return ["GET", "HEAD", "POST"]
             default: return ["GET", "HEAD"]
@@ -150,6 +151,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 case "changes": self = .changes
                 case "events": self = .events
                 case "status": self = .status
+                case "duplicates": self = .duplicates
                 default: return nil
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
@@ -162,6 +164,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 case "hidden": self = .hidden(parts[2])
                 default: return nil
                 }
+            case 4 where parts[0] == "v1" && parts[1] == "duplicates" && !parts[2].isEmpty && parts[3] == "resolve":
+                self = .resolveDuplicates(parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "albums" && !parts[2].isEmpty && parts[3] == "assets":
                 self = .albumAssets(parts[2])
             case 5 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty && parts[3] == "resources"
@@ -235,6 +239,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .changes: return try changes(request)
         case .events: return try events(request)
         case .status: return try status(request)
+        case .duplicates: return try duplicates(request)
+        case .resolveDuplicates(let group): return try resolveDuplicates(group, request)
         }
     }
 

@@ -206,12 +206,19 @@ struct GreyPicture {
         let w = max(1, right - left), h = max(1, bottom - top)
         var sums = [Float](repeating: 0, count: outWidth * outHeight)
         var counts = [Float](repeating: 0, count: outWidth * outHeight)
-        for y in 0..<h {
-            let cy = min(outHeight - 1, y * outHeight / h)
-            for x in 0..<w {
-                let cx = min(outWidth - 1, x * outWidth / w)
-                sums[cy * outWidth + cx] += values[(top + y) * width + left + x]
-                counts[cy * outWidth + cx] += 1
+        // Each column's cell, once per column rather than a division per pixel.
+        let cells = (0..<w).map { min(outWidth - 1, $0 * outWidth / w) }
+        values.withUnsafeBufferPointer { values in
+            sums.withUnsafeMutableBufferPointer { sums in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    for y in 0..<h {
+                        let row = min(outHeight - 1, y * outHeight / h) * outWidth, start = (top + y) * width + left
+                        for x in 0..<w {
+                            sums[row + cells[x]] += values[start + x]
+                            counts[row + cells[x]] += 1
+                        }
+                    }
+                }
             }
         }
         for i in sums.indices where counts[i] == 0 {
