@@ -152,13 +152,13 @@ struct VideoRenditionRouteTests {
     static func makeClips(in folder: String) throws {
         let source = ["-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:d=1:r=10", "-f", "lavfi", "-i", "sine=d=1"]
         try runTool("ffmpeg", source + ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error",
-                                        "-tag:v", "hvc1", "-c:a", "aac", folder + "/hevc.mp4"])
+                                        "-tag:v", "hvc1", "-c:a", "aac", "-movflags", "+faststart", folder + "/hevc.mp4"])
         try runTool("ffmpeg", source + ["-c:v", "mpeg4", "-c:a", "libmp3lame", folder + "/mpeg4.avi"])
         try runTool("ffmpeg", source + ["-c:v", "mjpeg", "-c:a", "pcm_s16le", folder + "/mjpeg.avi"])
         try runTool("ffmpeg", source + ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
                                         "-movflags", "+faststart", folder + "/h264.mp4"])
         // The header whole, the media data cut off: it indexes as a video, nothing decodes.
-        let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/h264.mp4"))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: folder + "/hevc.mp4"))
         let mdat = try require(whole.range(of: Data("mdat".utf8))).lowerBound
         try whole.prefix(mdat + 64).write(to: URL(fileURLWithPath: folder + "/broken.mp4"))
     }
