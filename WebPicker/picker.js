@@ -65,7 +65,7 @@ function resourceURL(asset, role) {
 }
 
 function movieURL(asset) {
-  if (asset.resources.some(r => r.role === "pairedVideo")) return resourceURL(asset, "pairedVideo");
+  if (asset.resources.some(r => r.role === "pairedVideo")) return resourceURL(asset, "pairedVideo") + "?representation=compatible";
   if (asset.embeddedVideo) return resourceURL(asset, "embeddedVideo");
   return null;
 }
@@ -570,8 +570,8 @@ function showViewerAsset() {
     const video = document.createElement("video");
     video.controls = true; video.playsInline = true; video.preload = "metadata";
     video.poster = thumbnailURL(asset, 1024, "fit");
-    video.src = resourceURL(asset, "primary");
     stage.appendChild(video);
+    playCompatible(video, resourceURL(asset, "primary") + "?representation=compatible", stage, true);
   } else {
     const img = document.createElement("img");
     img.alt = asset.resources.length ? asset.resources[0].path.split("/").pop() : asset.id;
@@ -580,8 +580,9 @@ function showViewerAsset() {
     const movie = isLive(asset) ? movieURL(asset) : null;
     if (movie) {
       const video = document.createElement("video");
-      video.muted = true; video.playsInline = true; video.hidden = true; video.src = movie;
+      video.muted = true; video.playsInline = true; video.hidden = true;
       stage.appendChild(video);
+      playCompatible(video, movie, stage, false);
       const play = () => { img.hidden = true; video.hidden = false; video.currentTime = 0; video.play().catch(() => {}); };
       const stop = () => { video.pause(); video.hidden = true; img.hidden = false; };
       stage.onpointerdown = play; stage.onpointerup = stop; stage.onpointercancel = stop;
@@ -595,6 +596,41 @@ function showViewerAsset() {
   $("viewer-prev").disabled = state.viewerIndex === 0;
   $("viewer-next").disabled = state.viewerIndex >= state.assets.length - 1;
   updateViewerButton();
+}
+
+// A movie plays through its compatible rendition (docs/renditions.md): a 206 to a
+// one-byte probe means it is ready (as it is, or as H.264); 202 means ffmpeg is making it,
+// shown as a notice with the progress and asked again after Retry-After; 415 (no ffmpeg)
+// or 422 (a file that cannot be converted) keeps the poster with a notice saying so.
+// `announce` false (a live photo's movie) waits silently.
+async function playCompatible(video, url, stage, announce) {
+  const notice = document.createElement("p");
+  notice.className = "viewer-notice"; notice.setAttribute("role", "status");
+  const say = text => { if (!announce) return; notice.textContent = text; if (!notice.isConnected) stage.appendChild(notice); };
+  while (stage.contains(video)) {
+    let response;
+    try { response = await fetch(url, { headers: { Range: "bytes=0-0" } }); } catch { say("The video could not be loaded."); return; }
+    if (!stage.contains(video)) return;  // the viewer moved on
+    if (response.status === 200 || response.status === 206) {
+      notice.remove();
+      video.dataset.rendition = "ready";
+      video.src = url;
+      return;
+    }
+    const body = await response.json().catch(() => ({}));
+    if (response.status === 202) {
+      const percent = body.progress != null ? ` (${Math.round(body.progress * 100)} %)` : "";
+      say(`Preparing this video for the browser${percent}…`);
+      const wait = Math.min(5, Math.max(0.5, Number(response.headers.get("Retry-After")) || 1));
+      await new Promise(resolve => setTimeout(resolve, wait * 1000));
+      continue;
+    }
+    video.dataset.rendition = "unavailable";
+    const message = body.error && body.error.message;
+    say(response.status === 415 ? "This video needs ffmpeg to play in the browser; it is not installed. The poster frame is shown."
+      : message ? `This video cannot be played: ${message}` : "This video cannot be played.");
+    return;
+  }
 }
 
 function updateViewerButton() {

@@ -401,16 +401,24 @@ public enum ThumbnailGenerator {
         target = (min(target.width, image.width), min(target.height, image.height))
         image = AreaResampler.resize(image, width: target.width, height: target.height)
         if premultiplied { image.unpremultiplyAlpha() }
-        let converted = ColourConverter.toSRGB(image, from: colour)
-        image = converted.image
-        if let warning = converted.warning { warnings.append(warning) }
+        var keptProfile: [UInt8]?
+        if request.isRendition, !request.convertsToSRGB, case .icc(let profile) = colour,
+           !ColourConverter.isCMYKProfile(profile), image.channels >= 3 {
+            keptProfile = profile  // the values stay in the file's own space, its profile beside them
+        } else {
+            let converted = ColourConverter.toSRGB(image, from: colour)
+            image = converted.image
+            if let warning = converted.warning { warnings.append(warning) }
+        }
         if flattenInSRGB { image = image.flattenedOnWhite() }
         image = image.oriented(orientation)
         let data = try ThumbnailEncoder.encode(image, as: request.format)
         // A fill thumbnail is a crop: only the whole picture is hashed.
-        let hashes = request.mode == .fit ? PerceptualHashes.of(image) : nil
-        return EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings,
-                                hashes: hashes)
+        let hashes = request.mode == .fit && !request.isRendition ? PerceptualHashes.of(image) : nil
+        var encoded = EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings,
+                                       hashes: hashes)
+        encoded.iccProfile = keptProfile
+        return encoded
     }
 }
 

@@ -8,6 +8,11 @@ public struct ThumbnailRequest: Hashable, Sendable {
     public var mode: ThumbnailMode
     /// The encoded file format.
     public var format: ThumbnailFormat
+    /// A full-size rendition (`ThumbnailGenerator.compatibleImage`): the picture keeps its
+    /// ICC profile unless `convertsToSRGB`, and no perceptual hashes are made.
+    var isRendition = false
+    /// For a rendition: convert to sRGB even when the picture has its own ICC profile.
+    var convertsToSRGB = true
 
     /// A request; sizes below 1 are raised to 1.
     public init(maxPixelSize: Int = 256, mode: ThumbnailMode = .fit, format: ThumbnailFormat = .jpeg()) {
@@ -85,6 +90,8 @@ public struct EncodedThumbnail: Sendable, Equatable {
     /// Why the picture itself could not be decoded, when the thumbnail was made from a
     /// smaller picture the file holds (a HEIF's thumbnail item or EXIF thumbnail): one sentence.
     public var fallbackReason: String?
+    /// The ICC profile the picture's values are in, for a rendition that kept it (nil: sRGB).
+    public var iccProfile: [UInt8]?
 
     public init(data: [UInt8], width: Int, height: Int, path: ThumbnailPath, warnings: [String] = [],
                 hashes: PerceptualHashes? = nil) {

@@ -4,6 +4,7 @@
 @_exported import enum MediaThumbnails.ThumbnailFormat
 @_exported import struct MediaThumbnails.ThumbnailRequest
 @_exported import enum MediaThumbnails.ThumbnailError
+@_exported import struct MediaThumbnails.CompatibleImageOptions
 
 extension ThumbnailFormat {
     /// JPEG at the default quality (80), written as `format: .jpeg`.

@@ -3,25 +3,28 @@ import MediaIndex
 
 extension MediaIndexAPI {
     /// `GET /v1/assets/{id}/resources/{role}`: the original bytes of one resource, with
-    /// `Range` support; `representation=compatible` gives a HEIC, HEIF or AVIF photo as a
-    /// full-size JPEG. `primary` names the asset's primary resource (its `photo` or `video`);
-    /// `embeddedVideo` is the movie inside a motion photo's file.
+    /// `Range` support; `embeddedVideo` is the movie inside a motion photo's file.
+    /// `representation=compatible` gives a still as a JPEG and a movie as H.264 MP4
+    /// (`RenditionRoute.swift`). `version=current|original` picks the edited rendering or
+    /// the original for the primary's names (`primary`, `photo`/`video`, `fullSizePhoto`/`fullSizeVideo`).
     func resource(_ id: String, role: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let query = try QueryParameters(request.query, known: ["representation"])
+        let query = try QueryParameters(request.query, known: ["representation", "version", "colorspace", "location"])
         let representation = try query.value("representation") ?? "current"
         guard ["current", "compatible"].contains(representation) else {
             throw APIError.badRequest("representation takes current or compatible, not '\(representation)'")
         }
+        let version = try Self.renditionVersion(query)
         let asset = try existingAsset(id)
+        if representation == "compatible", let response = try compatibleRendition(of: asset, role: role, version: version,
+                                                                                   query: query, request) {
+            return response
+        }
         let served: (path: PathBytes, offset: UInt64, length: UInt64?, contentType: String, name: String)
         if role == "embeddedVideo", let video = asset.embeddedVideo, let primary = asset.primaryResource {
             served = (primary.path, UInt64(max(0, video.offset)), UInt64(max(0, video.length)), "video/mp4",
                       Self.fileStem(primary.path) + ".mp4")
-        } else if let resource = role == "primary" ? asset.primaryResource : asset.resources.first(where: { $0.role.rawValue == role }) {
-            if representation == "compatible", resource == asset.primaryResource,
-               ["image/heic", "image/heif", "image/avif"].contains(resource.contentType ?? "") {
-                return try compatibleJPEG(of: asset, resource: resource, request)
-            }
+        } else if let resource = role == "primary" ? asset.resource(for: version ?? .original)
+                    : asset.resources.first(where: { $0.role.rawValue == role }) {
             served = (resource.path, 0, nil, resource.contentType ?? "application/octet-stream",
                       Self.fileName(resource.path))
         } else {
@@ -29,47 +32,32 @@ extension MediaIndexAPI {
             if asset.embeddedVideo != nil { roles.append("embeddedVideo") }
             throw APIError.notFound("asset \(id) has no \(role) resource; it has " + roles.joined(separator: ", "))
         }
-        let etag = "\"\(asset.id)-\(asset.revision)-\(role)\""
+        let etag = "\"\(asset.id)-\(asset.revision)-\(role)\(version.map { "-" + $0.rawValue } ?? "")\""
         if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
         let file = try OpenedFile(indexedPath: served.path, of: library)
         guard served.offset <= file.size else { throw APIError.notFound("the file \(served.path.displayString) has shrunk since it was indexed") }
         let length = min(served.length ?? (file.size - served.offset), file.size - served.offset)
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", served.contentType), ("Content-Disposition", Self.contentDisposition(served.name)),
-            ("Accept-Ranges", "bytes"), ("Cache-Control", "private, no-cache"), ("ETag", etag),
-        ]
-        if let header = request.header("Range"), FilePreconditions.rangeApplies(request, etag: etag),
-           let range = try ByteRange.resolve(header, length: length) {
-            headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"))
-            return HTTPResponse(status: 206, headers: headers,
-                                body: .file(descriptor: file.takeDescriptor(), offset: served.offset + range.lowerBound,
-                                            length: range.upperBound - range.lowerBound + 1))
-        }
-        return HTTPResponse(status: 200, headers: headers,
-                            body: .file(descriptor: file.takeDescriptor(), offset: served.offset, length: length))
+        return try Self.fileResponse(file, offset: served.offset, length: length, contentType: served.contentType,
+                                     name: served.name, etag: etag, request)
     }
 
-    /// The primary photo decoded and re-encoded as a JPEG at full size (PHPicker's
-    /// `.compatible`), kept in the thumbnail cache like any thumbnail.
-    private func compatibleJPEG(of asset: Asset, resource: AssetResource, _ request: HTTPRequest) throws -> HTTPResponse {
-        let side = max(asset.pixelWidth ?? 0, asset.pixelHeight ?? 0)
-        let jpeg = ThumbnailRequest(maxPixelSize: side > 0 ? side : 16_384, mode: .fit, format: .jpeg(quality: 90))
-        let path = try library.blocking.thumbnail(for: asset, size: jpeg.maxPixelSize, mode: jpeg.mode, format: jpeg.format).path
-        let etag = library.thumbnailKey(for: asset, request: jpeg).map { "\"\($0.hash)\"" }
-        if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
-        let file = try OpenedFile(path: path)
+    /// 200 with `length` bytes of `file` from `offset`, or 206 with the range asked for
+    /// (when `If-Range` allows), with the headers every file answer carries.
+    static func fileResponse(_ file: OpenedFile, offset: UInt64 = 0, length: UInt64, contentType: String, name: String,
+                             etag: String?, _ request: HTTPRequest) throws -> HTTPResponse {
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", "image/jpeg"), ("Content-Disposition", Self.contentDisposition(Self.fileStem(resource.path) + ".jpg")),
+            ("Content-Type", contentType), ("Content-Disposition", contentDisposition(name)),
             ("Accept-Ranges", "bytes"), ("Cache-Control", "private, no-cache"),
         ]
         if let etag { headers.append(("ETag", etag)) }
         if let header = request.header("Range"), FilePreconditions.rangeApplies(request, etag: etag),
-           let range = try ByteRange.resolve(header, length: file.size) {
-            headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"))
-            return HTTPResponse(status: 206, headers: headers, body: .file(descriptor: file.takeDescriptor(),
-                                offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+           let range = try ByteRange.resolve(header, length: length) {
+            headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"))
+            return HTTPResponse(status: 206, headers: headers,
+                                body: .file(descriptor: file.takeDescriptor(), offset: offset + range.lowerBound,
+                                            length: range.upperBound - range.lowerBound + 1))
         }
-        return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: file.takeDescriptor(), offset: 0, length: file.size))
+        return HTTPResponse(status: 200, headers: headers, body: .file(descriptor: file.takeDescriptor(), offset: offset, length: length))
     }
 
     /// The last component of a path, as text.
