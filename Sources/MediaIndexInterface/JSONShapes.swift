@@ -8,7 +8,11 @@ public enum JSONShapes {
     /// An asset, as `show --json` prints it: the field table's fields
     /// (`AssetFields.all`), in its order.
     public static func asset(_ a: Asset) -> JSON {
-        .object(AssetFields.all.map { ($0.field.rawValue, JSON($0.value(a))) })
+        .object(AssetFields.all.compactMap { declaration in
+            let value = declaration.value(a)
+            if declaration.omittedWhenEmpty, case .null = value { return nil }
+            return (declaration.field.rawValue, JSON(value))
+        })
     }
 
     /// One resource of an asset: role, path, size, content type.

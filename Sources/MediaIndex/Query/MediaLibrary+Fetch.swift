@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 
 extension MediaLibrary {
     /// One page of assets matching `options`, in its order, with the cursor of the next.
@@ -121,6 +122,7 @@ extension MediaLibrary {
         var assets = try AssetQueries.assets(rows, db: db)
         guard !assets.isEmpty else { return assets }
         var albums: [String: [Album.ID]] = [:]
+        var words: [String: DescriptiveMetadata] = [:]
         var start = 0
         while start < assets.count {
             let chunk = assets[start..<min(start + 500, assets.count)].map(\.id.rawValue)
@@ -135,6 +137,15 @@ extension MediaLibrary {
                     albums[asset, default: []].append(Album.ID(userAlbum: album))
                 }
             }
+            for row in try db.rows("""
+                SELECT identifier, rating, title, caption, keywords FROM userstate.asset_user_state
+                WHERE identifier IN (\(placeholders)) AND coalesce(rating, title, caption, keywords) IS NOT NULL
+                """, chunk) {
+                guard let identifier = row.string("identifier") else { continue }
+                words[identifier] = DescriptiveMetadata(
+                    keywords: DescriptiveColumns.decode([String].self, row.string("keywords")) ?? [],
+                    title: row.string("title"), caption: row.string("caption"), rating: row.int("rating"))
+            }
         }
         let takeout = try db.cachedStatement(
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
@@ -148,6 +159,7 @@ extension MediaLibrary {
             assets[index].favorite = rows[index].bool("user_favorite") ?? false
             assets[index].hidden = rows[index].bool("user_hidden") ?? false
             assets[index].albums = albums[assets[index].id.rawValue] ?? []
+            if let own = words[assets[index].id.rawValue] { assets[index].applyUserDescription(own) }
         }
         return assets
     }

@@ -31,6 +31,11 @@ enum AssetRecord {
         static let addedAt = Column("added_at"), modifiedAt = Column("modified_at")
         static let pairingRule = Column("pairing_rule"), isBurstRepresentative = Column("is_burst_representative")
         static let rating = Column("rating")
+        /// The describing fields (migration 0035); `keyword_key`/`people_key` hold their
+        /// folded forms that filters match (`DescriptiveColumns`).
+        static let keywords = Column("keywords"), keywordKey = Column("keyword_key"), title = Column("title")
+        static let caption = Column("caption"), label = Column("label"), people = Column("people")
+        static let peopleKey = Column("people_key"), creator = Column("creator"), copyright = Column("copyright")
         /// Set by the pairer: an edited rendering or adjustments file is a resource (migration 0014).
         static let hasAdjustments = Column("has_adjustments")
         /// Kept in step with the primary file (migration 0010's triggers; `PrimaryFileColumns` at insert).
@@ -51,9 +56,10 @@ enum AssetRecord {
     static let assetColumns: [Column] = AssetFields.readColumns
 
     /// The columns a sidecar may set (see `SidecarAttacher`): XMP's date, place and
-    /// rating, and a Sony clip XML's camera too.
+    /// describing fields (rating, keywords …), and a Sony clip XML's camera too.
     static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
-                                           .make, .model, .rating]
+                                           .make, .model, .rating, .keywords, .keywordKey, .title, .caption,
+                                           .label, .people, .peopleKey, .creator, .copyright]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values
     /// (the field table's `fill`s, in its order).
