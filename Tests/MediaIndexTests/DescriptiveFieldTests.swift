@@ -104,6 +104,23 @@ struct DescriptiveFieldTests {
         #expect(changes.first?.fields == ["keywords"])
     }
 
+    @Test("in watch, a sidecar written by darktable after indexing updates the asset, and the feed names the fields")
+    func sidecarInWatch() throws {
+        let tree = try WatchedTree(files: [(WatchedTree.canon, "a.jpg")])
+        let before = try #require(tree.asset(tree.first + "/a.jpg"))
+        try tree.start()
+        let token = try tree.library.blocking.currentChangeToken()
+        try Data(describingXMP(hierarchical: ["Trips|Alps"], caption: "Glacier", rating: -1, label: "Green").utf8)
+            .write(to: URL(fileURLWithPath: tree.first + "/a.jpg.xmp"))
+        #expect(eventually { tree.asset(tree.first + "/a.jpg")?.keywords == ["Trips|Alps"] })
+        let after = try #require(tree.asset(tree.first + "/a.jpg"))
+        #expect(after.id == before.id && after.caption == "Glacier" && after.rating == -1 && after.label == "Green")
+        #expect(eventually { !tree.changes(since: token).isEmpty })
+        let changes = tree.changes(since: token)
+        #expect(changes.map(\.kind) == [.updated])
+        #expect(Set(changes.first?.fields ?? []) == ["keywords", "caption", "rating", "label"])
+    }
+
     @Test("the user's own rating, title and keywords stand over the file's, with the source noted, in fetches and filters")
     func userWordsOver() throws {
         let (tree, library) = try Self.library()
