@@ -9,6 +9,20 @@ extension AssetQuery {
     /// The rating an asset shows: the user's over the file's.
     static let ratingExpression = "coalesce(\(userColumn("rating")), a.rating)"
 
+    /// The assets that may have a keyword, found in the text index's `keywords` column (its
+    /// levels as a phrase), plus those with keywords of the user's own (not in the index):
+    /// the exact test then reads only these rows.
+    static func keywordCandidates(_ keyword: String) -> SQLCondition {
+        guard let needle = DescriptiveColumns.keywordNeedle(keyword),
+              needle.contains(where: { $0.isLetter || $0.isNumber }),
+              let match = SearchExpression.words(column: "keywords", text: needle.replacingOccurrences(of: "|", with: " "),
+                                                 prefix: false).ftsQuery else { return .alwaysTrue }
+        return SQLCondition(sql: """
+            (a.id IN (SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?)
+             OR a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE keywords IS NOT NULL))
+            """, values: [match])
+    }
+
     /// The describing filters of `options` (keywords, people, rating, label, caption,
     /// title) as conditions on `assets` aliased `a`; the user's own words (user state)
     /// stand over the file's, as the asset shows them.
@@ -19,6 +33,7 @@ extension AssetQuery {
         let keywordKey = "coalesce(keyword_key(\(userColumn("keywords"))), a.keyword_key)"
         for keyword in options.keywords {
             let (sql, values) = DescriptiveColumns.keywordCondition(keyword, column: keywordKey)
+            conditions.append(keywordCandidates(keyword))
             conditions.append(SQLCondition(sql: sql, values: values))
         }
         for person in options.people {
