@@ -53,6 +53,7 @@ function query() {
   else if (state.chips.size > 1) parts.push(`any(${[...state.chips].join(", ")})`);
   if (parts.length) q.set("filter", parts.join(" & "));
   if (state.album) q.set("album", state.album.id);
+  if (searchBox.query) q.set("q", searchBox.query);
   return q;
 }
 
@@ -813,10 +814,58 @@ function showGridState(text, retry = false) {
   }
 }
 
+// MARK: Search box
+// A search field with suggestions (GET /v1/search/suggestions, debounced). Its query narrows
+// the grid through query() like the chips do; the selection and its limit stay as they are.
+
+const searchBox = { query: "", suggestTimer: null, searchTimer: null, suggestGeneration: 0 };
+
+function buildSearchBox() {
+  const input = $("search"), list = $("search-suggestions");
+  input.addEventListener("input", () => {
+    clearTimeout(searchBox.suggestTimer);
+    clearTimeout(searchBox.searchTimer);
+    searchBox.suggestTimer = setTimeout(() => suggest(input.value, list), 150);
+    searchBox.searchTimer = setTimeout(() => runSearch(input.value), 400);
+  });
+  input.addEventListener("keydown", event => {
+    if (event.key === "Enter") { clearTimeout(searchBox.searchTimer); runSearch(input.value); }
+    else if (event.key === "Escape" && input.value) { input.value = ""; runSearch(""); event.stopPropagation(); }
+  });
+  input.addEventListener("search", () => { clearTimeout(searchBox.searchTimer); runSearch(input.value); });
+}
+
+// The suggestions complete the last word: each option is the query with that word replaced.
+async function suggest(text, list) {
+  const generation = ++searchBox.suggestGeneration;
+  if (!text.trim() || /\s$/.test(text)) { list.replaceChildren(); return; }
+  try {
+    const answer = await api(`/v1/search/suggestions?q=${encodeURIComponent(text)}&limit=8`);
+    if (generation !== searchBox.suggestGeneration) return;
+    const head = text.replace(/\S+$/, "");
+    const negated = /(^|\s)-\S*$/.test(text) ? "-" : "";
+    list.replaceChildren(...answer.suggestions.map(s => {
+      const option = document.createElement("option");
+      option.value = head + negated + s.term + (s.kind === "field" ? "" : " ");
+      option.label = s.count == null ? s.text : `${s.text} (${s.count})`;
+      option.dataset.kind = s.kind;
+      return option;
+    }));
+  } catch (_) { list.replaceChildren(); }
+}
+
+function runSearch(text) {
+  const query = text.trim();
+  if (query === searchBox.query) return;
+  searchBox.query = query;
+  reset();
+}
+
 // MARK: Start
 
 function start() {
   buildChips();
+  buildSearchBox();
   $("tab-photos").addEventListener("click", () => selectTab("photos"));
   $("tab-albums").addEventListener("click", () => selectTab("albums"));
   $("album-back").addEventListener("click", closeAlbum);

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -157,6 +158,28 @@ try:
         wait.until(lambda d: d.find_element(By.ID, "photos").is_displayed() and loaded_thumbnails(d) > 0)
         check("opening an album shows its assets", driver.find_element(By.ID, "album-title").text == title
               and loaded_thumbnails(driver) > 0)
+
+    # The search field: suggestions while typing, results narrow the grid, the selection stays.
+    driver.get(f"http://127.0.0.1:{port}/?limit=2")
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    driver.find_elements(By.CSS_SELECTOR, ".tile")[0].click()
+    count_before = driver.find_element(By.ID, "selection-count").text
+    newest = get_json("/v1/assets?limit=1")["assets"][0]
+    stem = os.path.splitext(os.path.basename(newest["resources"][0]["path"]))[0]
+    box = driver.find_element(By.ID, "search")
+    box.send_keys("cam")
+    wait.until(lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#search-suggestions option')].some(o => o.value === 'camera:')"))
+    check("typing offers suggestions (camera: for 'cam')", True)
+    box.clear()
+    box.send_keys(f'name:"{stem}"')
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f".tile[data-id='{newest['id']}']")
+               and len(d.find_elements(By.CSS_SELECTOR, ".tile")) < total)
+    expected = get_json("/v1/search?" + urllib.parse.urlencode({"q": f'name:"{stem}"', "count": "true"}))
+    shown = len(driver.find_elements(By.CSS_SELECTOR, ".tile"))
+    check("a search narrows the grid to its results", shown == expected["total"], f"{shown} tiles, {expected}")
+    check("the selection stays through a search", driver.find_element(By.ID, "selection-count").text == count_before,
+          driver.find_element(By.ID, "selection-count").text)
 
     # Done posts the two assets to the embedding page (cross-origin iframe).
     driver.get(f"http://127.0.0.1:{embed_port}/embed.html")

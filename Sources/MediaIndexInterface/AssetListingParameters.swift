@@ -41,7 +41,8 @@ public struct AssetListingParameters: Sendable {
     /// The names this decoder reads, in camel case.
     public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "bbox", "make", "model", "minPixels",
                                "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
-                               "reverse", "after"]
+                               "reverse", "after", "keyword", "person", "minRating", "rating", "label",
+                               "hasCaption", "hasTitle"]
 
     /// The options for `fetchAssets`, with `album` still unresolved.
     public var options = FetchOptions()
@@ -118,6 +119,7 @@ public struct AssetListingParameters: Sendable {
         }
         options.minimumDuration = try Self.duration("minDuration", from: source)
         options.maximumDuration = try Self.duration("maxDuration", from: source)
+        try readDescription(from: source)
         options.formats = try source.values("type").map { try Self.format($0, option: source.spelling(of: "type")) }
         options.includeHidden = try source.flag("includeHidden")
         options.includeAllBurstAssets = try source.flag("allBursts")
@@ -133,6 +135,44 @@ public struct AssetListingParameters: Sendable {
             options.sort?.ascending.toggle()
         }
         options.after = try source.value("after")
+    }
+
+    /// The describing filters: `keyword`, `person` (repeatable), `minRating`, `rating`,
+    /// `label`, `hasCaption`, `hasTitle`.
+    mutating func readDescription(from source: some ParameterSource) throws {
+        options.keywords = source.values("keyword")
+        options.people = source.values("person")
+        for keyword in options.keywords where !keyword.contains(where: { $0.isLetter || $0.isNumber }) {
+            throw ParameterError("\(source.spelling(of: "keyword")) takes a keyword or a path such as Places|France, not '\(keyword)'")
+        }
+        options.minimumRating = try Self.stars("minRating", from: source)
+        options.rating = try Self.stars("rating", from: source)
+        options.label = try source.value("label")
+        options.hasCaption = try Self.yesOrNo("hasCaption", from: source)
+        options.hasTitle = try Self.yesOrNo("hasTitle", from: source)
+    }
+
+    /// A star rating, -1 (rejected) to 5.
+    ///
+    /// - Throws: `ParameterError` for anything else, or the source's own error.
+    static func stars(_ name: String, from source: some ParameterSource) throws -> Int? {
+        guard let number = try source.number(name) else { return nil }
+        guard number.rounded() == number, (-1...5).contains(number) else {
+            throw ParameterError("\(source.spelling(of: name)) takes stars from -1 (rejected) to 5, not \(number.rounded() == number ? String(Int(exactly: number) ?? 0) : String(number))")
+        }
+        return Int(number)
+    }
+
+    /// `yes`/`true` or `no`/`false`.
+    ///
+    /// - Throws: `ParameterError` for another value, or the source's own error.
+    static func yesOrNo(_ name: String, from source: some ParameterSource) throws -> Bool? {
+        guard let text = try source.value(name) else { return nil }
+        switch text.lowercased() {
+        case "yes", "true", "1": return true
+        case "no", "false", "0": return false
+        default: throw ParameterError(Suggestion.refusal(of: text, for: source.spelling(of: name), valid: ["yes", "no"]))
+        }
     }
 
     /// The file formats `type` takes: the names the index records (`MediaFormat`).

@@ -32,6 +32,9 @@ private let badValues: [String: (value: String, says: String)] = [
     "type": ("jpg", "did you mean 'jpeg'?"),
     "sort": ("captureDat", "did you mean 'captureDate'?"),
     "rating": ("6", "-1 (rejected) to 5"),
+    "min-rating": ("7", "-1 (rejected) to 5"),
+    "has-caption": ("maybe", "yes"),
+    "has-title": ("sometimes", "yes"),
     "clear": ("stars", "rating, title, caption or keywords"),
     "kind": ("dupe", "same-file, duplicate or similar"),
     "picker-origin": ("app.example.com", "one origin"),
@@ -41,7 +44,7 @@ private let badValues: [String: (value: String, says: String)] = [
 /// Options whose value is free text or a path, checked when used (an album's name, a
 /// camera's make, a cursor against the library).
 private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after",
-                                     "title", "caption", "keyword", "keep"]
+                                     "title", "caption", "keyword", "keep", "person", "label"]
 
 /// Positionals a command needs before its options are read.
 private let positionals: [String: [String]] = [

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import MediaIndex
+import MediaMetadata
 
 /// Every filter, derived from `MediaFilter.named` so a new filter cannot be left out,
 /// alone, negated and combined in pairs.
@@ -35,8 +36,78 @@ struct FilterCountingTests {
         ])
         try lib.library.requireWriter().write { db in
             try db.execute("UPDATE assets SET has_adjustments = 1 WHERE identifier IN ('edited', 'movie')")
+            // Describing fields on a few assets, as the indexer stores them.
+            let described: [(String, [String], [PersonInImage], Int?, String?, String?)] = [
+                ("plain", ["Places|France|Paris", "Dog"], [PersonInImage(name: "Alice Smith")], 4, "Red", "A caption"),
+                ("movie", ["Places|Italy"], [], 2, nil, "Clip"),
+                ("burst2", ["Dog"], [PersonInImage(name: "Bob")], 5, "Green", nil),
+                ("raw", [], [PersonInImage(name: "Alice Smith"), PersonInImage(name: "Bob")], -1, "red", nil),
+            ]
+            for (id, keywords, people, rating, label, caption) in described {
+                try db.execute("""
+                    UPDATE assets SET keywords = ?, keyword_key = ?, people = ?, people_key = ?, rating = ?, label = ?,
+                        caption = ?, title = ? WHERE identifier = ?
+                    """, DescriptiveColumns.keywordValues(keywords) + DescriptiveColumns.peopleValues(people)
+                        + [rating, label, caption, caption, id])
+            }
         }
         return lib
+    }
+
+    /// Every describing filter of `FetchOptions`, each set once.
+    static let describingOptions: [(String, @Sendable (inout FetchOptions) -> Void)] = [
+        ("keyword Places", { $0.keywords = ["Places"] }), ("keyword Dog", { $0.keywords = ["dog"] }),
+        ("keywords Places, Dog", { $0.keywords = ["Places", "Dog"] }), ("person alice", { $0.people = ["alice"] }),
+        ("person Bob", { $0.people = ["Bob"] }), ("minimumRating 2", { $0.minimumRating = 2 }),
+        ("rating -1", { $0.rating = -1 }), ("label red", { $0.label = "red" }),
+        ("hasCaption", { $0.hasCaption = true }), ("no caption", { $0.hasCaption = false }),
+        ("hasTitle", { $0.hasTitle = true }), ("no title", { $0.hasTitle = false }),
+    ]
+
+    @Test("every describing filter, alone and with every kind filter, counts what it lists and pages every sort")
+    func describingFilters() throws {
+        let lib = try Self.library()
+        let sorts = AssetSortKey.allCases.filter { $0 != .albumOrder }.flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
+        let kinds: [MediaFilter?] = [nil] + MediaFilter.named.map(\.filter)
+        for (name, set) in Self.describingOptions {
+            for kind in kinds {
+                var options = FetchOptions()
+                options.includeAllBurstAssets = true
+                options.filter = kind
+                set(&options)
+                let listed = try lib.library.blocking.fetchAssets(options).assets
+                let counts = try lib.library.blocking.countAssets(options)
+                #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "\(name), \(String(describing: kind))")
+                #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "\(name), \(String(describing: kind))")
+                guard kind == nil else { continue }
+                #expect(!listed.isEmpty, "\(name) finds something in the fixture")
+                for sort in sorts {
+                    options.sort = sort
+                    options.limit = nil
+                    options.after = nil
+                    let whole = try lib.ids(options)
+                    var paged: [String] = []
+                    options.limit = 2
+                    repeat {
+                        let page = try lib.library.blocking.fetchAssets(options)
+                        paged += page.assets.map(\.id.rawValue)
+                        options.after = page.nextCursor
+                    } while options.after != nil && paged.count <= whole.count
+                    #expect(paged == whole, "\(name), \(sort)")
+                }
+            }
+        }
+        func ids(_ set: (inout FetchOptions) -> Void) throws -> Set<String> {
+            var options = FetchOptions.everyAsset
+            set(&options)
+            return Set(try lib.ids(options))
+        }
+        #expect(try ids { $0.keywords = ["Places"] } == ["plain", "movie"])
+        #expect(try ids { $0.keywords = ["Places", "Dog"] } == ["plain"])
+        #expect(try ids { $0.people = ["alice"] } == ["plain", "raw"])
+        #expect(try ids { $0.minimumRating = 2 } == ["plain", "movie", "burst2"])
+        #expect(try ids { $0.label = "RED" } == ["plain", "raw"])
+        #expect(try ids { $0.hasCaption = true } == ["plain", "movie"])
     }
 
     @Test("every filter, alone and combined, counts what it lists", arguments: [false, true])

@@ -42,6 +42,7 @@ package final class DatabaseConnection {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         CameraNames.register(on: handle)
         SearchTextIndex.register(on: handle)
+        DescriptiveColumns.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large
         // library's queries touch many pages. Not for the writer: an index run touches

@@ -94,6 +94,25 @@ public struct Asset: Sendable, Equatable, Identifiable {
     /// Star rating, -1 (rejected) to 5: an XMP sidecar's `xmp:Rating`, else the file's own
     /// (`xmp:Rating`, EXIF `Rating`/`RatingPercent`, Microsoft's; see `docs/descriptive-metadata.md`).
     public var rating: Int?
+    /// Keywords as a set of paths (`Places|France|Paris`): an XMP sidecar's, else the
+    /// file's (every keyword family reconciled, `docs/descriptive-metadata.md`), else the
+    /// user's own when set through MediaIndex (`userDescribed` says so).
+    public var keywords: [String] = []
+    /// The title: `dc:title`, IPTC `ObjectName`, `XPTitle`, QuickTime's, Takeout's.
+    public var title: String?
+    /// The caption: `dc:description`, IPTC `Caption-Abstract`, EXIF `ImageDescription` …
+    public var caption: String?
+    /// The colour label (`xmp:Label`: `Red`, `Green` …).
+    public var label: String?
+    /// The people named in the picture, with their faces' rectangles where given.
+    public var people: [PersonInImage] = []
+    /// The creators (`dc:creator`, `Artist`, `By-line`), joined by `; `.
+    public var creator: String?
+    /// The copyright notice (`dc:rights`, `Copyright`, `CopyrightNotice`).
+    public var copyright: String?
+    /// The fields whose value is the user's own, set through MediaIndex (user state) over
+    /// the file's: among `rating`, `title`, `caption`, `keywords`. Empty when all are the files'.
+    public var userDescribed: [Asset.Field] = []
     /// The asset has an edit (PHAsset's `hasAdjustments`): an edited rendering
     /// (`fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`) or Apple's adjustments
     /// (`adjustmentData`, an `.AAE` file) among its resources.

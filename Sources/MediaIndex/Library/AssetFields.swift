@@ -94,6 +94,22 @@ extension Asset.Field {
     public static let albums = Self(rawValue: "albums")
     /// `rating`.
     public static let rating = Self(rawValue: "rating")
+    /// `keywords`: a set of paths.
+    public static let keywords = Self(rawValue: "keywords")
+    /// `title`.
+    public static let title = Self(rawValue: "title")
+    /// `caption`.
+    public static let caption = Self(rawValue: "caption")
+    /// `label`: the colour label.
+    public static let label = Self(rawValue: "label")
+    /// `people`: names, with face rectangles where given.
+    public static let people = Self(rawValue: "people")
+    /// `creator`.
+    public static let creator = Self(rawValue: "creator")
+    /// `copyright`.
+    public static let copyright = Self(rawValue: "copyright")
+    /// `userDescribed`: the fields whose value is the user's own (user state).
+    public static let userDescribed = Self(rawValue: "userDescribed")
     /// `hasAdjustments`: an edit or adjustments file came or went.
     public static let hasAdjustments = Self(rawValue: "hasAdjustments")
     /// `adjustments`.
@@ -195,6 +211,21 @@ package enum AssetFields {
         .init(.hidden, value: { .bool($0.hidden) }),
         .init(.albums, value: { .array($0.albums.map { .string($0.userAlbumIdentifier ?? $0.description) }) }),
         .init(.rating, Column.rating, \.rating, metadata: \.rating),
+        .init(.keywords, columns: [.keywords, .keywordKey], readCount: 1,
+              read: { a, v in a.keywords = DescriptiveColumns.decode([String].self, v[0].text) ?? [] },
+              fill: { DescriptiveColumns.keywordValues($0.metadata.descriptive?.keywords ?? []) },
+              value: { $0.keywords.isEmpty ? .null : .array($0.keywords.map(Asset.FieldValue.string)) }, omittedWhenEmpty: true),
+        .init(.title, Column.title, \.title, fill: { $0.metadata.descriptive?.title }, omittedWhenEmpty: true),
+        .init(.caption, Column.caption, \.caption, fill: { $0.metadata.descriptive?.caption }, omittedWhenEmpty: true),
+        .init(.label, Column.label, \.label, fill: { $0.metadata.descriptive?.label }, omittedWhenEmpty: true),
+        .init(.people, columns: [.people, .peopleKey], readCount: 1,
+              read: { a, v in a.people = DescriptiveColumns.decode([PersonInImage].self, v[0].text) ?? [] },
+              fill: { DescriptiveColumns.peopleValues($0.metadata.descriptive?.people ?? []) },
+              value: { $0.people.isEmpty ? .null : .array($0.people.map(\.fieldValue)) }, omittedWhenEmpty: true),
+        .init(.creator, Column.creator, \.creator, fill: { $0.metadata.descriptive?.creator }, omittedWhenEmpty: true),
+        .init(.copyright, Column.copyright, \.copyright, fill: { $0.metadata.descriptive?.copyright }, omittedWhenEmpty: true),
+        .init(.userDescribed, value: { $0.userDescribed.isEmpty ? .null : .array($0.userDescribed.map { .string($0.rawValue) }) },
+              omittedWhenEmpty: true),
         .init(.hasAdjustments, columns: [.hasAdjustments], read: { a, v in a.hasAdjustments = (v[0].int ?? 0) != 0 },
               value: { .bool($0.hasAdjustments) }),
         .init(.adjustments, value: { a in a.adjustments.map { adjustment in
@@ -301,14 +332,17 @@ extension Asset {
         package let value: @Sendable (Asset) -> FieldValue
         /// The sort key that orders by it, and the column that key sorts on.
         let sort: (key: AssetSortKey, column: AssetRecord.Column)?
+        /// The JSON leaves the key out when the value is null (the describing fields).
+        package let omittedWhenEmpty: Bool
 
         /// A field stored in `columns`.
         init(_ field: Field, columns: [AssetRecord.Column] = [], readCount: Int? = nil,
              read: (@Sendable (inout Asset, RowValues) -> Void)? = nil,
              fill: (@Sendable (AssetFields.MetadataSource) -> [DatabaseValueConvertible])? = nil,
              value: @escaping @Sendable (Asset) -> FieldValue,
-             sort: (key: AssetSortKey, column: AssetRecord.Column)? = nil) {
+             sort: (key: AssetSortKey, column: AssetRecord.Column)? = nil, omittedWhenEmpty: Bool = false) {
             self.field = field
+            self.omittedWhenEmpty = omittedWhenEmpty
             self.columns = columns
             self.readCount = readCount ?? columns.count
             self.read = read
@@ -321,7 +355,8 @@ extension Asset {
         init<Value: AssetColumnValue>(_ field: Field, _ column: AssetRecord.Column,
                                       _ property: WritableKeyPath<Asset, Value?> & Sendable,
                                       fill: (@Sendable (AssetFields.MetadataSource) -> Value?)? = nil,
-                                      sort: (key: AssetSortKey, column: AssetRecord.Column)? = nil) {
+                                      sort: (key: AssetSortKey, column: AssetRecord.Column)? = nil,
+                                      omittedWhenEmpty: Bool = false) {
             let read: @Sendable (inout Asset, RowValues) -> Void = { asset, values in
                 asset[keyPath: property] = Value(stored: values[0])
             }
@@ -330,7 +365,8 @@ extension Asset {
                 fillColumn = { source in [fill(source)] }
             }
             let value: @Sendable (Asset) -> Asset.FieldValue = { asset in asset[keyPath: property]?.fieldValue ?? .null }
-            self.init(field, columns: [column], read: read, fill: fillColumn, value: value, sort: sort)
+            self.init(field, columns: [column], read: read, fill: fillColumn, value: value, sort: sort,
+                      omittedWhenEmpty: omittedWhenEmpty)
         }
 
         /// A field of one column holding an optional `Asset` property, copied from the

@@ -9,7 +9,8 @@ extension MediaLibrary {
     /// For benchmarks and scale tests: the paths do not exist, and the next index run
     /// of that root would remove them. `batchSize` rows are committed per transaction.
     package func seedSyntheticAssets(count: Int, folderCount: Int = 10_000, batchSize: Int = 1_000,
-                                    startingAt first: Int = 0, deferIndexes: Bool = false) throws {
+                                    startingAt first: Int = 0, deferIndexes: Bool = false,
+                                    describe: Bool = false) throws {
         if deferIndexes {
             // A bulk load: the rows go through the same statements and triggers, and the
             // secondary indexes are built once at the end (a sort, not a million inserts).
@@ -27,7 +28,8 @@ extension MediaLibrary {
                 // empty it, so readers do not look up every page in a large WAL.
                 try? writer.write { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
             }
-            try seedSyntheticAssets(count: count, folderCount: folderCount, batchSize: batchSize, startingAt: first)
+            try seedSyntheticAssets(count: count, folderCount: folderCount, batchSize: batchSize, startingAt: first,
+                                    describe: describe)
             return
         }
         let writer = try requireWriter()
@@ -57,6 +59,7 @@ extension MediaLibrary {
                         metadata.location = GeoLocation(latitude: Double(generator.next() % 18_000) / 100 - 90,
                                                         longitude: Double(generator.next() % 36_000) / 100 - 180)
                     }
+                    if describe { metadata.descriptive = Self.syntheticDescription(n) }
                     let name = (generator.next() % 50 == 0 ? "Screenshot_" : "IMG_") + String(n) + (isVideo ? ".MOV" : ".JPG")
                     let folder = "/synthetic-library/\(n % folderCount / 100)/\(n % folderCount)"
                     var hasher = XXHash64(seed: UInt64(n))
@@ -89,5 +92,23 @@ private struct SyntheticRandom {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+extension MediaLibrary {
+    /// Ten keywords (some common, most rare, a tenth of them paths) and a caption for
+    /// synthetic asset `n`, the same for the same `n`: what `describe:` seeds.
+    static func syntheticDescription(_ n: Int) -> DescriptiveMetadata {
+        let words = ["beach", "dog", "family", "sunset", "mountain", "city", "food", "party", "snow", "forest"]
+        var random = SyntheticRandom(seed: UInt64(n) &+ 0xD35C_0000)
+        func keyword() -> String {
+            // Skewed: the product of two uniform draws makes low numbers common.
+            let index = Int(random.next() % 1000) * Int(random.next() % 1000) / 1000
+            let word = words[index % words.count] + (index < words.count ? "" : String(index / words.count))
+            return index % 10 == 7 ? "Places|" + word.capitalized : word
+        }
+        let keywords = DescriptiveMetadata.keywordSet((0..<10).map { _ in keyword() })
+        let caption = "A day at the \(words[Int(random.next() % 10)]) with the \(words[Int(random.next() % 10)])"
+        return DescriptiveMetadata(keywords: keywords, caption: caption)
     }
 }

@@ -160,6 +160,7 @@ struct AssetQuery {
         if let minimum = options.minimumDuration, let maximum = options.maximumDuration, minimum > maximum {
             throw AssetQueryError.emptyDurationRange(minimum: minimum, maximum: maximum)
         }
+        conditions += try Self.descriptionConditions(options)
         if !options.formats.isEmpty {
             let placeholders = Array(repeating: "?", count: options.formats.count).joined(separator: ", ")
             conditions.append(SQLCondition(sql: "a.format IN (\(placeholders))", values: options.formats.map { $0.lowercased() }))
@@ -179,7 +180,8 @@ struct AssetQuery {
             && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil
             && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
-            && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil {
+            && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil
+            && !options.filtersDescription {
             var filters: [MediaFilter] = []
             if let filter = options.filter { filters.append(filter) }
             if case .smart(let album)? = options.album, let filter = album.filter { filters.append(filter) }

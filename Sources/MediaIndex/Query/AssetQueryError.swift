@@ -27,6 +27,8 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
     /// A place outside the globe: latitudes beyond ±90 (or south above north),
     /// longitudes beyond ±180, a negative radius.
     case invalidPlace(PlaceFilter)
+    /// A rating filter outside -1 (rejected) … 5 stars.
+    case invalidRating(Int)
 
     /// One sentence naming what is wrong.
     public var description: String {
@@ -37,6 +39,8 @@ public enum AssetQueryError: Error, Sendable, Equatable, CustomStringConvertible
             return "the cursor was made for the order \(cursor), not \(requested)"
         case .albumOrderNeedsUserAlbum:
             return "the album order exists only inside a user album"
+        case .invalidRating(let stars):
+            return "a rating is -1 (rejected) to 5 stars, not \(stars)"
         case .unknownAlbum(let key):
             return "no album matches \(key)"
         case .notAUserAlbum(let id):

@@ -47,6 +47,22 @@ public struct FetchOptions: Sendable, Hashable {
     public var maximumDuration: Double?
     /// Formats of the primary resource (`MediaFormat` raw values such as `jpeg`, `heic`, `mov`).
     public var formats: [String] = []
+    /// Has every one of these keywords, or one below it (`Places` finds `Places|France|Paris`;
+    /// `France` finds it too: any run of a path's levels), case and accents aside.
+    public var keywords: [String] = []
+    /// Shows every one of these people: a name, whole or one of its words (`alice` finds
+    /// `Alice Smith`), case and accents aside.
+    public var people: [String] = []
+    /// Rated at least this many stars (-1 rejected … 5); the user's rating over the file's.
+    public var minimumRating: Int?
+    /// Rated exactly this many stars (0 and unrated are not the same).
+    public var rating: Int?
+    /// Has this colour label (`xmp:Label`), case aside.
+    public var label: String?
+    /// Has a caption (true) or has none (false).
+    public var hasCaption: Bool?
+    /// Has a title (true) or has none (false).
+    public var hasTitle: Bool?
     /// Include assets the user hid (PHFetchOptions.includeHiddenAssets).
     public var includeHidden = false
     /// Include every frame of a burst, not only its representative (PHFetchOptions.includeAllBurstAssets).
@@ -68,6 +84,14 @@ public struct FetchOptions: Sendable, Hashable {
         options.includeHidden = true
         options.includeAllBurstAssets = true
         return options
+    }
+}
+
+extension FetchOptions {
+    /// Whether a describing filter (keywords, people, rating, label, caption, title) is set.
+    var filtersDescription: Bool {
+        !keywords.isEmpty || !people.isEmpty || minimumRating != nil || rating != nil || label != nil
+            || hasCaption != nil || hasTitle != nil
     }
 }
 

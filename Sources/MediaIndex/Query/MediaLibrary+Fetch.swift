@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 
 extension MediaLibrary {
     /// One page of assets matching `options`, in its order, with the cursor of the next.
@@ -156,6 +157,7 @@ extension MediaLibrary {
         var assets = try AssetQueries.assets(rows, db: db)
         guard !assets.isEmpty else { return assets }
         var albums: [String: [Album.ID]] = [:]
+        var words: [String: DescriptiveMetadata] = [:]
         var start = 0
         while start < assets.count {
             let chunk = assets[start..<min(start + 500, assets.count)].map(\.id.rawValue)
@@ -169,6 +171,15 @@ extension MediaLibrary {
                 if let asset = row.string("asset_identifier"), let album = row.string("identifier") {
                     albums[asset, default: []].append(Album.ID(userAlbum: album))
                 }
+            }
+            for row in try db.rows("""
+                SELECT identifier, rating, title, caption, keywords FROM userstate.asset_user_state
+                WHERE identifier IN (\(placeholders)) AND coalesce(rating, title, caption, keywords) IS NOT NULL
+                """, chunk) {
+                guard let identifier = row.string("identifier") else { continue }
+                words[identifier] = DescriptiveMetadata(
+                    keywords: DescriptiveColumns.decode([String].self, row.string("keywords")) ?? [],
+                    title: row.string("title"), caption: row.string("caption"), rating: row.int("rating"))
             }
         }
         let takeout = try db.cachedStatement(
@@ -188,6 +199,7 @@ extension MediaLibrary {
                 assets[index].location = GeoLocation(latitude: latitude, longitude: longitude)
             }
             assets[index].albums = albums[assets[index].id.rawValue] ?? []
+            if let own = words[assets[index].id.rawValue] { assets[index].applyUserDescription(own) }
         }
         return assets
     }

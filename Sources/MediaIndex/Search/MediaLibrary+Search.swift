@@ -46,8 +46,8 @@ public struct SearchSuggestion: Sendable, Equatable {
 }
 
 /// Where suggestions of one kind come from: an SQL query giving `value` and `n` (its
-/// asset count), and the field its terms use. Keywords, people and places plug in as
-/// one declaration each once their tables exist.
+/// asset count), and the field its terms use. Places plug in as one declaration once
+/// their table exists.
 struct SuggestionSource: Sendable {
     var kind: SearchSuggestion.Kind
     var field: String
@@ -69,6 +69,15 @@ struct SuggestionSource: Sendable {
         SuggestionSource(kind: .year, field: "date", sql: """
             SELECT substr(creation_date, 1, 4) AS value, count(*) AS n FROM assets
             WHERE creation_date IS NOT NULL GROUP BY 1
+            """),
+        SuggestionSource(kind: .keyword, field: "keyword", sql: """
+            SELECT min(j.value) AS value, count(DISTINCT a.id) AS n FROM assets a, json_each(a.keywords) j
+            WHERE a.keywords IS NOT NULL GROUP BY j.value COLLATE NOCASE
+            """),
+        SuggestionSource(kind: .person, field: "person", sql: """
+            SELECT min(json_extract(j.value, '$.name')) AS value, count(DISTINCT a.id) AS n
+            FROM assets a, json_each(a.people) j WHERE a.people IS NOT NULL
+            GROUP BY json_extract(j.value, '$.name') COLLATE NOCASE
             """),
     ]
 }

@@ -13,11 +13,11 @@ extension MediaLibrary {
     }
 
     /// The reference a text index is measured against: every word as a `LIKE '%word%'`
-    /// over the file name, make, model and lens, ANDed; the first page of `limit` newest
+    /// over the file name, make, model, lens, keywords and caption, ANDed; the first page of `limit` newest
     /// and the count, as a search answers them.
     package func likeScan(words: [String], limit: Int) throws -> (page: Int, count: Int) {
         let test = words.map { _ in
-            "(a.file_name LIKE ?1 OR a.make LIKE ?1 OR a.model LIKE ?1 OR a.lens_model LIKE ?1)"
+            "(a.file_name LIKE ?1 OR a.make LIKE ?1 OR a.model LIKE ?1 OR a.lens_model LIKE ?1 OR a.keywords LIKE ?1 OR a.caption LIKE ?1)"
         }
         return try read { db in
             let condition = test.enumerated().map { $0.element.replacingOccurrences(of: "?1", with: "?\($0.offset + 1)") }

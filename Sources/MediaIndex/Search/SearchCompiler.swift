@@ -88,6 +88,16 @@ extension SearchExpression {
             return SQLCondition(sql: "(\(text.sql) AND a.file_name LIKE ?)", values: text.values + ["%." + ext])
         case .format(let format):
             return SQLCondition(sql: "a.format = ?", values: [format])
+        case .keyword(let keyword):
+            var options = FetchOptions()
+            options.keywords = [keyword]
+            return Self.joined((try? AssetQuery.descriptionConditions(options)) ?? [], with: "AND")
+        case .person(let person):
+            var options = FetchOptions()
+            options.people = [person]
+            return Self.joined((try? AssetQuery.descriptionConditions(options)) ?? [], with: "AND")
+        case .label(let label):
+            return SQLCondition(sql: "a.label = ? COLLATE NOCASE", values: [label])
         default:
             return .alwaysFalse  // words and combinators are handled by sqlCondition()
         }

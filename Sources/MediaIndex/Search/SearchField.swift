@@ -18,6 +18,12 @@ struct SearchField: Sendable {
         case fileExtension
         /// The primary file's format (`MediaFormat` raw value).
         case format
+        /// A keyword or one below it (`AssetQuery.keywordCondition`).
+        case keyword
+        /// A person named in the picture.
+        case person
+        /// A colour label.
+        case label
         /// A field this library does not store yet: the term is refused, saying so.
         case notStored(what: String)
     }
@@ -41,16 +47,16 @@ struct SearchField: Sendable {
         SearchField(name: "width", kind: .number(column: "a.pixel_width", unit: "pixels"), example: "width:>3000"),
         SearchField(name: "height", kind: .number(column: "a.pixel_height", unit: "pixels"), example: "height:>=1080"),
         SearchField(name: "duration", kind: .number(column: "a.duration", unit: "seconds"), example: "duration:<10"),
-        SearchField(name: "rating", kind: .number(column: "a.rating", unit: "stars"), example: "rating:>=4"),
-        SearchField(name: "keyword", aliases: ["keywords", "tag"], kind: .notStored(what: "keywords"), example: "keyword:beach"),
-        SearchField(name: "person", aliases: ["people"], kind: .notStored(what: "people"), example: "person:\"Ann Lee\""),
+        SearchField(name: "rating", kind: .number(column: AssetQuery.ratingExpression, unit: "stars"), example: "rating:>=4"),
+        SearchField(name: "keyword", aliases: ["keywords", "tag"], kind: .keyword, example: "keyword:beach"),
+        SearchField(name: "person", aliases: ["people"], kind: .person, example: "person:\"Ann Lee\""),
         SearchField(name: "place", aliases: ["city"], kind: .notStored(what: "place names"), example: "place:zurich"),
         SearchField(name: "country", kind: .notStored(what: "countries"), example: "country:switzerland"),
-        SearchField(name: "title", kind: .notStored(what: "titles"), example: "title:sunset"),
-        SearchField(name: "caption", aliases: ["description"], kind: .notStored(what: "captions"), example: "caption:sunset"),
-        SearchField(name: "label", kind: .notStored(what: "colour labels"), example: "label:red"),
-        SearchField(name: "creator", kind: .notStored(what: "creators"), example: "creator:ann"),
-        SearchField(name: "copyright", kind: .notStored(what: "copyright notices"), example: "copyright:ann"),
+        SearchField(name: "title", kind: .text(column: "title"), example: "title:sunset"),
+        SearchField(name: "caption", aliases: ["description"], kind: .text(column: "caption"), example: "caption:sunset"),
+        SearchField(name: "label", kind: .label, example: "label:red"),
+        SearchField(name: "creator", kind: .text(column: "creator"), example: "creator:ann"),
+        SearchField(name: "copyright", kind: .text(column: "copyright"), example: "copyright:ann"),
     ]
 
     static func named(_ name: String) -> SearchField? {
@@ -95,7 +101,7 @@ struct SearchField: Sendable {
             return try words(value, column: column, prefix: prefix, at: valueColumn)
         case .notStored(let what):
             throw SearchQueryError(column: nameColumn, message:
-                "'\(field.name):' cannot be searched yet: this library does not store \(what); search words or camera:, lens:, date:, type: instead")
+                "'\(field.name):' cannot be searched yet: this library does not store \(what); search words or camera:, keyword:, person:, date:, type: instead")
         case .kind:
             let lowered = value.lowercased()
             if let match = kindValues.first(where: { $0.name == lowered }) { return match.value }
@@ -118,6 +124,13 @@ struct SearchField: Sendable {
             return .fileExtension(bare.lowercased())
         case .format:
             return .format(value.lowercased())
+        case .keyword:
+            guard DescriptiveColumns.keywordNeedle(value) != nil else { throw fail("'keyword:' takes a keyword or a path such as Places|France, not '\(value)'") }
+            return .keyword(value)
+        case .person:
+            return .person(value)
+        case .label:
+            return .label(value)
         }
     }
 

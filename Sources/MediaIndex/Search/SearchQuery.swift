@@ -72,6 +72,10 @@ indirect enum SearchExpression: Sendable, Hashable {
     case album(title: String)
     case fileExtension(String)
     case format(String)
+    /// A keyword or one below it; a person named in the picture; a colour label.
+    case keyword(String)
+    case person(String)
+    case label(String)
     case all([SearchExpression])
     case any([SearchExpression])
     case not(SearchExpression)

@@ -34,5 +34,12 @@ struct SearchTextColumn: Sendable, Equatable {
         SearchTextColumn(name: "lens",
                          expression: "search_words(coalesce(a.lens_make, '') || ' ' || coalesce(a.lens_model, ''))",
                          assetColumns: ["lens_make", "lens_model"]),
+        // The describing fields (keywords and people in their folded forms, no JSON).
+        SearchTextColumn(name: "keywords", expression: "search_words(a.keyword_key)", assetColumns: ["keyword_key"]),
+        SearchTextColumn(name: "people", expression: "search_words(a.people_key)", assetColumns: ["people_key"]),
+        SearchTextColumn(name: "title", expression: "search_words(a.title)", assetColumns: ["title"]),
+        SearchTextColumn(name: "caption", expression: "search_words(a.caption)", assetColumns: ["caption"]),
+        SearchTextColumn(name: "creator", expression: "search_words(a.creator)", assetColumns: ["creator"]),
+        SearchTextColumn(name: "copyright", expression: "search_words(a.copyright)", assetColumns: ["copyright"]),
     ]
 }

@@ -40,6 +40,11 @@ enum AssetRecord {
         static let captureOffsetSource = Column("capture_offset_source"), localTime = Column("local_time")
         static let placeColumns: [Column] = [.placeName, .placeLocality, .placeSubregion, .placeRegion,
                                              .placeRegionCode, .placeCountry, .placeCountryCode, .placeGeonameID]
+        /// The describing fields (migration 0035); `keyword_key`/`people_key` hold their
+        /// folded forms that filters match (`DescriptiveColumns`).
+        static let keywords = Column("keywords"), keywordKey = Column("keyword_key"), title = Column("title")
+        static let caption = Column("caption"), label = Column("label"), people = Column("people")
+        static let peopleKey = Column("people_key"), creator = Column("creator"), copyright = Column("copyright")
         /// Set by the pairer: an edited rendering or adjustments file is a resource (migration 0014).
         static let hasAdjustments = Column("has_adjustments")
         /// Kept in step with the primary file (migration 0010's triggers; `PrimaryFileColumns` at insert).
@@ -65,6 +70,10 @@ enum AssetRecord {
     static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .localTime, .latitude, .longitude, .altitude,
                                            .make, .model, .rating] + Column.placeColumns
         + [.timeZone, .captureOffset, .captureOffsetSource]
+    /// describing fields (rating, keywords …), and a Sony clip XML's camera too.
+    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
+                                           .make, .model, .rating, .keywords, .keywordKey, .title, .caption,
+                                           .label, .people, .peopleKey, .creator, .copyright]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values
     /// (the field table's `fill`s, in its order).

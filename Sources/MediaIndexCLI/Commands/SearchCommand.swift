@@ -9,9 +9,10 @@ struct SearchCommand: ParsableCommand {
         name: "search",
         abstract: "Search assets by words and field:value terms.",
         discussion: """
-            Words match file names, cameras and lenses (case, accents and word forms aside; the last word \
+            Words match file names, cameras, lenses, keywords, people, titles and captions (case, accents and word forms aside; the last word \
             as a prefix); "quoted phrases" keep their order; field:value terms test one field (camera:, lens:, \
-            type:, is:, date:, album:, ext:, format:, width:, height:, duration:, rating:); -term negates; OR \
+            type:, is:, date:, album:, ext:, format:, width:, height:, duration:, rating:, keyword:, person:, label:, \
+            title:, caption:, creator:, copyright:); -term negates; OR \
             joins alternatives. Example: mediaindex search 'beach camera:canon -is:screenshot date:2023-07'. \
             The output options are those of 'assets'; see docs/search.md.
             """

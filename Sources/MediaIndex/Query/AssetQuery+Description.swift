@@ -1,0 +1,65 @@
+import Foundation
+
+extension AssetQuery {
+    /// A user-state column of the asset `a` (the user's own words), NULL when unset.
+    static func userColumn(_ column: String) -> String {
+        "(SELECT u.\(column) FROM userstate.asset_user_state u WHERE u.identifier = a.identifier)"
+    }
+
+    /// The rating an asset shows: the user's over the file's.
+    static let ratingExpression = "coalesce(\(userColumn("rating")), a.rating)"
+
+    /// The assets that may have a keyword, found in the text index's `keywords` column (its
+    /// levels as a phrase), plus those with keywords of the user's own (not in the index):
+    /// the exact test then reads only these rows.
+    static func keywordCandidates(_ keyword: String) -> SQLCondition {
+        guard let needle = DescriptiveColumns.keywordNeedle(keyword),
+              needle.contains(where: { $0.isLetter || $0.isNumber }),
+              let match = SearchExpression.words(column: "keywords", text: needle.replacingOccurrences(of: "|", with: " "),
+                                                 prefix: false).ftsQuery else { return .alwaysTrue }
+        return SQLCondition(sql: """
+            (a.id IN (SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?)
+             OR a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE keywords IS NOT NULL))
+            """, values: [match])
+    }
+
+    /// The describing filters of `options` (keywords, people, rating, label, caption,
+    /// title) as conditions on `assets` aliased `a`; the user's own words (user state)
+    /// stand over the file's, as the asset shows them.
+    ///
+    /// - Throws: `AssetQueryError.invalidRating` for a rating outside -1…5.
+    static func descriptionConditions(_ options: FetchOptions) throws -> [SQLCondition] {
+        var conditions: [SQLCondition] = []
+        let keywordKey = "coalesce(keyword_key(\(userColumn("keywords"))), a.keyword_key)"
+        for keyword in options.keywords {
+            let (sql, values) = DescriptiveColumns.keywordCondition(keyword, column: keywordKey)
+            conditions.append(keywordCandidates(keyword))
+            conditions.append(SQLCondition(sql: sql, values: values))
+        }
+        for person in options.people {
+            let (sql, values) = DescriptiveColumns.personCondition(person, column: "a.people_key")
+            conditions.append(SQLCondition(sql: sql, values: values))
+        }
+        for stars in [options.minimumRating, options.rating].compactMap({ $0 }) where !(-1...5).contains(stars) {
+            throw AssetQueryError.invalidRating(stars)
+        }
+        if let minimum = options.minimumRating {
+            conditions.append(SQLCondition(sql: "\(ratingExpression) >= ?", values: [minimum]))
+        }
+        if let rating = options.rating {
+            conditions.append(SQLCondition(sql: "\(ratingExpression) = ?", values: [rating]))
+        }
+        if let label = options.label {
+            conditions.append(SQLCondition(sql: "a.label = ? COLLATE NOCASE", values: [label]))
+        }
+        if let hasCaption = options.hasCaption {
+            let expression = "coalesce(\(userColumn("caption")), a.caption)"
+            conditions.append(SQLCondition(sql: hasCaption ? "\(expression) IS NOT NULL" : "\(expression) IS NULL"))
+        }
+        if let hasTitle = options.hasTitle {
+            let expression = "coalesce(\(userColumn("title")), a.title)"
+            conditions.append(SQLCondition(sql: hasTitle ? "\(expression) IS NOT NULL" : "\(expression) IS NULL"))
+        }
+        return conditions
+    }
+}
