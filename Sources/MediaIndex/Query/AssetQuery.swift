@@ -90,6 +90,7 @@ struct AssetQuery {
             conditions.append(SQLCondition(sql: "a.capture_sort < ? AND a.capture_sort > -1e300",
                                            values: [before.timeIntervalSince1970]))
         }
+        if let period = options.period { conditions.append(Self.periodCondition(period)) }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
         if let make = options.make.flatMap(CameraNames.make) {
             // Every recorded spelling of the make (NIKON CORPORATION for Nikon), so the
@@ -136,7 +137,7 @@ struct AssetQuery {
         case .smart(let album)?: typeScope = album == .recents || album.filter != nil
         default: typeScope = false
         }
-        if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
+        if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil && options.period == nil
             && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
             && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil {

@@ -125,7 +125,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case assets, search, searchSuggestions, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
         case description
         case albums, albumAssets(String)
-        case changes, events, status
+        case changes, events, status, timeline
 
         var methods: [String] {
             switch self {
@@ -150,6 +150,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 case "changes": self = .changes
                 case "events": self = .events
                 case "status": self = .status
+                case "timeline": self = .timeline
                 default: return nil
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
@@ -235,6 +236,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .changes: return try changes(request)
         case .events: return try events(request)
         case .status: return try status(request)
+        case .timeline: return try timeline(request)
         }
     }
 

@@ -12,7 +12,7 @@ extension MediaIndexAPI {
         guard ["current", "compatible"].contains(representation) else {
             throw APIError.badRequest("representation takes current or compatible, not '\(representation)'")
         }
-        let asset = try existingAsset(id)
+        let asset = try existingAsset(id, request)
         let served: (path: PathBytes, offset: UInt64, length: UInt64?, contentType: String, name: String)
         if role == "embeddedVideo", let video = asset.embeddedVideo, let primary = asset.primaryResource {
             served = (primary.path, UInt64(max(0, video.offset)), UInt64(max(0, video.length)), "video/mp4",
