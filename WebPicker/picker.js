@@ -17,6 +17,7 @@ const config = {
 };
 const PAGE = 200;
 const HEADER_HEIGHT = 36;
+const GAP = 2;
 // PHPickerFilter's names, with the MediaIndex filter each stands for.
 const CHIPS = [
   ["Images", "images"], ["Videos", "videos"], ["Live Photos", "livePhotos"], ["Screenshots", "screenshots"],
@@ -27,9 +28,14 @@ const CHIPS = [
 
 const $ = id => document.getElementById(id);
 const state = {
-  assets: [], known: new Map(), nextCursor: null, loading: false, failed: null, exhausted: false,
-  chips: new Set(), album: null, rows: [], rowTops: [], columns: 4, tile: 100, focus: 0,
+  // assets: one slot per asset of the result, filled as its chunk loads; days, chunks and
+  // sections come from the timeline.
+  assets: [], known: new Map(), total: 0, days: [], chunks: [], sections: [], height: 0, failed: null,
+  exhausted: true, chips: new Set(), album: null, columns: 4, tile: 100, width: 0, focus: 0, anchor: null,
   selection: [], selected: new Map(), generation: 0, viewerIndex: -1,
+  layoutMode: localStorage.getItem("mediaindex.layout") === "justified" ? "justified" : "square",
+  groupMode: ["day", "month", "year"].includes(localStorage.getItem("mediaindex.group")) ? localStorage.getItem("mediaindex.group") : "day",
+  zoom: 1,
 };
 
 // MARK: API
@@ -54,6 +60,9 @@ function query() {
   if (parts.length) q.set("filter", parts.join(" & "));
   if (state.album) q.set("album", state.album.id);
   if (searchBox.query) q.set("q", searchBox.query);
+  // Hidden assets only for a page opened with includeHidden=1 (the server asks for the token).
+  if (config.includeHidden) q.set("includeHidden", "true");
+  q.set("sort", "captureDate");
   return q;
 }
 
@@ -73,115 +82,202 @@ function movieURL(asset) {
 
 const isLive = a => a.mediaSubtypes.includes("livePhoto") || a.mediaSubtypes.includes("motionPhoto");
 
-// MARK: Loading
+// MARK: Loading (the timeline first, then the assets of the chunks on screen)
 
-async function loadPage() {
-  if (state.loading || state.exhausted) return;
-  state.loading = true;
+// The grid is laid out from /v1/timeline's per-day counts before any asset is loaded:
+// state.assets has one slot per asset of the result (sparse until its chunk arrives), so
+// the scrubber can jump anywhere and only the chunks on screen are fetched. A chunk is a
+// month (or the undated), or the days of a month above CHUNK_MAX, fetched by period=.
+const CHUNK_MAX = 600;
+
+function dayKey(asset) {
+  return asset.creationDate ? asset.creationDate.slice(0, 10) : null;
+}
+
+async function loadTimeline() {
   const generation = state.generation;
-  showGridState(state.assets.length ? "" : "Loading…");
+  if (!state.total) showGridState("Loading…");
   try {
-    const q = query();
-    q.set("limit", String(PAGE));
-    if (state.nextCursor) q.set("after", state.nextCursor);
-    const page = await api(`/v1/assets?${q}`);
+    const timeline = await api(`/v1/timeline?${query()}`);
     if (generation !== state.generation) return;
-    for (const asset of page.assets) addAsset(asset, false);
-    state.nextCursor = page.nextCursor;
-    state.exhausted = !page.nextCursor;
+    buildIndex(timeline.buckets);
     state.failed = null;
-    showGridState(state.assets.length ? "" : "No photos or videos match.");
+    showGridState(state.total ? "" : "No photos or videos match.");
     layout();
   } catch (error) {
     if (generation !== state.generation) return;
     state.failed = error.message;
     showGridState(`Could not load the library: ${error.message}`, true);
-  } finally {
-    if (generation === state.generation) state.loading = false;
   }
 }
 
-function addAsset(asset, atTop) {
-  if (state.known.has(asset.id)) { Object.assign(state.known.get(asset.id), asset); return false; }
-  state.known.set(asset.id, asset);
-  if (atTop) state.assets.unshift(asset); else state.assets.push(asset);
-  return true;
+function buildIndex(buckets) {
+  const days = [];
+  let start = 0;
+  for (const bucket of buckets) { days.push({ day: bucket.period, start, count: bucket.count }); start += bucket.count; }
+  state.days = days;
+  state.total = start;
+  state.assets = new Array(start);
+  state.known = new Map();
+  const chunks = [];
+  const monthOf = day => day ? day.slice(0, 7) : null;
+  const chunk = (period, list) => ({ period, start: list[0].start, count: list.reduce((n, d) => n + d.count, 0),
+    days: new Map(list.map(d => [d.day, { start: d.start, count: d.count, filled: 0 }])),
+    cursor: null, done: false, loading: null });
+  for (let i = 0; i < days.length;) {
+    let j = i;
+    while (j < days.length && monthOf(days[j].day) === monthOf(days[i].day)) j++;
+    const list = days.slice(i, j);
+    const count = list.reduce((n, d) => n + d.count, 0);
+    if (days[i].day === null) chunks.push(chunk("none", list));
+    else if (count <= CHUNK_MAX) chunks.push(chunk(monthOf(days[i].day), list));
+    else for (const d of list) chunks.push(chunk(d.day, [d]));
+    i = j;
+  }
+  state.chunks = chunks;
+}
+
+function chunkAt(index) {
+  const chunks = state.chunks;
+  let low = 0, high = chunks.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (chunks[mid].start <= index) low = mid; else high = mid - 1;
+  }
+  return chunks[low];
+}
+
+// One more page of a chunk; each asset goes to the next free slot of its day.
+function loadChunk(chunk) {
+  if (chunk.loading || chunk.done) return chunk.loading || Promise.resolve();
+  const generation = state.generation;
+  chunk.loading = (async () => {
+    try {
+      const q = query();
+      q.set("period", chunk.period);
+      q.set("limit", String(PAGE));
+      if (chunk.cursor) q.set("after", chunk.cursor);
+      const page = await api(`/v1/assets?${q}`);
+      if (generation !== state.generation) return;
+      let misplaced = false;
+      for (const asset of page.assets) {
+        const day = chunk.days.get(dayKey(asset));
+        if (!day || day.filled >= day.count) { misplaced = true; continue; }
+        state.assets[day.start + day.filled] = asset;
+        day.filled += 1;
+        state.known.set(asset.id, asset);
+      }
+      chunk.cursor = page.nextCursor;
+      chunk.done = !page.nextCursor;
+      // The library changed between the timeline and this page: read the timeline again.
+      if (misplaced || (chunk.done && [...chunk.days.values()].some(d => d.filled !== d.count))) scheduleRefresh(true);
+      if (state.layoutMode === "justified") layout(); else render();
+    } catch (error) {
+      if (generation === state.generation) { state.failed = error.message; showGridState(`Could not load the library: ${error.message}`, true); }
+    } finally {
+      chunk.loading = null;
+    }
+  })();
+  return chunk.loading;
+}
+
+// Every slot from `low` to `high` loaded (a range selection, a key press far away).
+async function ensureLoaded(low, high) {
+  const generation = state.generation;
+  for (let guard = 0; guard < 10000 && generation === state.generation; guard++) {
+    let missing = -1;
+    for (let i = low; i <= high; i++) if (!state.assets[i]) { missing = i; break; }
+    if (missing < 0) return true;
+    const chunk = chunkAt(missing);
+    if (chunk.done) return false;
+    await loadChunk(chunk);
+    if (state.failed) return false;
+  }
+  return false;
+}
+
+// Loads what is on screen, once scrolling pauses (a scrubber drag loads only where it stops).
+let loadTimer = null;
+function loadVisibleSoon(delay = 40) {
+  clearTimeout(loadTimer);
+  loadTimer = setTimeout(loadVisible, delay);
+}
+
+function loadVisible() {
+  if (!state.total || state.failed) return;
+  const grid = $("grid");
+  const [first, last] = indexRange(grid.scrollTop - grid.clientHeight / 2, grid.scrollTop + grid.clientHeight * 1.5);
+  if (first > last) return;
+  const wanted = [];
+  for (let i = first; i <= last;) {
+    const chunk = chunkAt(i);
+    if (!chunk.done) {
+      // A chunk is read page by page from its start: ask only while slots on screen are empty.
+      for (let k = Math.max(i, chunk.start); k <= Math.min(last, chunk.start + chunk.count - 1); k++) {
+        if (!state.assets[k]) { wanted.push(chunk); break; }
+      }
+    }
+    i = chunk.start + chunk.count;
+  }
+  for (const chunk of wanted.slice(0, 4)) loadChunk(chunk).then(() => { if (!state.failed) loadVisibleSoon(0); });
+}
+
+// Live changes: the timeline again, keeping the first asset on screen where it was
+// (or the top at the top, where new photos appear).
+let refreshTimer = null;
+function scheduleRefresh(soon = false) {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refresh, soon ? 500 : 150);
+}
+
+async function refresh() {
+  const grid = $("grid");
+  const atTop = grid.scrollTop <= 0;
+  const anchor = anchorAsset();
+  state.generation += 1;
+  const before = state.total;
+  await loadTimeline();
+  if (atTop || !anchor) { grid.scrollTop = 0; }
+  else { const y = anchorY(anchor); if (y != null) grid.scrollTop = y; }
+  render();
+  if (state.total > before) announce(`${state.total - before} new item${state.total - before === 1 ? "" : "s"}`);
+}
+
+function anchorAsset() {
+  const grid = $("grid");
+  const [first, last] = indexRange(grid.scrollTop, grid.scrollTop + grid.clientHeight);
+  for (let i = first; i <= last; i++) if (state.assets[i]) return { asset: state.assets[i], offset: itemRect(i).y - grid.scrollTop };
+  return null;
+}
+
+function anchorY(anchor) {
+  // The anchor's day is known: look for it in its chunk once loaded; else its day's top.
+  const day = state.days.find(d => d.day === dayKey(anchor.asset));
+  if (!day) return null;
+  return itemRect(day.start).y - anchor.offset;
 }
 
 function reset() {
   state.generation += 1;
-  state.assets = []; state.known = new Map(); state.nextCursor = null; state.exhausted = false;
-  state.loading = false; state.focus = 0; state.failed = null;
+  state.total = 0; state.days = []; state.chunks = []; state.assets = []; state.known = new Map();
+  state.focus = 0; state.anchor = null; state.failed = null;
   for (const el of rendered.values()) el.remove();
   rendered.clear();
   $("grid").scrollTop = 0;
   layout();
-  loadPage();
+  loadTimeline();
 }
 
-// New assets at the top without a reload: refetch the newest page and put the unknown ones first.
-async function refreshNewest() {
-  try {
-    const q = query();
-    q.set("limit", String(PAGE));
-    const page = await api(`/v1/assets?${q}`);
-    let added = 0;
-    for (const asset of page.assets.slice().reverse()) if (addAsset(asset, true)) added += 1;
-    if (added) {
-      // Newest first: keep the order the server gives for everything loaded.
-      const order = new Map(page.assets.map((a, i) => [a.id, i]));
-      const top = state.assets.filter(a => order.has(a.id)).sort((a, b) => order.get(a.id) - order.get(b.id));
-      const rest = state.assets.filter(a => !order.has(a.id));
-      state.assets = top.concat(rest);
-      layout();
-      announce(`${added} new item${added === 1 ? "" : "s"}`);
-    }
-  } catch (_) { /* the next event tries again */ }
-}
-
-// Deletions, edits and moves: read again as many assets as are loaded, keeping the selection.
-async function reloadLoaded() {
-  const generation = state.generation;
-  const wanted = Math.max(PAGE, state.assets.length);
-  const assets = [];
-  let cursor = null;
-  try {
-    while (assets.length < wanted) {
-      const q = query();
-      q.set("limit", String(Math.min(1000, wanted - assets.length)));
-      if (cursor) q.set("after", cursor);
-      const page = await api(`/v1/assets?${q}`);
-      assets.push(...page.assets);
-      cursor = page.nextCursor;
-      if (!cursor) break;
-    }
-  } catch (_) { return; }
-  if (generation !== state.generation) return;
-  state.assets = assets;
-  state.known = new Map(assets.map(a => [a.id, a]));
-  state.nextCursor = cursor;
-  state.exhausted = !cursor;
-  for (const el of rendered.values()) el.remove();
-  rendered.clear();
-  layout();
+// Kept for the viewer: loads the chunk around the asset shown.
+function loadPage() {
+  const index = state.viewerIndex >= 0 ? state.viewerIndex : state.focus;
+  ensureLoaded(Math.max(0, index - 1), Math.min(state.total - 1, index + 10)).then(() => render());
 }
 
 function listenForChanges() {
-  let timer = null;
-  let reload = false;
-  const refresh = counts => {
-    // Only insertions: put the new ones on top. Anything else: read the loaded range again.
-    if (counts && Object.keys(counts).some(kind => kind !== "inserted")) reload = true;
-    clearTimeout(timer);
-    timer = setTimeout(() => { const whole = reload; reload = false; (whole ? reloadLoaded : refreshNewest)(); }, 150);
-  };
   if (window.EventSource) {
     const events = new EventSource("/v1/events");
-    events.addEventListener("changes", event => {
-      let counts = null;
-      try { counts = JSON.parse(event.data).counts; } catch (_) { /* treat as a reload */ }
-      refresh(counts || { unknown: 1 });
-    });
+    events.addEventListener("changes", () => scheduleRefresh());
     return;
   }
   (async function poll() {
@@ -189,7 +285,7 @@ function listenForChanges() {
     for (;;) {
       try {
         const result = await api(`/v1/changes?since=${token}&wait=55`);
-        if (result.changes.length) refresh(Object.fromEntries(result.changes.map(c => [c.kind, 1])));
+        if (result.changes.length) scheduleRefresh();
         token = result.currentToken;
       } catch (_) {
         await new Promise(r => setTimeout(r, 5000));
@@ -199,7 +295,7 @@ function listenForChanges() {
   })();
 }
 
-// MARK: Layout (virtualised: only the rows on screen are in the page)
+// MARK: Layout (virtualised: only what is on screen is in the page)
 
 function dayOf(asset) {
   return asset.creationDate ? asset.creationDate.slice(0, 10) : "";
@@ -211,35 +307,160 @@ function dayTitle(day) {
   return isNaN(date) ? day : date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" });
 }
 
+function periodTitle(period, short = false) {
+  if (!period) return "No date";
+  if (period.length === 10 && short) {
+    const date = new Date(`${period}T12:00:00`);
+    return isNaN(date) ? period : date.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+  }
+  if (period.length === 10) return dayTitle(period);
+  const date = new Date(`${period.length === 4 ? `${period}-01` : period}-01T12:00:00`);
+  if (isNaN(date)) return period;
+  return period.length === 4 ? period : date.toLocaleDateString(undefined, { year: "numeric", month: "long" });
+}
+
+// Sections (a header and its tiles) per day, month or year, from the day counts; their
+// rows are computed from the counts (square) or the loaded sizes (justified: an asset
+// not yet loaded counts as square, and the rows settle as the chunk arrives).
 function layout() {
   const grid = $("grid");
+  const anchor = state.total && grid.scrollTop > 0 ? anchorAsset() : null;
+  // The scrubber's column is kept beside a grid long enough to need it.
+  $("photos").classList.toggle("scrubbed", state.total > 60);
   const width = grid.clientWidth || window.innerWidth;
-  const minimum = width < 600 ? 88 : 120;
-  state.columns = Math.max(3, Math.floor(width / minimum));
-  state.tile = Math.floor((width - (state.columns - 1) * 2) / state.columns);
-  const rows = [], tops = [];
-  let y = 0, index = 0;
-  while (index < state.assets.length) {
-    const day = dayOf(state.assets[index]);
-    rows.push({ kind: "header", day }); tops.push(y); y += HEADER_HEIGHT;
-    while (index < state.assets.length && dayOf(state.assets[index]) === day) {
-      const start = index;
-      while (index < state.assets.length && index - start < state.columns && dayOf(state.assets[index]) === day) index += 1;
-      rows.push({ kind: "tiles", start, end: index }); tops.push(y); y += state.tile + 2;
-    }
+  const target = (width < 600 ? 88 : 120) * state.zoom;
+  state.columns = Math.max(3, Math.floor(width / target));
+  state.tile = Math.floor((width - (state.columns - 1) * GAP) / state.columns);
+  state.width = width;
+  const length = { day: 10, month: 7, year: 4 }[state.groupMode];
+  const sections = [];
+  for (const d of state.days) {
+    const key = d.day ? d.day.slice(0, length) : null;
+    const last = sections[sections.length - 1];
+    if (last && last.key === key) last.count += d.count;
+    else sections.push({ key, start: d.start, count: d.count, top: 0, height: 0, rows: null });
   }
-  state.rows = rows; state.rowTops = tops;
+  // Sections flow: one that fits beside the previous (a day of a few photos) shares
+  // its line, so sparse days still fill the screen; a larger one starts a line.
+  let y = 0, x = 0, lineHeight = 0;
+  const step = state.tile + GAP;
+  for (const section of sections) {
+    let natural = Infinity, rows = null;
+    if (state.layoutMode === "justified") {
+      rows = justifiedRows(section, width, target);
+      if (rows.length === 1 && !rows[0].full) natural = rows[0].items.reduce((w, it) => w + it.w + GAP, 0);
+    } else if (section.count <= state.columns) {
+      natural = section.count * step;
+    }
+    if (natural === Infinity || x + natural > width + GAP) { y += lineHeight; x = 0; lineHeight = 0; }
+    section.top = y;
+    section.x = x;
+    section.rows = rows;
+    section.width = natural === Infinity ? width : natural - GAP;
+    if (rows) {
+      const last = rows[rows.length - 1];
+      section.height = HEADER_HEIGHT + (last ? last.y + last.height + GAP : 0);
+    } else {
+      section.height = HEADER_HEIGHT + Math.ceil(section.count / state.columns) * step;
+    }
+    lineHeight = Math.max(lineHeight, section.height);
+    if (natural === Infinity) { y += lineHeight; lineHeight = 0; } else x += natural;
+  }
+  y += lineHeight;
+  state.sections = sections;
+  state.height = y;
   $("grid-space").style.height = `${y}px`;
+  if (anchor) { const top = anchorY(anchor); if (top != null) grid.scrollTop = top; }
+  buildScrubber();
   render();
 }
 
-function firstRowAt(y) {
-  let low = 0, high = state.rowTops.length - 1;
+function justifiedRows(section, width, target) {
+  const rows = [];
+  let row = [], ratios = 0, y = 0;
+  const flush = (full) => {
+    const height = full ? (width - GAP * (row.length - 1)) / ratios : target;
+    let x = 0;
+    const items = row.map(({ index, ratio }) => { const w = ratio * height; const item = { index, x, w }; x += w + GAP; return item; });
+    rows.push({ y, height, items, full, start: row[0].index, end: row[row.length - 1].index + 1 });
+    y += height + GAP;
+    row = []; ratios = 0;
+  };
+  for (let i = section.start; i < section.start + section.count; i++) {
+    const asset = state.assets[i];
+    const ratio = asset && asset.pixelWidth && asset.pixelHeight ? Math.min(3, Math.max(0.4, asset.pixelWidth / asset.pixelHeight)) : 1;
+    row.push({ index: i, ratio });
+    ratios += ratio;
+    if (ratios * target + GAP * (row.length - 1) >= width) flush(true);
+  }
+  if (row.length) flush(false);
+  return rows;
+}
+
+function sectionAt(y) {
+  // The first section of the line at y (sections of a line share their top).
+  const sections = state.sections;
+  let low = 0, high = sections.length - 1;
   while (low < high) {
     const mid = (low + high + 1) >> 1;
-    if (state.rowTops[mid] <= y) low = mid; else high = mid - 1;
+    if (sections[mid].top <= y) low = mid; else high = mid - 1;
   }
+  while (low > 0 && sections[low - 1].top === sections[low].top) low -= 1;
   return low;
+}
+
+function sectionOf(index) {
+  const sections = state.sections;
+  let low = 0, high = sections.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (sections[mid].start <= index) low = mid; else high = mid - 1;
+  }
+  return sections[low];
+}
+
+// The rows of `section` between y0 and y1 (page coordinates), as {y, height, items: [{index, x, w}]}.
+function rowsBetween(section, y0, y1) {
+  const base = section.top + HEADER_HEIGHT;
+  if (section.rows) return section.rows.filter(r => base + r.y + r.height >= y0 && base + r.y <= y1)
+    .map(r => ({ ...r, y: base + r.y, items: r.items.map(it => ({ ...it, x: it.x + section.x })) }));
+  const step = state.tile + GAP, columns = state.columns;
+  const count = Math.ceil(section.count / columns);
+  const out = [];
+  for (let r = Math.max(0, Math.floor((y0 - base) / step)); r < count && base + r * step <= y1; r++) {
+    const items = [];
+    for (let c = 0; c < columns && r * columns + c < section.count; c++) {
+      items.push({ index: section.start + r * columns + c, x: section.x + c * step, w: state.tile });
+    }
+    out.push({ y: base + r * step, height: state.tile, items, start: items[0].index, end: items[items.length - 1].index + 1 });
+  }
+  return out;
+}
+
+function itemRect(index) {
+  const section = sectionOf(index);
+  const base = section.top + HEADER_HEIGHT;
+  if (section.rows) {
+    const row = section.rows.find(r => index >= r.start && index < r.end) || section.rows[0];
+    const item = row.items.find(it => it.index === index) || row.items[0];
+    return { x: section.x + item.x, y: base + row.y, w: item.w, h: row.height };
+  }
+  const offset = index - section.start;
+  const step = state.tile + GAP;
+  return { x: section.x + (offset % state.columns) * step, y: base + Math.floor(offset / state.columns) * step, w: state.tile, h: state.tile };
+}
+
+// The first and last asset index whose rows meet [y0, y1].
+function indexRange(y0, y1) {
+  if (!state.sections.length) return [0, -1];
+  let first = null, last = -1;
+  for (let s = sectionAt(Math.max(0, y0)); s < state.sections.length && state.sections[s].top <= y1; s++) {
+    for (const row of rowsBetween(state.sections[s], y0, y1)) {
+      if (first === null) first = row.start;
+      last = row.end - 1;
+    }
+  }
+  return first === null ? [0, -1] : [first, last];
 }
 
 const rendered = new Map(); // key -> element
@@ -247,53 +468,156 @@ const rendered = new Map(); // key -> element
 function render() {
   const grid = $("grid");
   const top = grid.scrollTop, bottom = top + grid.clientHeight;
-  const overscan = grid.clientHeight;
+  const overscan = grid.clientHeight / 2;
   const wanted = new Set();
-  if (state.rows.length) {
-    for (let r = firstRowAt(Math.max(0, top - overscan)); r < state.rows.length && state.rowTops[r] < bottom + overscan; r++) {
-      const row = state.rows[r];
-      if (row.kind === "header") {
-        const key = `h${row.day}|${r}`;
-        wanted.add(key);
-        let el = rendered.get(key);
-        if (!el) {
-          el = document.createElement("div");
-          el.className = "date-header";
-          el.setAttribute("role", "rowheader");
-          el.textContent = dayTitle(row.day);
-          $("grid-space").appendChild(el);
-          rendered.set(key, el);
-        }
-        el.style.top = `${state.rowTops[r]}px`;
-      } else {
-        for (let i = row.start; i < row.end; i++) {
-          const asset = state.assets[i];
-          const key = `a${asset.id}`;
-          wanted.add(key);
-          let el = rendered.get(key);
-          if (!el) { el = makeTile(asset); $("grid-space").appendChild(el); rendered.set(key, el); }
-          el.dataset.index = String(i);
-          const column = i - row.start;
-          Object.assign(el.style, { top: `${state.rowTops[r]}px`, left: `${column * (state.tile + 2)}px`,
-            width: `${state.tile}px`, height: `${state.tile}px` });
-          el.tabIndex = i === state.focus ? 0 : -1;
-          updateTileSelection(el, asset);
-        }
-      }
+  for (let s = state.sections.length ? sectionAt(Math.max(0, top - overscan)) : 0;
+       s < state.sections.length && state.sections[s].top < bottom + overscan; s++) {
+    const section = state.sections[s];
+    if (section.top + HEADER_HEIGHT > top - overscan) renderHeader(section, wanted);
+    for (const row of rowsBetween(section, top - overscan, bottom + overscan)) {
+      for (const item of row.items) renderTile(item, row, wanted);
     }
   }
   for (const [key, el] of rendered) {
     if (!wanted.has(key) && el !== document.activeElement) { el.remove(); rendered.delete(key); }
   }
-  const last = state.rows.length ? state.rowTops[state.rowTops.length - 1] : 0;
-  if (!state.exhausted && !state.loading && !state.failed && last < bottom + 2 * overscan) loadPage();
+  updateScrubberPosition();
+  loadVisibleSoon();
+}
+
+function renderHeader(section, wanted) {
+  const key = `h${section.key}|${section.start}`;
+  wanted.add(key);
+  let el = rendered.get(key);
+  if (!el) {
+    el = document.createElement("div");
+    el.className = "date-header";
+    el.setAttribute("aria-hidden", "true");
+    $("grid-space").appendChild(el);
+    rendered.set(key, el);
+  }
+  el.textContent = periodTitle(section.key, section.width < 260);
+  Object.assign(el.style, { top: `${section.top}px`, left: `${section.x}px`, width: `${section.width}px` });
+}
+
+function renderTile(item, row, wanted) {
+  const asset = state.assets[item.index];
+  const key = asset ? `a${asset.id}` : `p${item.index}`;
+  wanted.add(key);
+  let el = rendered.get(key);
+  if (!el) {
+    el = asset ? makeTile(asset) : makePlaceholder();
+    $("grid-space").appendChild(el);
+    rendered.set(key, el);
+  }
+  el.dataset.index = String(item.index);
+  el.setAttribute("aria-posinset", String(item.index + 1));
+  el.setAttribute("aria-setsize", String(state.total));
+  Object.assign(el.style, { top: `${row.y}px`, left: `${item.x}px`, width: `${item.w}px`, height: `${row.height}px` });
+  el.tabIndex = item.index === state.focus ? 0 : -1;
+  if (asset) updateTileSelection(el, asset);
+}
+
+function makePlaceholder() {
+  const el = document.createElement("div");
+  el.className = "tile placeholder";
+  el.setAttribute("role", "option");
+  el.setAttribute("aria-label", "Loading");
+  el.addEventListener("focus", () => { state.focus = Number(el.dataset.index); });
+  return el;
+}
+
+// MARK: Scrubber (years and months on the right; a jump loads only where it lands)
+
+function buildScrubber() {
+  const scrubber = $("scrubber");
+  scrubber.replaceChildren();
+  scrubber.hidden = !$("photos").classList.contains("scrubbed");
+  if (scrubber.hidden) return;
+  const height = scrubber.clientHeight || $("grid").clientHeight;
+  const years = new Map(), months = [];
+  for (const d of state.days) {
+    if (!d.day) continue;
+    const year = d.day.slice(0, 4), month = d.day.slice(0, 7);
+    if (!years.has(year)) years.set(year, d.start);
+    if (!months.length || months[months.length - 1].month !== month) months.push({ month, start: d.start });
+  }
+  let lastLabel = -Infinity;
+  for (const { month, start } of months) {
+    const y = itemRect(start).y / state.height * height;
+    const isYear = years.get(month.slice(0, 4)) === start;
+    const mark = document.createElement(isYear && y - lastLabel >= 16 ? "button" : "span");
+    mark.className = isYear ? "scrub-year" : "scrub-month";
+    mark.style.top = `${y}px`;
+    mark.dataset.index = String(start);
+    if (mark.tagName === "BUTTON") {
+      mark.textContent = month.slice(0, 4);
+      mark.setAttribute("aria-label", `Jump to ${month.slice(0, 4)}`);
+      mark.tabIndex = -1;
+      lastLabel = y;
+    }
+    scrubber.appendChild(mark);
+  }
+  const thumb = document.createElement("div");
+  thumb.className = "scrub-thumb";
+  thumb.id = "scrub-thumb";
+  scrubber.appendChild(thumb);
+  updateScrubberPosition();
+}
+
+function updateScrubberPosition() {
+  const thumb = $("scrub-thumb");
+  if (!thumb || !state.height) return;
+  const grid = $("grid");
+  const height = $("scrubber").clientHeight;
+  thumb.style.top = `${grid.scrollTop / Math.max(1, state.height) * height}px`;
+}
+
+// Jump so the asset at `index` starts the screen (its section's header above it).
+function jumpTo(index) {
+  const grid = $("grid");
+  const section = sectionOf(index);
+  const y = index === section.start ? section.top : itemRect(index).y;
+  grid.scrollTop = y;
+  render();
+}
+
+function scrubTo(event) {
+  const scrubber = $("scrubber");
+  const box = scrubber.getBoundingClientRect();
+  const fraction = Math.min(1, Math.max(0, (event.clientY - box.top) / box.height));
+  const grid = $("grid");
+  grid.scrollTop = fraction * state.height;
+  const [first] = indexRange(grid.scrollTop, grid.scrollTop + 1);
+  const asset = state.assets[first];
+  const day = asset ? dayKey(asset) : (state.days.find((d, k) => d.start <= first && (k + 1 === state.days.length || state.days[k + 1].start > first)) || {}).day;
+  $("scrub-label").textContent = day ? periodTitle(day.slice(0, 7)) : "";
+  $("scrub-label").style.top = `${event.clientY - box.top}px`;
+  $("scrub-label").hidden = false;
+}
+
+function setUpScrubber() {
+  const scrubber = $("scrubber");
+  let dragging = false;
+  scrubber.addEventListener("pointerdown", event => {
+    const mark = event.target.closest("[data-index]");
+    if (mark && mark.tagName === "BUTTON") { jumpTo(Number(mark.dataset.index)); event.preventDefault(); return; }
+    dragging = true;
+    scrubber.setPointerCapture(event.pointerId);
+    scrubTo(event);
+    event.preventDefault();
+  });
+  scrubber.addEventListener("pointermove", event => { if (dragging) scrubTo(event); });
+  const end = () => { dragging = false; $("scrub-label").hidden = true; };
+  scrubber.addEventListener("pointerup", end);
+  scrubber.addEventListener("pointercancel", end);
 }
 
 function makeTile(asset) {
   const el = document.createElement("button");
   el.className = "tile";
   el.dataset.id = asset.id;
-  el.setAttribute("role", "gridcell");
+  el.setAttribute("role", "option");
   const img = document.createElement("img");
   img.alt = "";
   img.decoding = "async";
@@ -306,7 +630,10 @@ function makeTile(asset) {
   if (asset.mediaType === "video" && asset.durationSeconds != null) el.appendChild(badge("duration", formatDuration(asset.durationSeconds)));
   const kind = asset.mediaType === "video" ? "Video" : isLive(asset) ? "Live Photo" : "Photo";
   el.setAttribute("aria-label", `${kind}, ${asset.creationDate ? dayTitle(dayOf(asset)) : "no date"}`);
-  el.addEventListener("click", () => toggle(asset, el));
+  el.addEventListener("click", event => clickTile(event, el));
+  el.addEventListener("pointerdown", event => dragStart(event, el));
+  // The image's own drag (to another app) would swallow a drag-select's moves.
+  el.addEventListener("dragstart", event => event.preventDefault());
   el.addEventListener("dblclick", () => openViewer(Number(el.dataset.index)));
   el.addEventListener("focus", () => { state.focus = Number(el.dataset.index); });
   const movie = isLive(asset) ? movieURL(asset) : null;
@@ -364,6 +691,106 @@ function stopMovie(el) {
 }
 
 // MARK: Selection
+
+// Click or Ctrl/Cmd-click toggles one item; Shift-click adds the range from the last
+// item clicked (the anchor); dragging across tiles adds (or, from a selected tile,
+// removes) the items between.
+function clickTile(event, el) {
+  if (drag.suppressClick) { drag.suppressClick = false; return; }
+  const index = Number(el.dataset.index);
+  const asset = state.assets[index];
+  if (!asset) return;
+  state.focus = index;
+  if (event.shiftKey && state.anchor != null && config.limit !== 1) selectRange(state.anchor, index);
+  else { toggle(asset, el); state.anchor = index; }
+}
+
+// Adds every item from `from` to `to` (in that direction, so the order follows it),
+// loading what is not yet loaded; past the limit, the rest are refused with a message.
+async function selectRange(from, to) {
+  const low = Math.min(from, to), high = Math.max(from, to);
+  if (high - low >= RANGE_MAX) { announce(`A range selects at most ${RANGE_MAX} items at once.`, true); return; }
+  if (!(await ensureLoaded(low, high))) return;
+  const step = from <= to ? 1 : -1;
+  let refused = 0;
+  for (let i = from; i !== to + step; i += step) {
+    const asset = state.assets[i];
+    if (!asset || state.selected.has(asset.id)) continue;
+    if (config.limit && state.selection.length >= config.limit) { refused += 1; continue; }
+    state.selection.push(asset.id);
+    state.selected.set(asset.id, asset);
+  }
+  selectionChanged();
+  if (refused) announce(`You can select up to ${config.limit} item${config.limit === 1 ? "" : "s"}; ${refused} more were not selected.`, true);
+}
+
+const RANGE_MAX = 10000;
+const drag = { start: -1, base: null, removing: false, active: false, suppressClick: false, pointer: null, timer: null };
+
+function dragStart(event, el) {
+  if (event.pointerType !== "mouse" || event.button !== 0 || event.shiftKey || config.limit === 1) return;
+  const index = Number(el.dataset.index);
+  const asset = state.assets[index];
+  if (!asset) return;
+  Object.assign(drag, { start: index, base: state.selection.slice(), removing: state.selected.has(asset.id),
+    active: false, pointer: event });
+}
+
+function dragMove(event) {
+  if (drag.start < 0) return;
+  if (!(event.buttons & 1)) { dragEnd(); return; }
+  drag.pointer = event;
+  const index = tileIndexAt(event.clientX, event.clientY);
+  if (index == null || (!drag.active && index === drag.start)) return;
+  drag.active = true;
+  applyDrag(index);
+  const box = $("grid").getBoundingClientRect();
+  const edge = event.clientY < box.top + 40 ? -1 : event.clientY > box.bottom - 40 ? 1 : 0;
+  clearInterval(drag.timer);
+  if (edge) drag.timer = setInterval(() => {
+    $("grid").scrollTop += edge * 24;
+    render();
+    const i = tileIndexAt(drag.pointer.clientX, Math.min(box.bottom - 2, Math.max(box.top + 2, drag.pointer.clientY)));
+    if (i != null) applyDrag(i);
+  }, 30);
+}
+
+function dragEnd() {
+  clearInterval(drag.timer);
+  if (drag.active) drag.suppressClick = true;
+  drag.start = -1; drag.active = false;
+  setTimeout(() => { drag.suppressClick = false; }, 0);
+}
+
+function tileIndexAt(x, y) {
+  const el = document.elementFromPoint(x, y);
+  const tile = el && el.closest(".tile");
+  return tile && tile.dataset.index ? Number(tile.dataset.index) : null;
+}
+
+function applyDrag(index) {
+  const low = Math.min(drag.start, index), high = Math.max(drag.start, index);
+  const step = drag.start <= index ? 1 : -1;
+  const range = [];
+  for (let i = drag.start; i !== index + step; i += step) if (state.assets[i]) range.push(state.assets[i]);
+  let selection = drag.base.slice();
+  if (drag.removing) {
+    const out = new Set(range.map(a => a.id));
+    selection = selection.filter(id => !out.has(id));
+  } else {
+    for (const asset of range) {
+      if (selection.includes(asset.id)) continue;
+      if (config.limit && selection.length >= config.limit) { announce(`You can select up to ${config.limit} items.`, true); break; }
+      selection.push(asset.id);
+    }
+  }
+  for (const asset of range) if (selection.includes(asset.id)) state.selected.set(asset.id, asset);
+  state.selection = selection;
+  for (const id of [...state.selected.keys()]) if (!selection.includes(id)) state.selected.delete(id);
+  state.focus = index;
+  void low; void high;
+  selectionChanged();
+}
 
 function toggle(asset, el) {
   if (state.selected.has(asset.id)) {
@@ -486,34 +913,47 @@ async function loadPreselected() {
 
 // MARK: Keyboard
 
-function moveFocus(delta) {
-  if (!state.assets.length) return;
-  state.focus = Math.max(0, Math.min(state.assets.length - 1, state.focus + delta));
+// Arrows move, Shift+arrows extend the selection, Space toggles, Enter opens full
+// screen, Home/End and Page Up/Down jump, Escape clears the selection (a second
+// Escape cancels, as the Cancel button).
+function moveFocus(delta, extend = false) {
+  if (!state.total) return;
+  const from = state.focus;
+  state.focus = Math.max(0, Math.min(state.total - 1, state.focus + delta));
+  if (extend && config.limit !== 1) {
+    if (state.anchor == null) state.anchor = from;
+    selectRange(from, state.focus);
+  }
   focusTile(state.focus);
 }
 
 function focusTile(index) {
-  const asset = state.assets[index];
-  const r = state.rows.findIndex(row => row.kind === "tiles" && index >= row.start && index < row.end);
-  if (r < 0) return;
   const grid = $("grid");
-  const y = state.rowTops[r];
-  if (y < grid.scrollTop + HEADER_HEIGHT) grid.scrollTop = Math.max(0, y - HEADER_HEIGHT);
-  else if (y + state.tile > grid.scrollTop + grid.clientHeight) grid.scrollTop = y + state.tile - grid.clientHeight;
+  const rect = itemRect(index);
+  if (rect.y < grid.scrollTop + HEADER_HEIGHT) grid.scrollTop = Math.max(0, rect.y - HEADER_HEIGHT);
+  else if (rect.y + rect.h > grid.scrollTop + grid.clientHeight) grid.scrollTop = rect.y + rect.h - grid.clientHeight;
   render();
-  const el = rendered.get(`a${asset.id}`);
+  const el = [...rendered.values()].find(e => e.dataset.index === String(index));
   if (el) el.focus({ preventScroll: true });
+  if (!state.assets[index]) ensureLoaded(index, index).then(() => { render(); if (state.focus === index) focusTile(index); });
 }
 
 function rowDelta(index, direction) {
-  // Up and down move by a row of the same column where the row has one.
-  const r = state.rows.findIndex(row => row.kind === "tiles" && index >= row.start && index < row.end);
-  if (r < 0) return 0;
-  const column = index - state.rows[r].start;
-  for (let n = r + direction; n >= 0 && n < state.rows.length; n += direction) {
-    const row = state.rows[n];
-    if (row.kind !== "tiles") continue;
-    return Math.min(row.start + column, row.end - 1) - index;
+  // Up and down move to the item nearest below or above (sections may share a line).
+  const rect = itemRect(index);
+  const centre = rect.x + rect.w / 2;
+  for (let y = direction > 0 ? rect.y + rect.h + GAP + 1 : rect.y - GAP - 1, n = 0;
+       n < 200 && y >= 0 && y <= state.height; y += direction * 4, n++) {
+    let best = null;
+    for (let s = sectionAt(y); s < state.sections.length && state.sections[s].top <= y; s++) {
+      for (const row of rowsBetween(state.sections[s], y, y)) {
+        for (const item of row.items) {
+          const distance = Math.abs(item.x + item.w / 2 - centre);
+          if (!best || distance < best.distance) best = { index: item.index, distance };
+        }
+      }
+    }
+    if (best) return best.index - index;
   }
   return 0;
 }
@@ -523,15 +963,26 @@ function onGridKey(event) {
   if (!el) return;
   const index = Number(el.dataset.index);
   const asset = state.assets[index];
+  const page = Math.max(1, Math.floor($("grid").clientHeight / (state.tile + GAP))) * state.columns;
   switch (event.key) {
-    case "ArrowRight": moveFocus(1); break;
-    case "ArrowLeft": moveFocus(-1); break;
-    case "ArrowDown": moveFocus(rowDelta(index, 1)); break;
-    case "ArrowUp": moveFocus(rowDelta(index, -1)); break;
+    case "ArrowRight": moveFocus(1, event.shiftKey); break;
+    case "ArrowLeft": moveFocus(-1, event.shiftKey); break;
+    case "ArrowDown": moveFocus(rowDelta(index, 1), event.shiftKey); break;
+    case "ArrowUp": moveFocus(rowDelta(index, -1), event.shiftKey); break;
+    case "PageDown": moveFocus(page, event.shiftKey); break;
+    case "PageUp": moveFocus(-page, event.shiftKey); break;
     case "Home": state.focus = 0; focusTile(0); break;
-    case "End": state.focus = state.assets.length - 1; focusTile(state.focus); break;
-    case " ": toggle(asset, el); break;
-    case "Enter": openViewer(index); break;
+    case "End": state.focus = state.total - 1; focusTile(state.focus); break;
+    case " ":
+      if (!asset) break;
+      if (event.shiftKey && state.anchor != null && config.limit !== 1) selectRange(state.anchor, index);
+      else { toggle(asset, el); state.anchor = index; }
+      break;
+    case "Enter": if (asset) openViewer(index); break;
+    case "Escape":
+      if (state.selection.length) { state.selection = []; state.selected.clear(); state.anchor = null; selectionChanged(); announce("Selection cleared."); }
+      else cancel();
+      break;
     default: return;
   }
   event.preventDefault();
@@ -558,6 +1009,7 @@ function closeViewer() {
 function stepViewer(delta) {
   const next = state.viewerIndex + delta;
   if (next < 0 || next >= state.assets.length) return;
+  if (!state.assets[next]) { ensureLoaded(next, next).then(ok => { if (ok && state.viewerIndex >= 0) stepViewer(delta); }); return; }
   state.viewerIndex = next;
   showViewerAsset();
   if (next > state.assets.length - 10) loadPage();
@@ -809,7 +1261,7 @@ function showGridState(text, retry = false) {
   if (retry) {
     const button = document.createElement("button");
     button.textContent = "Try again";
-    button.addEventListener("click", () => { state.failed = null; loadPage(); });
+    button.addEventListener("click", () => { state.failed = null; state.total ? loadVisible() : loadTimeline(); });
     el.append(document.createElement("br"), button);
   }
 }
@@ -861,6 +1313,21 @@ function runSearch(text) {
   reset();
 }
 
+// Square or justified tiles, and headers by day, month or year: the user's choice, kept.
+function setUpViewOptions() {
+  for (const [id, key, value] of [["layout-mode", "layout", "layoutMode"], ["group-mode", "group", "groupMode"]]) {
+    const select = $(id);
+    select.value = state[value];
+    select.addEventListener("change", () => {
+      state[value] = select.value;
+      localStorage.setItem(`mediaindex.${key}`, select.value);
+      for (const el of rendered.values()) el.remove();
+      rendered.clear();
+      layout();
+    });
+  }
+}
+
 // MARK: Start
 
 function start() {
@@ -880,6 +1347,10 @@ function start() {
     if (asset) toggle(asset, null);
   });
   swipeable($("viewer"));
+  setUpScrubber();
+  setUpViewOptions();
+  document.addEventListener("pointermove", dragMove);
+  document.addEventListener("pointerup", dragEnd);
   const grid = $("grid");
   grid.addEventListener("scroll", () => requestAnimationFrame(render), { passive: true });
   grid.addEventListener("keydown", onGridKey);
@@ -899,7 +1370,7 @@ function start() {
   if (config.limit === 1) $("grid").setAttribute("aria-multiselectable", "false");
   loadPreselected();
   layout();
-  loadPage();
+  loadTimeline();
   listenForChanges();
 }
 

@@ -121,8 +121,53 @@ try:
           f"{len(driver.find_elements(By.CSS_SELECTOR, '.tile'))} tiles for {total} assets")
     check("date headers are shown", len(driver.find_elements(By.CSS_SELECTOR, ".date-header")) > 0)
 
+    # Dense: at 1200x900 a few dozen thumbnails are on screen at once.
+    on_screen = """return [...document.querySelectorAll('.tile[data-id]')].filter(t => {
+        const r = t.getBoundingClientRect(), g = document.getElementById('grid').getBoundingClientRect();
+        return r.top >= g.top && r.bottom <= g.bottom && r.width > 0; }).length"""
+    try:
+        wait.until(lambda d: d.execute_script(on_screen) >= 24)
+    except Exception:
+        pass
+    visible = driver.execute_script(on_screen)
+    check("at least 24 thumbnails are fully on screen at 1200x900", visible >= 24, f"{visible}")
+
+    # Scrolling: the bottom of the whole result loads without the page holding every tile.
+    timeline = get_json("/v1/timeline?group=year")
+    driver.execute_script("const g = document.getElementById('grid'); g.scrollTop = g.scrollHeight")
+    oldest = [b["period"] for b in timeline["buckets"]][-1]
+    wait.until(lambda d: d.execute_script(on_screen) > 0)
+    last_index = driver.execute_script(
+        "return Math.max(...[...document.querySelectorAll('.tile[data-id]')].map(t => Number(t.dataset.index)))")
+    check("scrolled to the end, the last asset of the result is loaded", last_index == timeline["total"] - 1,
+          f"{last_index} of {timeline['total']}")
+    nodes = driver.execute_script("return document.getElementById('grid-space').querySelectorAll('*').length")
+    check("the page holds at most a few hundred nodes in the grid", nodes <= 800, f"{nodes}")
+
+    # The scrubber: a year's label jumps to that year.
+    years = [b["period"] for b in timeline["buckets"] if b["period"]]
+    target = years[len(years) // 2]
+    button = driver.find_elements(By.CSS_SELECTOR, f".scrub-year")
+    labels = {b.text: b for b in button}
+    if target not in labels and labels:
+        target = sorted(labels)[len(labels) // 2]
+    if labels:
+        labels[target].click()
+        wait.until(lambda d: d.execute_script(on_screen) > 0)
+        # Days of a few photos share a line: the year's first day is on the screen's first line.
+        first_line = driver.execute_script("""const g = document.getElementById('grid').getBoundingClientRect();
+            return [...document.querySelectorAll('.tile[data-id]')].filter(t => {
+                const r = t.getBoundingClientRect(); return r.top >= g.top - 1 && r.top < g.top + 200; })
+            .map(t => t.getAttribute('aria-label'))""")
+        check("clicking a year on the scrubber shows that year", any(target in label for label in first_line),
+              f"{target}: {first_line}")
+    else:
+        check("the scrubber shows years", False, json.dumps(years))
+    driver.execute_script("document.getElementById('grid').scrollTop = 0")
+    wait.until(lambda d: d.execute_script(on_screen) >= 24)
+
     # ?limit=2: a third selection is refused visibly.
-    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile")
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile[data-id]")
     for tile in tiles[:3]:
         tile.click()
     selected = driver.find_elements(By.CSS_SELECTOR, ".tile[aria-selected='true']")
@@ -130,6 +175,49 @@ try:
     check("the refusal is shown", driver.find_element(By.ID, "toast").is_displayed())
     orders = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".tile .order")]
     check("the selection order shows as numbers", sorted(orders) == ["1", "2"], str(orders))
+
+    # Range selection: Shift-click selects every item between (no limit here).
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait.until(lambda d: d.execute_script(on_screen) >= 24)
+    ordered = driver.execute_script("""return [...document.querySelectorAll('.tile[data-id]')]
+        .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).slice(0, 12).map(t => t.dataset.id)""")
+    driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[2]}']").click()
+    webdriver.ActionChains(driver).key_down("\ue008").click(
+        driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[8]}']")).key_up("\ue008").perform()
+    time.sleep(0.3)
+    chosen = driver.execute_script("""return [...document.querySelectorAll('.tile[aria-selected=true]')]
+        .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).map(t => t.dataset.id)""")
+    check("Shift-click selects the range, both ends included", chosen == ordered[2:9], json.dumps(chosen))
+    count_text = driver.find_element(By.ID, "selection-count").text
+    check("the count is shown", count_text.startswith("7"), count_text)
+
+    # Keyboard: Escape clears, arrows move, Space toggles, Shift+arrow extends.
+    first = driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[0]}']")
+    first.send_keys("\ue00c")  # escape
+    check("Escape clears the selection", not driver.find_elements(By.CSS_SELECTOR, ".tile[aria-selected=true]"))
+    driver.execute_script("arguments[0].focus()", first)
+    webdriver.ActionChains(driver).send_keys(" ").send_keys("\ue014").send_keys(" ").key_down("\ue008") \
+        .send_keys("\ue014").send_keys("\ue014").key_up("\ue008").perform()
+    time.sleep(0.3)
+    chosen = driver.execute_script("""return [...document.querySelectorAll('.tile[aria-selected=true]')]
+        .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).map(t => t.dataset.id)""")
+    check("Space, arrows and Shift+arrows select from the keyboard", chosen == ordered[0:4], json.dumps(chosen))
+    focused_role = driver.execute_script("return document.activeElement.getAttribute('role') + ' ' + document.activeElement.getAttribute('aria-selected')")
+    check("the focused tile is an option that says it is selected", focused_role == "option true", focused_role)
+
+    # Drag-select: pressing on one tile and moving over others selects them all.
+    first.send_keys("\ue00c")
+    webdriver.ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[1]}']")) \
+        .click_and_hold().move_to_element(driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[3]}']")) \
+        .move_to_element(driver.find_element(By.CSS_SELECTOR, f".tile[data-id='{ordered[5]}']")).release().perform()
+    time.sleep(0.3)
+    chosen = driver.execute_script("""return [...document.querySelectorAll('.tile[aria-selected=true]')]
+        .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)).map(t => t.dataset.id)""")
+    check("dragging across tiles selects them", chosen == ordered[1:6], json.dumps(chosen))
+
+    driver.get(f"http://127.0.0.1:{port}/?limit=2")
+    wait.until(lambda d: loaded_thumbnails(d) >= 6)
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile[data-id]")
 
     # Full screen opens (Enter on a focused tile), arrows move, Escape closes.
     tiles[0].send_keys("\ue007")
@@ -185,7 +273,7 @@ try:
     driver.get(f"http://127.0.0.1:{embed_port}/embed.html")
     driver.switch_to.frame(driver.find_element(By.ID, "picker"))
     wait.until(lambda d: loaded_thumbnails(d) >= 3)
-    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile")
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile[data-id]")
     chosen = [tiles[0].get_attribute("data-id"), tiles[1].get_attribute("data-id")]
     for tile in tiles[:3]:
         tile.click()

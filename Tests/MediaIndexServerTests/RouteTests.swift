@@ -17,7 +17,7 @@ struct RouteTests {
         let next = try require((page.json as? [String: Any])?["nextCursor"] as? String, "a next cursor")
         let second = try served.get("/v1/assets?limit=2&sort=fileName&after=\(next)")
         #expect(second.text == (await served.cli(["assets", "--json", "--limit", "2", "--sort", "fileName", "--after", next])))
-        let filtered = try served.get("/v1/assets?filter=images&make=Canon&includeHidden=true&limit=10")
+        let filtered = try served.get("/v1/assets?filter=images&make=Canon&includeHidden=true&limit=10", headers: served.bearer)
         #expect(filtered.text == (await served.cli(["assets", "--json", "--filter", "images", "--make", "Canon",
                                                     "--include-hidden", "--limit", "10"])))
         let counted = try served.get("/v1/assets?count=true")

@@ -120,6 +120,7 @@ struct AssetQuery {
         if let before = options.capturedBeforeLocalTime {
             conditions.append(SQLCondition(sql: "a.local_time < ?", values: [before.timeIntervalSince1970]))
         }
+        if let period = options.period { conditions.append(Self.periodCondition(period)) }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
         if let make = options.make.flatMap(CameraNames.make) {
             // Every recorded spelling of the make (NIKON CORPORATION for Nikon), so the
@@ -177,7 +178,7 @@ struct AssetQuery {
         default: typeScope = false
         }
         if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
-            && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil
+            && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil && options.period == nil
             && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
             && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil

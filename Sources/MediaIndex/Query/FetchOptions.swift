@@ -27,6 +27,9 @@ public struct FetchOptions: Sendable, Hashable {
     public var capturedFromLocalTime: Date?
     /// Captured before this local wall-clock time (seconds since 1970 read as UTC).
     public var capturedBeforeLocalTime: Date?
+    /// Only the assets of this day, month or year (the asset's day, as the timeline
+    /// keys it), or only the undated ones.
+    public var period: CapturePeriod?
     /// Taken inside this place.
     public var place: PlaceFilter?
     /// Camera make, compared case-insensitively with the normalised make
@@ -122,3 +125,13 @@ public struct AssetCounts: Sendable, Equatable {
     public var total: Int { images + videos }
 }
 
+
+extension FetchOptions {
+    /// Whether these options show hidden assets: `includeHidden`, the Hidden album, or a
+    /// search that names them (`is:hidden`).
+    public var showsHidden: Bool {
+        if includeHidden || search?.expression?.mentionsHidden == true { return true }
+        if case .smart(.hidden)? = album { return true }
+        return false
+    }
+}

@@ -7,9 +7,9 @@ extension MediaIndexAPI {
     /// `GET /v1/search?q=` is the same with its search required (`search QUERY --json`).
     func assets(_ request: HTTPRequest, searchRequired: Bool = false) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
-        let key = AnswerCache<[UInt8]>.key(request)
+        let key = answerKey(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
-        let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["limit", "count"],
+        let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["period", "limit", "count"],
                                         repeatable: ["type"])
         let limit = try query.integer("limit") ?? 100
         guard limit <= Self.maximumLimit else {
@@ -20,12 +20,9 @@ extension MediaIndexAPI {
         if searchRequired, try query.value("q") == nil {
             throw APIError.badRequest("/v1/search needs q, the search (such as q=beach camera:canon); see docs/search.md")
         }
-        let parameters = try AssetListingParameters(reading: query)
-        var options = parameters.options
+        var options = try fetchOptions(query)
+        try checkHiddenAccess(options, request)
         options.limit = limit
-        if let albumKey = parameters.albumKey {
-            options.album = try library.blocking.albumScope(named: albumKey, recursive: parameters.recursive)
-        }
         // Recently Added is the last 30 days: its answer also moves with the clock.
         var lifetime: Duration?
         if case .smart(.recentlyAdded)? = options.album { lifetime = Self.clockBoundLifetime }
@@ -39,18 +36,41 @@ extension MediaIndexAPI {
         return cachedJSONResponse(json, key: key, version: version, lifetime: lifetime)
     }
 
+    /// The fetch options a listing's query asks for (`AssetListingParameters` and
+    /// `period`), with its album resolved.
+    ///
+    /// - Throws: `APIError.badRequest` for a period that is no day, month or year;
+    ///   the decoder's and the album look-up's errors.
+    func fetchOptions(_ query: QueryParameters) throws -> FetchOptions {
+        let parameters = try AssetListingParameters(reading: query)
+        var options = parameters.options
+        if let albumKey = parameters.albumKey {
+            options.album = try library.blocking.albumScope(named: albumKey, recursive: parameters.recursive)
+        }
+        if let text = try query.value("period") {
+            guard let period = CapturePeriod(text) else {
+                throw APIError.badRequest(code: "badParameter",
+                                          "period takes a day, month or year (2023-07-01, 2023-07, 2023) or none, not '\(text)'")
+            }
+            options.period = period
+        }
+        return options
+    }
+
     /// `GET /v1/assets/{id}`: as `show ID --json`.
     func asset(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
-        let key = AnswerCache<[UInt8]>.key(request)
+        let key = answerKey(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
         _ = try QueryParameters(request.query, known: [])
-        return cachedJSONResponse(JSONShapes.asset(try existingAsset(id)), key: key, version: version)
+        return cachedJSONResponse(JSONShapes.asset(try existingAsset(id, request)), key: key, version: version)
     }
 
-    /// The asset with identifier `id`; any other form of id is not found.
-    func existingAsset(_ id: String) throws -> Asset {
-        guard let assetID = Asset.ID(id), let asset = try library.blocking.asset(id: assetID) else {
+    /// The asset with identifier `id`; any other form of id is not found, and neither is
+    /// a hidden asset when `request` (a read) may not see hidden assets.
+    func existingAsset(_ id: String, _ request: HTTPRequest? = nil) throws -> Asset {
+        guard let assetID = Asset.ID(id), let asset = try library.blocking.asset(id: assetID),
+              !(asset.hidden && request.map { !seesHidden($0) } == true) else {
             throw APIError.notFound(LibraryError.assetNotFound(id).description)
         }
         return asset
@@ -73,7 +93,7 @@ extension MediaIndexAPI {
     /// `GET /v1/assets/{id}/thumbnail?size=&mode=&format=&rev=`: the cached thumbnail, made on demand.
     func thumbnail(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
-        let key = AnswerCache<ThumbnailLocation>.key(request)
+        let key = answerKey(request)
         if let known = thumbnailLocations.value(for: key, version: version),
            let response = Self.thumbnailResponse(known, request) {
             return response
@@ -84,7 +104,7 @@ extension MediaIndexAPI {
             mode: try ThumbnailParameters.mode(query.value("mode"), option: "mode"),
             format: try ThumbnailParameters.format(query.value("format"), option: "format"))
         let revision = try query.integer("rev")
-        let asset = try existingAsset(id)
+        let asset = try existingAsset(id, request)
         guard let thumbnailKey = library.thumbnailKey(for: asset, request: thumbnailRequest) else {
             throw APIError(status: 404, code: "thumbnailUnavailable", message: "asset \(id) has no file to make a thumbnail of")
         }

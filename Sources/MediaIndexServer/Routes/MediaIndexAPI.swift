@@ -125,7 +125,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case assets, search, searchSuggestions, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
         case description
         case albums, albumAssets(String)
-        case changes, events, status
+        case changes, events, status, timeline
         case duplicates, resolveDuplicates(String)
 
         var methods: [String] {
@@ -152,6 +152,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 case "events": self = .events
                 case "status": self = .status
                 case "duplicates": self = .duplicates
+                case "timeline": self = .timeline
                 default: return nil
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
@@ -241,6 +242,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .status: return try status(request)
         case .duplicates: return try duplicates(request)
         case .resolveDuplicates(let group): return try resolveDuplicates(group, request)
+        case .timeline: return try timeline(request)
         }
     }
 

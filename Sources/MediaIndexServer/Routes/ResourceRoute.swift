@@ -14,7 +14,7 @@ extension MediaIndexAPI {
             throw APIError.badRequest("representation takes current or compatible, not '\(representation)'")
         }
         let version = try Self.renditionVersion(query)
-        let asset = try existingAsset(id)
+        let asset = try existingAsset(id, request)
         if representation == "compatible", let response = try compatibleRendition(of: asset, role: role, version: version,
                                                                                    query: query, request) {
             return response
