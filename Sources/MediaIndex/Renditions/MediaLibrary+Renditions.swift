@@ -66,8 +66,8 @@ extension MediaLibrary.Blocking {
         let (format, orientation) = library.stillFormatAndOrientation(of: asset, resource: source)
         let made: EncodedThumbnail
         do {
-            made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: source.path.bytes,
-                                                          beneath: try library.confiningRoot(of: source),
+            let location = try library.confinedLocation(of: source)
+            made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: location.path, beneath: location.root,
                                                           format: format, orientation: orientation, options: options)
         } catch let error as ThumbnailError {
             throw ThumbnailUnavailable(identifier: asset.id, state: .failed, reason: error.description)

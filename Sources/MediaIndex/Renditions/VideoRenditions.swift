@@ -69,8 +69,8 @@ extension MediaLibrary.Blocking {
                                        reason: "the ffmpeg program is not installed; it converts this video to H.264 for browsers")
         }
         guard start else { return .making(key: key, secondsDone: nil, duration: duration) }
-        let root = try library.confiningRoot(of: source)
-        _ = try FileByteSource(pathBytes: source.path.bytes, beneath: root)  // still inside its root, no link followed
+        let location = try library.confinedLocation(of: source)
+        _ = try FileByteSource(pathBytes: location.path, beneath: location.root)  // still inside its root, no link followed
         let output = try cache.temporaryPath(key: key, fileExtension: "mp4")
         let progress = output + ".progress"
         let limit = jobs.maxConcurrent

@@ -65,15 +65,12 @@ enum AssetRecord {
     static let assetColumns: [Column] = AssetFields.readColumns
 
     /// The columns a sidecar may set (see `SidecarAttacher`): XMP's date, place and
-    /// rating, and a Sony clip XML's camera too.
+    /// describing fields (rating, keywords …), and a Sony clip XML's camera too.
     /// The place and local time follow from the date and position, so they are merged with them.
     static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .localTime, .latitude, .longitude, .altitude,
-                                           .make, .model, .rating] + Column.placeColumns
-        + [.timeZone, .captureOffset, .captureOffsetSource]
-    /// describing fields (rating, keywords …), and a Sony clip XML's camera too.
-    static let sidecarColumns: [Column] = [.creationDate, .creationTimestamp, .latitude, .longitude, .altitude,
                                            .make, .model, .rating, .keywords, .keywordKey, .title, .caption,
-                                           .label, .people, .peopleKey, .creator, .copyright]
+                                           .label, .people, .peopleKey, .creator, .copyright] + Column.placeColumns
+        + [.timeZone, .captureOffset, .captureOffsetSource]
 
     /// The `assets` columns computed from a primary resource's metadata, with their values
     /// (the field table's `fill`s, in its order).

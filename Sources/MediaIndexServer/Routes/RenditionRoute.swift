@@ -28,8 +28,8 @@ extension MediaIndexAPI {
         if asset.mediaType == .video, movieNames.contains(role) {
             movie = asset.resource(for: version)
         } else if ["pairedVideo", "fullSizePairedVideo"].contains(role) {
-            let edited = version == .current ? asset.resources.first { $0.role == "fullSizePairedVideo" } : nil
-            movie = edited ?? asset.resources.first { $0.role == "pairedVideo" }
+            let edited = version == .current ? asset.resources.first { $0.role == .fullSizePairedVideo } : nil
+            movie = edited ?? asset.resources.first { $0.role == .pairedVideo }
         } else {
             return nil
         }
