@@ -72,6 +72,9 @@ struct RequestBoundsTests {
             for fields in [[good, close], [close, good], [good, empty, blanks, close], [empty, good, close, blanks]] {
                 #expect(try rawExchange(served, head(fields, lineEnd: lineEnd)).status == 200)
             }
+            // A field folded onto a second line (obs-fold) is refused too, as RFC 9112 allows.
+            let folded = Array("X-Folded: one".utf8) + Array(lineEnd.utf8) + Array(" two".utf8)
+            #expect(try rawExchange(served, head([good, folded, close], lineEnd: lineEnd)).status == 400)
         }
     }
 

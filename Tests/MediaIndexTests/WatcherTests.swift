@@ -300,6 +300,20 @@ struct LibraryWatcherTests {
         #expect(eventually(3) { tree.asset(tree.first + "/linked.jpg") != nil }, "well before the 30 s abandoned-write delay")
     }
 
+    @Test("a root that follows symbolic links watches the linked folder: a file added there is indexed under the link")
+    func followedLinkIsWatched() throws {
+        let tree = try WatchedTree()
+        let outside = tree.folder.file("outside")
+        try FileManager.default.createDirectory(atPath: outside + "/sub", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: tree.first + "/linked", withDestinationPath: outside)
+        var options = MediaLibrary.IndexOptions()
+        options.followSymlinks = true
+        try tree.library.blocking.index(roots: [PathBytes(tree.first)], options: options)
+        try tree.start()
+        try tree.copy(WatchedTree.canon, to: outside + "/sub/new.jpg")
+        #expect(eventually(5) { tree.asset(tree.first + "/linked/sub/new.jpg") != nil })
+    }
+
     @Test("a burst of 2,000 files becomes a few runs, and every file is indexed")
     func burst() throws {
         let tree = try WatchedTree()

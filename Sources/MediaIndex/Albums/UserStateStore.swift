@@ -48,6 +48,8 @@ enum UserStateStore {
         try db.execute("ATTACH DATABASE ? AS \(schema)", [path])
         try db.execute("PRAGMA \(schema).journal_mode = WAL")
         try db.execute("PRAGMA \(schema).synchronous = NORMAL")
+        // Checkpoints of user-state.sqlite run beside its writes, never inside one.
+        BackgroundCheckpoint.install(on: db, schema: schema, path: path)
         if try db.scalarInt("PRAGMA \(schema).application_id") != LibraryFileCheck.applicationID {
             try db.execute("PRAGMA \(schema).application_id = \(LibraryFileCheck.applicationID)")
         }

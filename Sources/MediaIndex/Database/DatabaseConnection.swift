@@ -11,6 +11,9 @@ package final class DatabaseConnection {
     /// Whether the connection was opened read-only.
     package let isReadOnly: Bool
     private var statementCache: [String: Statement] = [:]
+    /// What a hook installed on the connection needs, kept alive as long as it
+    /// (`BackgroundCheckpoint`).
+    var hookContext: AnyObject?
 
     /// How long a connection waits on a lock held by another before failing.
     package static let busyTimeoutMilliseconds: Int32 = 5_000

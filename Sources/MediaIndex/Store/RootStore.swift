@@ -34,6 +34,11 @@ struct RootStore {
         Set(try db.rows("SELECT id FROM roots WHERE follows_symlinks = 1").compactMap { $0.int64("id") })
     }
 
+    /// Whether the root at `path` follows symbolic links to folders.
+    func followsSymlinks(path: PathBytes) throws -> Bool {
+        try db.row("SELECT follows_symlinks FROM roots WHERE path = ?", [path.bytes])?.int64("follows_symlinks") == 1
+    }
+
     /// Sets whether the root's walk follows symbolic links to folders.
     func setFollowsSymlinks(_ rootID: Int64, _ follows: Bool) throws {
         try db.execute("UPDATE roots SET follows_symlinks = ? WHERE id = ?", [follows ? 1 : 0, rootID])

@@ -35,8 +35,11 @@ final class InotifyInstance {
     ///
     /// - Throws: `InotifyError.watchLimitReached` on `ENOSPC`, else `InotifyError.cannotWatch`.
     ///   Wraps `inotify_add_watch(2)`.
-    func addWatch(_ folder: PathBytes) throws -> Int32 {
-        let wd = folder.withCString { inotify_add_watch(descriptor, $0, Self.folderMask) }
+    /// With `followingLink`, `folder` may be a symbolic link to a folder (a root that
+    /// follows them): its target is watched.
+    func addWatch(_ folder: PathBytes, followingLink: Bool = false) throws -> Int32 {
+        let mask = followingLink ? Self.folderMask & ~UInt32(IN_DONT_FOLLOW) : Self.folderMask
+        let wd = folder.withCString { inotify_add_watch(descriptor, $0, mask) }
         if wd >= 0 { return wd }
         let code = errno
         if code == ENOSPC { throw InotifyError.watchLimitReached }

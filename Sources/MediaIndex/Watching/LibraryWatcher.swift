@@ -236,7 +236,8 @@ public final class LibraryWatcher: @unchecked Sendable {
 
             for root in removals { watches[root] = nil }
             for root in requests {
-                let watch = RootWatch(root: root, excludedFolders: excluded, hooks: configuration.hooks)
+                let follows = (try? library.read { db in try RootStore(db: db).followsSymlinks(path: root) }) ?? false
+                let watch = RootWatch(root: root, excludedFolders: excluded, hooks: configuration.hooks, followsLinks: follows)
                 watch.setUp()
                 watches[root] = watch
                 update(root, with: watch, effects: [], timing: timing, announce: true)

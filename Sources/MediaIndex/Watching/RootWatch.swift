@@ -18,6 +18,9 @@ final class RootWatch {
     private let excludedInodes: [(device: UInt64, inode: UInt64)]
     private var rootDevice: UInt64 = 0
     private let hooks: WatcherTestHooks
+    /// The root follows symbolic links to folders outside it (`roots.follows_symlinks`):
+    /// their targets are watched too, each folder once.
+    private let followsLinks: Bool
 
     /// Why the root is polled instead, once inotify is not enough; nil while it is.
     private(set) var pollingReason: String?
@@ -26,8 +29,9 @@ final class RootWatch {
     static let vanishedReason = "the root folder was moved, removed or unmounted"
     var watchedFolderCount: Int { folders.count }
 
-    init(root: PathBytes, excludedFolders: [PathBytes], hooks: WatcherTestHooks) {
+    init(root: PathBytes, excludedFolders: [PathBytes], hooks: WatcherTestHooks, followsLinks: Bool = false) {
         self.root = root
+        self.followsLinks = followsLinks
         self.excludedFolders = excludedFolders
         excludedInodes = excludedFolders.compactMap { FileStat.of($0).map { ($0.device, $0.inode) } }
         self.hooks = hooks
@@ -84,6 +88,7 @@ final class RootWatch {
     private func watchTree(_ top: PathBytes) {
         guard let instance, let topStat = FileStat.of(top), !isExcluded(top, topStat) else { return }
         var level: [(path: PathBytes, stat: FileStat)] = [(top, topStat)]
+        var seen: Set<[UInt64]> = [[topStat.device, topStat.inode]]
         while !level.isEmpty, self.instance != nil {
             var next: [(path: PathBytes, stat: FileStat)] = []
             for folder in level {
@@ -93,7 +98,7 @@ final class RootWatch {
                 }
                 do {
                     if let limit = hooks.watchLimit, folders.count >= limit { throw InotifyError.watchLimitReached }
-                    let wd = try instance.addWatch(folder.path)
+                    let wd = try instance.addWatch(folder.path, followingLink: followsLinks)
                     folders[wd] = folder.path
                 } catch InotifyError.watchLimitReached {
                     let limit = hooks.watchLimit.map { ($0, "fs.inotify.max_user_watches") } ?? InotifyLimits.watchLimit()
@@ -104,7 +109,8 @@ final class RootWatch {
                     // Gone or unreadable meanwhile: the index run records what it finds.
                     continue
                 }
-                for child in FileWalker.list(folder.path).folders where !isExcluded(child.path, child.stat) {
+                for child in FileWalker.list(folder.path, followingLinksOutside: followsLinks ? root : nil).folders
+                where !isExcluded(child.path, child.stat) && seen.insert([child.stat.device, child.stat.inode]).inserted {
                     next.append(child)
                 }
             }

@@ -68,8 +68,8 @@ enum RequestLimits {
     /// next field's name are all NUL in a clean head (one or two: LF or CR LF), and the
     /// byte after the last value's end is the NUL of its line end or of the empty line
     /// ending the head. Any other byte there is what came after a NUL in the value.
-    /// (A value libmicrohttpd moved, joining an obsolete folded line, is not checked
-    /// against a next name before it.)
+    /// A field folded onto a second line (obs-fold) leaves other bytes there too: such a
+    /// request is refused as well, as RFC 9112 (5.2) allows.
     static func refusal(hiddenBytesOf connection: OpaquePointer) -> HTTPRefusal? {
         final class Fields { var list: [(name: UnsafeRawPointer, value: UnsafeRawPointer?, size: Int)] = [] }
         let fields = Fields()
@@ -93,7 +93,8 @@ enum RequestLimits {
             }
             if hides {
                 let name = String(cString: field.name.assumingMemoryBound(to: CChar.self))
-                return HTTPRefusal(status: 400, code: "nulByte", message: "the header field \(name) of the request holds a NUL byte")
+                return HTTPRefusal(status: 400, code: "nulByte",
+                                   message: "the header field \(name) of the request holds a NUL byte, or the field after it is folded onto a second line (obs-fold, refused as RFC 9112 allows)")
             }
         }
         return nil
