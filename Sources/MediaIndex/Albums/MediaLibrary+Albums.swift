@@ -160,18 +160,14 @@ extension MediaLibrary {
 
     fileprivate func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {
         var albums: [Album] = []
-        for row in try db.rows("SELECT identifier, title, key_asset FROM userstate.albums ORDER BY title, identifier") {
-            guard let identifier = row.string("identifier") else { continue }
+        let store = AlbumStore(db: db)
+        for (identifier, title, keyAsset) in try store.listing() {
             var options = FetchOptions()
             let id = Album.ID(userAlbum: identifier)
             options.album = .user(id)
-            var album = try summary(of: try AssetQuery(options), id: id, kind: .user,
-                                    title: row.string("title") ?? "", db: db)
+            var album = try summary(of: try AssetQuery(options), id: id, kind: .user, title: title, db: db)
             // The user's key asset, while it is still in the album and the library.
-            if let chosen = row.string("key_asset"), try db.scalarInt("""
-                SELECT 1 FROM userstate.album_assets m JOIN assets a ON a.identifier = m.asset_identifier
-                WHERE m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?) AND m.asset_identifier = ?
-                """, [identifier, chosen]) == 1 {
+            if let chosen = keyAsset, try store.holds(chosen, album: identifier) {
                 album.keyAssetID = Asset.ID(stored: chosen)
             }
             albums.append(album)
@@ -325,11 +321,7 @@ extension MediaLibrary {
 
     /// The row id of the user album `id` names.
     func userAlbumRowID(_ id: Album.ID, db: DatabaseConnection) throws -> Int64 {
-        guard let identifier = id.userAlbumIdentifier else { throw AssetQueryError.notAUserAlbum(id) }
-        guard let rowID = try db.row("SELECT id FROM userstate.albums WHERE identifier = ?", [identifier])?.int64("id") else {
-            throw AssetQueryError.unknownAlbum(id.rawValue)
-        }
-        return rowID
+        try AlbumStore(db: db).rowID(of: id)
     }
 
     /// The identifier of the user album named by album id (`user.x`), bare identifier or
@@ -340,7 +332,7 @@ extension MediaLibrary {
     func userAlbumID(named key: String, db: DatabaseConnection) throws -> Album.ID {
         var identifier = key
         if case .user(let id)? = AlbumScope(parsing: key), let inner = id.userAlbumIdentifier { identifier = inner }
-        if try db.scalarInt("SELECT 1 FROM userstate.albums WHERE identifier = ?", [identifier]) == 1 {
+        if try AlbumStore(db: db).exists(identifier: identifier) {
             return Album.ID(userAlbum: identifier)
         }
         let byTitle = try albumsTitled(key, db: db)
@@ -351,13 +343,7 @@ extension MediaLibrary {
 
     /// The user albums whose title is `title`, case and surrounding spaces aside, oldest first.
     func albumsTitled(_ title: String, db: DatabaseConnection) throws -> [(rowID: Int64, id: Album.ID, title: String)] {
-        let wanted = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        return try db.rows("SELECT id, identifier, title FROM userstate.albums ORDER BY created_at, id").compactMap { row in
-            guard let rowID = row.int64("id"), let identifier = row.string("identifier"), let existing = row.string("title"),
-                  existing.trimmingCharacters(in: .whitespacesAndNewlines)
-                      .compare(wanted, options: [.caseInsensitive]) == .orderedSame else { return nil }
-            return (rowID, Album.ID(userAlbum: identifier), existing)
-        }
+        try AlbumStore(db: db).titled(title)
     }
 
     /// Throws `assetNotFound` unless the library holds the asset.
@@ -493,9 +479,7 @@ extension MediaLibrary.Blocking {
             if let taken = try library.albumsTitled(title, db: db).first {
                 throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: taken.id)
             }
-            try db.execute("""
-                INSERT INTO userstate.albums (identifier, title, created_at, modified_at) VALUES (?, ?, ?, ?)
-                """, [identifier, title, now, now])
+            try AlbumStore(db: db).insert(identifier: identifier, title: title, now: now)
         }
         return Album(id: Album.ID(userAlbum: identifier), kind: .user, title: title, path: nil, parentID: nil,
                      imageCount: 0, videoCount: 0, keyAssetID: nil, startDate: nil, endDate: nil)
@@ -514,8 +498,7 @@ extension MediaLibrary.Blocking {
             if let taken = try library.albumsTitled(title, db: db).first(where: { $0.rowID != id }) {
                 throw AssetQueryError.albumTitleTaken(title: taken.title, albumID: taken.id)
             }
-            try db.execute("UPDATE userstate.albums SET title = ?, modified_at = ? WHERE id = ?",
-                           [title, Date().timeIntervalSince1970, id])
+            try AlbumStore(db: db).rename(id, to: title, now: Date().timeIntervalSince1970)
         }
     }
 
@@ -525,9 +508,7 @@ extension MediaLibrary.Blocking {
     ///   `LibraryError.database`.
     public func deleteAlbum(_ album: Album.ID) throws {
         try library.writeUserState { db in
-            let id = try library.userAlbumRowID(album, db: db)
-            try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ?", [id])
-            try db.execute("DELETE FROM userstate.albums WHERE id = ?", [id])
+            try AlbumStore(db: db).delete(try library.userAlbumRowID(album, db: db))
         }
     }
 
@@ -540,20 +521,8 @@ extension MediaLibrary.Blocking {
     @discardableResult
     public func addAssets(_ assetIDs: [Asset.ID], toAlbum album: Album.ID) throws -> Int {
         try library.writeUserState { db in
-            let id = try library.userAlbumRowID(album, db: db)
-            var next = (try db.scalarInt("SELECT max(position) FROM userstate.album_assets WHERE album_id = ?", [id]) ?? -1) + 1
-            let first = next
-            let now = Date().timeIntervalSince1970
-            for assetID in assetIDs {
-                try MediaLibrary.requireAsset(assetID, db: db)
-                try db.execute("""
-                    INSERT OR IGNORE INTO userstate.album_assets (album_id, asset_identifier, position, added_at)
-                    VALUES (?, ?, ?, ?)
-                    """, [id, assetID.rawValue, next, now])
-                if db.changes > 0 { next += 1 }
-            }
-            try db.execute("UPDATE userstate.albums SET modified_at = ? WHERE id = ?", [now, id])
-            return next - first
+            try AlbumStore(db: db).append(assetIDs, to: try library.userAlbumRowID(album, db: db),
+                                          now: Date().timeIntervalSince1970)
         }
     }
 
@@ -563,12 +532,7 @@ extension MediaLibrary.Blocking {
     ///   `LibraryError.database`.
     public func removeAssets(_ assetIDs: [Asset.ID], fromAlbum album: Album.ID) throws {
         try library.writeUserState { db in
-            let id = try library.userAlbumRowID(album, db: db)
-            for assetID in assetIDs {
-                try db.execute("DELETE FROM userstate.album_assets WHERE album_id = ? AND asset_identifier = ?",
-                               [id, assetID.rawValue])
-            }
-            try db.execute("UPDATE userstate.albums SET key_asset = NULL WHERE id = ? AND key_asset NOT IN (SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ?)", [id, id])
+            try AlbumStore(db: db).remove(assetIDs, from: try library.userAlbumRowID(album, db: db))
         }
     }
 
@@ -584,20 +548,14 @@ extension MediaLibrary.Blocking {
     public func moveAssets(_ assetIDs: [Asset.ID], inAlbum album: Album.ID, to index: Int) throws -> Int {
         let moved = assetIDs.map(\.rawValue)
         return try library.writeUserState { db in
-            let id = try library.userAlbumRowID(album, db: db)
-            var order = try db.rows("SELECT asset_identifier FROM userstate.album_assets WHERE album_id = ? ORDER BY position",
-                                    [id]).compactMap { $0.string("asset_identifier") }
+            let store = AlbumStore(db: db), id = try library.userAlbumRowID(album, db: db)
+            var order = try store.order(of: id)
             for assetID in moved where !order.contains(assetID) { throw LibraryError.assetNotFound(assetID) }
             let moving = order.filter { moved.contains($0) }
             order.removeAll { moved.contains($0) }
             let landed = max(0, min(index, order.count))
             order.insert(contentsOf: moving, at: landed)
-            // Positions are unique per album: park them out of the way, then renumber.
-            try db.execute("UPDATE userstate.album_assets SET position = -1 - position WHERE album_id = ?", [id])
-            for (position, assetID) in order.enumerated() {
-                try db.execute("UPDATE userstate.album_assets SET position = ? WHERE album_id = ? AND asset_identifier = ?",
-                               [position, id, assetID])
-            }
+            try store.setOrder(order, of: id)
             return landed
         }
     }
@@ -609,8 +567,7 @@ extension MediaLibrary.Blocking {
     ///   `LibraryError.database`.
     public func setKeyAsset(_ assetID: Asset.ID?, ofAlbum album: Album.ID) throws {
         try library.writeUserState { db in
-            let id = try library.userAlbumRowID(album, db: db)
-            try db.execute("UPDATE userstate.albums SET key_asset = ? WHERE id = ?", [assetID?.rawValue, id])
+            try AlbumStore(db: db).setKeyAsset(assetID, of: try library.userAlbumRowID(album, db: db))
         }
     }
 

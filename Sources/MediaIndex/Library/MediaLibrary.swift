@@ -71,41 +71,12 @@ public final class MediaLibrary: Sendable {
 
         do {
             if writes {
-                if !exists {
-                    do {
-                        // Owner-only: the library lists every path and place of the user's media.
-                        try fileManager.createDirectory(atPath: location.directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-                    } catch {
-                        throw LibraryError.io("cannot create the library folder \(location.directory): \(error.localizedDescription)")
-                    }
-                }
-                if !databaseExists {
-                    // Created empty with mode 0600 first: SQLite gives its -wal and -shm the same mode.
-                    let fd = Glibc.open(location.databasePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-                    if fd >= 0 { close(fd) }
-                }
-                let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
-                try LibraryFileCheck.stampIfNew(connection)
-                try DatabaseMigrator().migrate(connection)
-                try SearchTextIndex.install(connection)
-                writer = DatabaseWriter(connection: connection)
-                let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
-                try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
-                userStateWriter = DatabaseWriter(connection: userStateConnection)
+                try Self.createFiles(of: location, folderExists: exists, databaseExists: databaseExists)
+                let (libraryWriter, userWriter) = try Self.openWriters(of: location)
+                writer = libraryWriter
+                userStateWriter = userWriter
             } else {
-                // A library written by an older build (or by one without a migration merged
-                // since, numbered below its newest) is migrated once, if we may write.
-                let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
-                let migrator = DatabaseMigrator()
-                var migrated = false
-                if try migrator.isBehind(probe) || SearchTextIndex.isBehind(probe),
-                   fileManager.isWritableFile(atPath: location.databasePath) {
-                    let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
-                    try migrator.migrate(connection)
-                    try SearchTextIndex.install(connection)
-                    migrated = true
-                }
+                let (probe, migrated) = try Self.migrateIfBehind(location)
                 try UserStateStore.ensureExists(path: location.userStatePath)
                 writer = nil
                 userStateWriter = nil
@@ -122,6 +93,49 @@ public final class MediaLibrary: Sendable {
             throw LibraryError.database(error)
         }
         reader = DatabaseReader(path: location.databasePath, attachments: attachments)
+    }
+
+    /// The library folder (owner-only) and an empty database file, where missing.
+    private static func createFiles(of location: LibraryLocation, folderExists: Bool, databaseExists: Bool) throws {
+        if !folderExists {
+            do {
+                // Owner-only: the library lists every path and place of the user's media.
+                try FileManager.default.createDirectory(atPath: location.directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw LibraryError.io("cannot create the library folder \(location.directory): \(error.localizedDescription)")
+            }
+        }
+        if !databaseExists {
+            // Created empty with mode 0600 first: SQLite gives its -wal and -shm the same mode.
+            let fd = Glibc.open(location.databasePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+    }
+
+    /// The library's writer, stamped and migrated, and the user state's, attached and migrated.
+    private static func openWriters(of location: LibraryLocation) throws -> (DatabaseWriter, DatabaseWriter) {
+        let connection = try DatabaseConnection(path: location.databasePath, readOnly: false, create: true)
+        try LibraryFileCheck.stampIfNew(connection)
+        try DatabaseMigrator().migrate(connection)
+        try SearchTextIndex.install(connection)
+        let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
+        try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
+        return (DatabaseWriter(connection: connection), DatabaseWriter(connection: userStateConnection))
+    }
+
+    /// A read-only connection to the library; and whether the library was migrated first:
+    /// one written by an older build (or by one without a migration merged since,
+    /// numbered below its newest) is migrated once, if we may write.
+    private static func migrateIfBehind(_ location: LibraryLocation) throws -> (probe: DatabaseConnection, migrated: Bool) {
+        let probe = try DatabaseConnection(path: location.databasePath, readOnly: true)
+        let migrator = DatabaseMigrator()
+        guard try migrator.isBehind(probe) || SearchTextIndex.isBehind(probe),
+              FileManager.default.isWritableFile(atPath: location.databasePath) else { return (probe, false) }
+        let connection = try DatabaseConnection(path: location.databasePath, readOnly: false)
+        try migrator.migrate(connection)
+        try SearchTextIndex.install(connection)
+        return (probe, true)
     }
 
     /// Opens the existing library in the folder at `directory` (PhotoKit's shared
