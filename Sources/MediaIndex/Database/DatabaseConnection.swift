@@ -41,6 +41,7 @@ public final class DatabaseConnection {
 
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         CameraNames.register(on: handle)
+        PlaceNames.register(on: handle)
         SearchTextIndex.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large
