@@ -110,6 +110,10 @@ struct PlaceFilterCountingTests {
         ({ $0.placeName = "tokyo" }, ["plain", "movie"]), ({ $0.placeName = "Japan" }, ["plain", "movie"]),
         ({ $0.placeName = "at sea" }, ["pano"]),
         ({ $0.placeName = "tokyo"; $0.filter = .videos }, ["movie"]),
+        // The search terms compile to the same conditions.
+        ({ $0.search = try? SearchQuery(parsing: "place:ZURICH") }, ["live"]),
+        ({ $0.search = try? SearchQuery(parsing: "country:japan type:video") }, ["movie"]),
+        ({ $0.search = try? SearchQuery(parsing: "city:tokyo OR country:ch") }, ["plain", "movie", "live"]),
     ]
 
     @Test("--country and --place find their assets, count what they list and page through every sort")

@@ -88,6 +88,10 @@ extension SearchExpression {
             return SQLCondition(sql: "(\(text.sql) AND a.file_name LIKE ?)", values: text.values + ["%." + ext])
         case .format(let format):
             return SQLCondition(sql: "a.format = ?", values: [format])
+        case .placeName(let name):
+            return PlaceNames.placeCondition(name)
+        case .country(let country):
+            return PlaceNames.countryCondition(country)
         default:
             return .alwaysFalse  // words and combinators are handled by sqlCondition()
         }

@@ -18,6 +18,10 @@ struct SearchField: Sendable {
         case fileExtension
         /// The primary file's format (`MediaFormat` raw value).
         case format
+        /// A place's name at any level (`PlaceNames`).
+        case place
+        /// A country, by ISO code or English name.
+        case country
         /// A field this library does not store yet: the term is refused, saying so.
         case notStored(what: String)
     }
@@ -44,8 +48,8 @@ struct SearchField: Sendable {
         SearchField(name: "rating", kind: .number(column: "a.rating", unit: "stars"), example: "rating:>=4"),
         SearchField(name: "keyword", aliases: ["keywords", "tag"], kind: .notStored(what: "keywords"), example: "keyword:beach"),
         SearchField(name: "person", aliases: ["people"], kind: .notStored(what: "people"), example: "person:\"Ann Lee\""),
-        SearchField(name: "place", aliases: ["city"], kind: .notStored(what: "place names"), example: "place:zurich"),
-        SearchField(name: "country", kind: .notStored(what: "countries"), example: "country:switzerland"),
+        SearchField(name: "place", aliases: ["city"], kind: .place, example: "place:zurich"),
+        SearchField(name: "country", kind: .country, example: "country:switzerland"),
         SearchField(name: "title", kind: .notStored(what: "titles"), example: "title:sunset"),
         SearchField(name: "caption", aliases: ["description"], kind: .notStored(what: "captions"), example: "caption:sunset"),
         SearchField(name: "label", kind: .notStored(what: "colour labels"), example: "label:red"),
@@ -118,6 +122,10 @@ struct SearchField: Sendable {
             return .fileExtension(bare.lowercased())
         case .format:
             return .format(value.lowercased())
+        case .place:
+            return .placeName(value)
+        case .country:
+            return .country(value)
         }
     }
 

@@ -72,6 +72,10 @@ indirect enum SearchExpression: Sendable, Hashable {
     case album(title: String)
     case fileExtension(String)
     case format(String)
+    /// A place's name at any level, without regard to case or accents.
+    case placeName(String)
+    /// A country, by ISO code or English name.
+    case country(String)
     case all([SearchExpression])
     case any([SearchExpression])
     case not(SearchExpression)
