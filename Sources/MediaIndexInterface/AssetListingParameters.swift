@@ -39,7 +39,7 @@ public struct ParameterError: Error, Equatable, CustomStringConvertible {
 /// album named, decoded the same way from either.
 public struct AssetListingParameters: Sendable {
     /// The names this decoder reads, in camel case.
-    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "bbox", "make", "model", "minPixels",
+    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "bbox", "country", "place", "make", "model", "minPixels",
                                "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
                                "reverse", "after", "keyword", "person", "minRating", "rating", "label",
                                "hasCaption", "hasTitle"]
@@ -104,6 +104,8 @@ public struct AssetListingParameters: Sendable {
             }
             options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
         }
+        options.country = try source.value("country")
+        options.placeName = try source.value("place")
         options.make = try source.value("make")
         options.model = try source.value("model")
         if let text = try source.value("minPixels") {

@@ -24,6 +24,13 @@ public enum JSONShapes {
 
     /// An index run's summary, as `index --json` prints it.
     public static func summary(_ s: IndexSummary) -> JSON {
+        guard case .object(var members) = summaryCounts(s) else { return .null }
+        // Only when places are off: the sentence saying so and what to run.
+        if let placesOff = s.placesOff { members.append(("placesOff", .string(placesOff))) }
+        return .object(members)
+    }
+
+    private static func summaryCounts(_ s: IndexSummary) -> JSON {
         .object([
             ("scanned", .int(s.scanned)), ("added", .int(s.added)), ("updated", .int(s.updated)),
             ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),

@@ -43,7 +43,7 @@ private let badValues: [String: (value: String, says: String)] = [
 
 /// Options whose value is free text or a path, checked when used (an album's name, a
 /// camera's make, a cursor against the library).
-private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after",
+private let freeText: Set<String> = ["library", "cache", "token-file", "album", "make", "model", "after", "country", "place",
                                      "title", "caption", "keyword", "keep", "person", "label"]
 
 /// Positionals a command needs before its options are read.

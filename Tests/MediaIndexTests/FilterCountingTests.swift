@@ -154,3 +154,66 @@ struct FilterCountingTests {
         #expect(try lib.library.blocking.countAssets(options) == AssetCounts(images: 1, videos: 1))
     }
 }
+
+@Suite("Counting, paging and sorting the place filters")
+struct PlaceFilterCountingTests {
+    /// The fixture with places: two in Tokyo, one in Zürich, one at sea, the rest nowhere.
+    static func library() throws -> SyntheticLibrary {
+        let lib = try FilterCountingTests.library()
+        try lib.library.requireWriter().write { db in
+            try db.execute("""
+                UPDATE assets SET place_name = 'Tokyo', place_locality = 'Tokyo', place_region = 'Tokyo',
+                place_country = 'Japan', place_country_code = 'JP' WHERE identifier IN ('plain', 'movie')
+                """)
+            try db.execute("""
+                UPDATE assets SET place_name = 'Zürich', place_locality = 'Zürich', place_region = 'Zurich',
+                place_country = 'Switzerland', place_country_code = 'CH' WHERE identifier = 'live'
+                """)
+            try db.execute("UPDATE assets SET place_name = 'At sea' WHERE identifier = 'pano'")
+        }
+        return lib
+    }
+
+    static let cases: [(options: @Sendable (inout FetchOptions) -> Void, ids: Set<String>)] = [
+        ({ $0.country = "jp" }, ["plain", "movie"]), ({ $0.country = "JAPAN" }, ["plain", "movie"]),
+        ({ $0.country = "ch" }, ["live"]), ({ $0.country = "France" }, []),
+        ({ $0.placeName = "zurich" }, ["live"]), ({ $0.placeName = "ZÜRICH" }, ["live"]),
+        ({ $0.placeName = "tokyo" }, ["plain", "movie"]), ({ $0.placeName = "Japan" }, ["plain", "movie"]),
+        ({ $0.placeName = "at sea" }, ["pano"]),
+        ({ $0.placeName = "tokyo"; $0.filter = .videos }, ["movie"]),
+        // The search terms compile to the same conditions.
+        ({ $0.search = try? SearchQuery(parsing: "place:ZURICH") }, ["live"]),
+        ({ $0.search = try? SearchQuery(parsing: "country:japan type:video") }, ["movie"]),
+        ({ $0.search = try? SearchQuery(parsing: "city:tokyo OR country:ch") }, ["plain", "movie", "live"]),
+    ]
+
+    @Test("--country and --place find their assets, count what they list and page through every sort")
+    func countsAndPages() throws {
+        let lib = try Self.library()
+        let sorts = AssetSortKey.allCases.filter { $0 != .albumOrder }
+            .flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
+        for (index, testCase) in Self.cases.enumerated() {
+            var options = FetchOptions()
+            testCase.options(&options)
+            let listed = try lib.library.blocking.fetchAssets(options).assets
+            #expect(Set(listed.map(\.id.rawValue)) == testCase.ids, "case \(index)")
+            let counts = try lib.library.blocking.countAssets(options)
+            #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "case \(index)")
+            #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "case \(index)")
+            for sort in sorts {
+                options.sort = sort
+                options.limit = nil
+                options.after = nil
+                let whole = try lib.ids(options)
+                var paged: [String] = []
+                options.limit = 1
+                repeat {
+                    let page = try lib.library.blocking.fetchAssets(options)
+                    paged += page.assets.map(\.id.rawValue)
+                    options.after = page.nextCursor
+                } while options.after != nil && paged.count <= whole.count
+                #expect(paged == whole, "case \(index), \(sort)")
+            }
+        }
+    }
+}

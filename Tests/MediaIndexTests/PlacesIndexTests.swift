@@ -207,3 +207,37 @@ struct LocalDayTests {
         #expect(try day("2023-07-05") == ["d.jpg"])
     }
 }
+
+@Suite("Places filled in later", .enabled(if: Corpus.isAvailable && placesInstalled, "needs the corpus and the places data"))
+struct PlacesRefillTests {
+    @Test("a library indexed before places (or without the data) gets them on the next run, no file reopened")
+    func refillWithoutReopening() throws {
+        let scratch = try ScratchLibrary()
+        let path = "ianare-exif-samples/jpg/gps/DSCN0012.jpg"
+        try scratch.add(path, as: "a.jpg")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let placed = try #require(try library.assets().first)
+        #expect(placed.place?.countryCode == "IT")
+        // As migration 0031 leaves an older library: nothing resolved.
+        try library.requireWriter().write { db in
+            try db.execute("""
+                UPDATE assets SET place_name = NULL, place_locality = NULL, place_subregion = NULL, place_region = NULL,
+                place_region_code = NULL, place_country = NULL, place_country_code = NULL, place_geoname_id = NULL,
+                time_zone = NULL, capture_offset = NULL, capture_offset_source = NULL, local_time = NULL
+                """)
+        }
+        let token = try library.blocking.currentChangeToken()
+        let summary = try library.blocking.index()
+        #expect(summary.opened == 0)
+        #expect(summary.placesOff == nil)
+        let refilled = try #require(try library.assets().first)
+        #expect(refilled.place == placed.place && refilled.timeZone == placed.timeZone)
+        #expect(refilled.captureOffsetSeconds == placed.captureOffsetSeconds)
+        #expect(refilled.captureOffsetSource == placed.captureOffsetSource)
+        #expect(refilled.creationDateText == placed.creationDateText)
+        let changes = try library.blocking.changes(since: token).changes
+        #expect(changes.map(\.kind) == [.updated])
+        #expect(changes.first?.fields.contains(.place) == true)
+    }
+}

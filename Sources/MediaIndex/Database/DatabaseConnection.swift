@@ -44,6 +44,7 @@ package final class DatabaseConnection {
 
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         CameraNames.register(on: handle)
+        PlaceNames.register(on: handle)
         SearchTextIndex.register(on: handle)
         DescriptiveColumns.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")

@@ -14,8 +14,8 @@ package enum IndexPlaces {
         do {
             return (try PlacesData(path: PlacesData.defaultPath), nil)
         } catch {
-            return (nil, "Places are off: \(error) Run `mediaindex places install` to add them; "
-                + "the next index run then fills them in.")
+            return (nil, "Places are off: \(error) Run `scripts/install-places-data` from the MediaIndex source "
+                + "to add them; the next index run then fills them in without reopening files.")
         }
     }()
 }

@@ -122,6 +122,8 @@ struct AssetQuery {
         }
         if let period = options.period { conditions.append(Self.periodCondition(period)) }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
+        if let country = options.country { conditions.append(PlaceNames.countryCondition(country)) }
+        if let name = options.placeName { conditions.append(PlaceNames.placeCondition(name)) }
         if let make = options.make.flatMap(CameraNames.make) {
             // Every recorded spelling of the make (NIKON CORPORATION for Nikon), so the
             // camera index answers; then the normalised name, for makes not in the table.
@@ -179,7 +181,7 @@ struct AssetQuery {
         }
         if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
             && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil && options.period == nil
-            && options.place == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
+            && options.place == nil && options.country == nil && options.placeName == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
             && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil
             && !options.filtersDescription {

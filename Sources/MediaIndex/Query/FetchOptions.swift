@@ -32,6 +32,11 @@ public struct FetchOptions: Sendable, Hashable {
     public var period: CapturePeriod?
     /// Taken inside this place.
     public var place: PlaceFilter?
+    /// Taken in this country: its ISO 3166-1 code or English name, without regard to case.
+    public var country: String?
+    /// Taken in a place of this name at any level (locality, subregion, region, country),
+    /// without regard to case or accents.
+    public var placeName: String?
     /// Camera make, compared case-insensitively with the normalised make
     /// (`CameraNames.make`: `nikon` finds `NIKON CORPORATION`).
     public var make: String?

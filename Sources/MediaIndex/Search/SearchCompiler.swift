@@ -98,6 +98,10 @@ extension SearchExpression {
             return Self.joined((try? AssetQuery.descriptionConditions(options)) ?? [], with: "AND")
         case .label(let label):
             return SQLCondition(sql: "a.label = ? COLLATE NOCASE", values: [label])
+        case .placeName(let name):
+            return PlaceNames.placeCondition(name)
+        case .country(let country):
+            return PlaceNames.countryCondition(country)
         default:
             return .alwaysFalse  // words and combinators are handled by sqlCondition()
         }

@@ -24,6 +24,10 @@ struct SearchField: Sendable {
         case person
         /// A colour label.
         case label
+        /// A place's name at any level (`PlaceNames`).
+        case place
+        /// A country, by ISO code or English name.
+        case country
         /// A field this library does not store yet: the term is refused, saying so.
         case notStored(what: String)
     }
@@ -50,8 +54,8 @@ struct SearchField: Sendable {
         SearchField(name: "rating", kind: .number(column: AssetQuery.ratingExpression, unit: "stars"), example: "rating:>=4"),
         SearchField(name: "keyword", aliases: ["keywords", "tag"], kind: .keyword, example: "keyword:beach"),
         SearchField(name: "person", aliases: ["people"], kind: .person, example: "person:\"Ann Lee\""),
-        SearchField(name: "place", aliases: ["city"], kind: .notStored(what: "place names"), example: "place:zurich"),
-        SearchField(name: "country", kind: .notStored(what: "countries"), example: "country:switzerland"),
+        SearchField(name: "place", aliases: ["city"], kind: .place, example: "place:zurich"),
+        SearchField(name: "country", kind: .country, example: "country:switzerland"),
         SearchField(name: "title", kind: .text(column: "title"), example: "title:sunset"),
         SearchField(name: "caption", aliases: ["description"], kind: .text(column: "caption"), example: "caption:sunset"),
         SearchField(name: "label", kind: .label, example: "label:red"),
@@ -131,6 +135,10 @@ struct SearchField: Sendable {
             return .person(value)
         case .label:
             return .label(value)
+        case .place:
+            return .placeName(value)
+        case .country:
+            return .country(value)
         }
     }
 

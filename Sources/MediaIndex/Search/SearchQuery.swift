@@ -76,6 +76,10 @@ indirect enum SearchExpression: Sendable, Hashable {
     case keyword(String)
     case person(String)
     case label(String)
+    /// A place's name at any level, without regard to case or accents.
+    case placeName(String)
+    /// A country, by ISO code or English name.
+    case country(String)
     case all([SearchExpression])
     case any([SearchExpression])
     case not(SearchExpression)

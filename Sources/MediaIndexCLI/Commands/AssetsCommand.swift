@@ -23,6 +23,8 @@ struct AssetsCommand: ParsableCommand {
         .option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day."),
         .option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point."),
         .option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees)."),
+        .option("country", valueName: "code|name", help: "Taken in this country: ISO code (jp) or English name (Japan); case-insensitive."),
+        .option("place", valueName: "name", help: "Taken in a place of this name at any level: city, subregion, region or country (accents and case ignored)."),
         .option("make", valueName: "make", help: "Camera make, as 'mediaindex cameras' lists it (nikon finds NIKON CORPORATION; case-insensitive)."),
         .option("model", valueName: "model", help: "Camera model, as 'mediaindex cameras' lists it (EOS 6D finds Canon EOS 6D; case-insensitive)."),
         .option("min-pixels", valueName: "WxH|N", help: "At least W×H pixels, or N pixels in all (e.g. 1920x1080, 12000000)."),
