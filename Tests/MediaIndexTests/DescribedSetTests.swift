@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 import MediaMetadata
 import Testing
@@ -8,11 +9,9 @@ import Testing
 /// tags, not from our own.
 @Suite("A set described by several tools answers queries as their tags say")
 struct DescribedSetTests {
-    static let exiftool = "/usr/bin/exiftool"
-    static let ffmpeg = "/usr/bin/ffmpeg"
-    static var hasTools: Bool {
-        FileManager.default.isExecutableFile(atPath: exiftool) && FileManager.default.isExecutableFile(atPath: ffmpeg)
-    }
+    static let exiftool = ExternalTool.exiftool
+    static let ffmpeg = ExternalTool.ffmpeg
+    static var hasTools: Bool { ExternalTool.hasExiftoolAndFFmpeg }
 
     /// A file: its name and the exiftool arguments that describe it (written into the
     /// file itself, or into `NAME.xmp` beside it for `sidecar`).
@@ -47,18 +46,7 @@ struct DescribedSetTests {
     ]
 
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
-    }
+    static func run(_ tool: String, _ arguments: [String]) throws -> Data { try ExternalTool.run(tool, arguments) }
 
     /// What exiftool reads from a file (`-G1 -a -n`), as group:tag → values.
     static func reading(_ path: String) throws -> [String: [String]] {

@@ -83,17 +83,7 @@ struct FilterCountingTests {
                 #expect(!listed.isEmpty, "\(name) finds something in the fixture")
                 for sort in sorts {
                     options.sort = sort
-                    options.limit = nil
-                    options.after = nil
-                    let whole = try lib.ids(options)
-                    var paged: [String] = []
-                    options.limit = 2
-                    repeat {
-                        let page = try lib.library.blocking.fetchAssets(options)
-                        paged += page.assets.map(\.id.rawValue)
-                        options.after = page.nextCursor
-                    } while options.after != nil && paged.count <= whole.count
-                    #expect(paged == whole, "\(name), \(sort)")
+                    try Self.expectPagesWhole(lib, options, "\(name), \(sort)")
                 }
             }
         }
@@ -124,6 +114,20 @@ struct FilterCountingTests {
         }
     }
 
+    /// Pages of two give the whole listing of `options`, without a repeat or a gap.
+    static func expectPagesWhole(_ lib: SyntheticLibrary, _ options: FetchOptions, _ comment: String) throws {
+        var options = options
+        let whole = try lib.ids(options)
+        var paged: [String] = []
+        options.limit = 2
+        repeat {
+            let page = try lib.library.blocking.fetchAssets(options)
+            paged += page.assets.map(\.id.rawValue)
+            options.after = page.nextCursor
+        } while options.after != nil && paged.count <= whole.count
+        #expect(paged == whole, "\(comment)")
+    }
+
     @Test("every filter pages through every sort without a repeat or a gap")
     func pagesEverySort() throws {
         let lib = try Self.library()
@@ -133,15 +137,7 @@ struct FilterCountingTests {
                 var options = FetchOptions()
                 options.filter = filter
                 options.sort = sort
-                let whole = try lib.ids(options)
-                var paged: [String] = []
-                options.limit = 2
-                repeat {
-                    let page = try lib.library.blocking.fetchAssets(options)
-                    paged += page.assets.map(\.id.rawValue)
-                    options.after = page.nextCursor
-                } while options.after != nil && paged.count <= whole.count
-                #expect(paged == whole, "\(filter), \(sort)")
+                try Self.expectPagesWhole(lib, options, "\(filter), \(sort)")
             }
         }
     }

@@ -9,13 +9,11 @@ import Testing
 /// the same rules as the corpus (`DescriptiveCorpusTests.reference`).
 @Suite("Descriptive metadata as each tool writes it, against exiftool")
 struct DescriptiveToolLayoutTests {
-    static let exiftool = "/usr/bin/exiftool"
-    static let ffmpeg = "/usr/bin/ffmpeg"
+    static let exiftool = ExternalTool.exiftool
+    static let ffmpeg = ExternalTool.ffmpeg
     /// exiftool writes the files; ffmpeg makes the movie exiftool writes into (exiftool
     /// needs a complete one, with sample tables and data references).
-    static var hasTools: Bool {
-        FileManager.default.isExecutableFile(atPath: exiftool) && FileManager.default.isExecutableFile(atPath: ffmpeg)
-    }
+    static var hasTools: Bool { ExternalTool.hasExiftoolAndFFmpeg }
 
     /// One layout: the base file and the exiftool arguments that write it (in steps).
     struct Layout: CustomStringConvertible {
@@ -67,16 +65,7 @@ struct DescriptiveToolLayoutTests {
 
     @discardableResult
     static func run(_ arguments: [String], tool: String = exiftool) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try ExternalTool.run(tool, arguments)
     }
 
     /// Writes the layout's file with exiftool; returns it and exiftool's reading of it.
