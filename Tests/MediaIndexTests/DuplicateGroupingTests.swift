@@ -213,6 +213,19 @@ struct DuplicateGrouperTests {
         #expect(groups.first?.kind == .similar && groups.first?.assets.count == 4 && groups.first?.keeper == nil)
     }
 
+    @Test("two shots framed a little apart are similar when their centres are close, though their whole pictures are not")
+    func shotsCompareCentres() {
+        let base: UInt64 = 0x0F0F_5555_AAAA_3C3C
+        var first = Self.candidate("a", hash: base, time: "2021-05-01T10:00:10")
+        var second = Self.candidate("b", hash: base ^ 0xFFFF_F, time: "2021-05-01T10:00:11")  // 20 bits apart
+        first.croppedHashes = [base ^ 0xFFFF_0000_0000_0000, base ^ 0xFF00_0000_0000]
+        second.croppedHashes = [base ^ 0xFFFF_0000_0000_03FF, base ^ 0xFFFF_FFFF_0000_0000]  // the 2.5 % centres: 10 bits apart
+        #expect(PerceptualDistance.closest(first, second) ?? 0 > DuplicateGate.similarRadius)
+        #expect(PerceptualDistance.closestShots(first, second) == 10)
+        let groups = DuplicateGrouper(candidates: [first, second], sameFile: [], sharedFiles: []).groups()
+        #expect(groups.map(\.kind) == [.similar])
+    }
+
     @Test("a hard link is one file: in its same-file group, never in a duplicate group beside its other path")
     func hardLinks() {
         let h: UInt64 = 0x1234_5678_9ABC_DEF0

@@ -89,7 +89,7 @@ struct DuplicateGrouper {
                 let b = timed[order[next]]
                 next += 1
                 guard candidates[a].isVideo == candidates[b].isVideo,
-                      let distance = PerceptualDistance.closest(candidates[a], candidates[b]) else { continue }
+                      let distance = PerceptualDistance.closestShots(candidates[a], candidates[b]) else { continue }
                 if DuplicateGate.verdict(candidates[a].gate, candidates[b].gate, distance: distance) == .similar {
                     links.append((a, b, distance))
                 }
@@ -146,6 +146,14 @@ enum PerceptualDistance {
     static func closest(_ a: DuplicateCandidate, _ b: DuplicateCandidate) -> Int? {
         guard let x = a.hash, let y = b.hash else { return nil }
         return ([x] + a.croppedHashes).map { bits($0, y) }.min().map { min($0, b.croppedHashes.map { bits($0, x) }.min() ?? 64) }
+    }
+
+    /// As `closest`, and also each centre to the other's centre of the same margin: two
+    /// successive shots framed a little apart differ most at their edges, which the
+    /// centres leave out. For similar shots only.
+    static func closestShots(_ a: DuplicateCandidate, _ b: DuplicateCandidate) -> Int? {
+        guard let whole = closest(a, b) else { return nil }
+        return min(whole, zip(a.croppedHashes, b.croppedHashes).map { bits($0, $1) }.min() ?? 64)
     }
 }
 

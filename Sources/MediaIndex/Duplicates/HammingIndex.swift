@@ -38,14 +38,14 @@ public struct HammingIndex: Sendable {
     /// on `threads` threads.
     public func pairs(within radius: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount)
         -> [(first: Int, second: Int, distance: Int)] {
-        join(queries: nil, radius: radius, threads: threads).map { ($0.0, $0.1, $0.2) }
+        join(queries: nil, radius: radius, threads: threads) { (first: $0, second: $1, distance: $2) }
     }
 
     /// For each of `queries`, every indexed hash within `radius` bits of it, once:
     /// `(query, row, distance)`, in no particular order. Runs on `threads` threads.
     public func matches(of queries: [UInt64], within radius: Int,
                         threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [(query: Int, row: Int, distance: Int)] {
-        join(queries: queries, radius: radius, threads: threads).map { ($0.0, $0.1, $0.2) }
+        join(queries: queries, radius: radius, threads: threads) { (query: $0, row: $1, distance: $2) }
     }
 
     /// Per-chunk allowances for `radius`: Σ (tᵢ + 1) = radius + 1, the larger ones first.
@@ -55,23 +55,25 @@ public struct HammingIndex: Sendable {
     }
 
     /// The pairs of `queries` (or, when nil, of the hashes among themselves, left < right)
-    /// with the hashes, chunk by chunk, the masks of a chunk striped over the threads.
-    private func join(queries: [UInt64]?, radius: Int, threads: Int) -> [(Int, Int, Int)] {
+    /// with the hashes, chunk by chunk, the masks of a chunk striped over the threads;
+    /// `make` shapes each `(left row, right row, distance)` as it is found.
+    private func join<Found>(queries: [UInt64]?, radius: Int, threads: Int,
+                             make: @escaping @Sendable (Int, Int, Int) -> Found) -> [Found] {
         precondition((0...Self.maximumRadius).contains(radius), "a Hamming index searches radii 0…\(Self.maximumRadius)")
         guard !hashes.isEmpty, queries?.isEmpty != true else { return [] }
         let allowed = Self.allowances(for: radius)
-        var found: [(Int, Int, Int)] = []
+        var found: [Found] = []
         for chunk in 0..<Self.chunkCount {
             let right = BucketTable(hashes, chunk: chunk)
             let left = queries.map { BucketTable($0, chunk: chunk) } ?? right
             let masks = Self.masks(within: allowed[chunk])
             let workers = max(1, min(threads, masks.count, (hashes.count + (queries?.count ?? 0)) / 4096 + 1))
-            let results = ConcurrentSlots<[(Int, Int, Int)]>(count: workers, initial: [])
+            let results = ConcurrentSlots<[Found]>(count: workers, initial: [])
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var mine: [(Int, Int, Int)] = []
+                var mine: [Found] = []
                 for m in stride(from: worker, to: masks.count, by: workers) {
                     left.compare(with: right, mask: masks[m], selfJoin: queries == nil, chunk: chunk,
-                                 radius: radius, allowed: allowed, into: &mine)
+                                 radius: radius, allowed: allowed) { mine.append(make($0, $1, $2)) }
                 }
                 results.set(worker, mine)
             }
@@ -140,11 +142,11 @@ private struct BucketTable: Sendable {
     }
 
     /// Compares every bucket `v` of this table with bucket `v ^ mask` of `other`,
-    /// appending `(row here, row there, distance)` for hashes within `radius` whose first
+    /// calling `found(row here, row there, distance)` for hashes within `radius` whose first
     /// chunk within its allowance is `chunk`. In a self-join a bucket pair is visited once
     /// (`v < v ^ mask`, or `i < j` inside one bucket) and pairs come out as (smaller, larger).
     func compare(with other: BucketTable, mask: UInt16, selfJoin: Bool, chunk: Int, radius: Int,
-                 allowed: [Int], into found: inout [(Int, Int, Int)]) {
+                 allowed: [Int], _ found: (Int, Int, Int) -> Void) {
         offsets.withUnsafeBufferPointer { leftOffsets in
         values.withUnsafeBufferPointer { leftValues in
         other.offsets.withUnsafeBufferPointer { rightOffsets in
@@ -162,7 +164,7 @@ private struct BucketTable: Sendable {
                         let distance = difference.nonzeroBitCount
                         guard distance <= radius, HammingIndex.firstCloseChunk(difference, allowed) == chunk else { continue }
                         let a = Int(rows[i]), b = Int(other.rows[j])
-                        found.append(selfJoin ? (min(a, b), max(a, b), distance) : (a, b, distance))
+                        if selfJoin { found(min(a, b), max(a, b), distance) } else { found(a, b, distance) }
                     }
                 }
             }
