@@ -33,6 +33,8 @@ struct Options {
     var duplicateHashes = 1_000_000
     /// `--only-thumbnails`: only the thumbnail rows (both tools, every kind, and peak memory).
     var onlyThumbnails = false
+    /// `--only-renditions`: only the rendition rows (compatible JPEG cold and cached, HEVC → H.264).
+    var onlyRenditions = false
     /// `--scale`: only the scale benchmark, at these sizes.
     var scale = false
     var scaleFiles = [100_000, 1_000_000]
@@ -72,6 +74,7 @@ struct Options {
             case "--serve-requests": serveRequests = max(1, Int(try value()) ?? serveRequests)
             case "--only-serve": onlyServe = true
             case "--only-thumbnails": onlyThumbnails = true
+            case "--only-renditions": onlyRenditions = true
             case "--only-duplicates": onlyDuplicates = true
             case "--duplicate-hashes": duplicateHashes = max(2, Int(try value()) ?? duplicateHashes)
             case "--scale": scale = true
@@ -85,7 +88,7 @@ struct Options {
             case "--query-library": queryLibrary = try value()
             case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-renditions] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -157,6 +160,12 @@ func run() throws {
         let rows = try duplicateRows()
         printTable(rows)
         try writeResults(rows, options: options, files: options.duplicateHashes)
+        return
+    }
+    if options.onlyRenditions {
+        let rows = try RenditionBenchmark.run(media: media, work: work, runs: options.runs)
+        printTable(rows)
+        try writeResults(rows, options: options, files: 1)
         return
     }
     if options.onlyThumbnails {
