@@ -12,6 +12,8 @@ const config = {
   // What Done may hand over beyond PhotosPicker's fields: include=path,location.
   // The Hidden album is offered only to a page opened with includeHidden=1.
   includeHidden: params.get("includeHidden") === "1",
+  // pick=SECRET: opened by `mediaindex pick`; Done and Cancel go to POST /v1/pick/SECRET.
+  pick: params.get("pick") || "",
   include: new Set((params.get("include") || "").split(",").map(s => s.trim()).filter(Boolean)),
   targetOrigin: (o => !o || o === "self" ? location.origin : o)(document.querySelector('meta[name="mediaindex-target-origin"]')?.content),
 };
@@ -883,9 +885,22 @@ function handOff(asset) {
   return item;
 }
 
+// Hands a message to `mediaindex pick`, which takes one; says so on the page.
+async function sendToPick(message) {
+  try {
+    const response = await fetch(`/v1/pick/${encodeURIComponent(config.pick)}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message),
+    });
+    announce(response.ok ? "Sent to the application; you can close this tab." : `Not sent (HTTP ${response.status}).`);
+  } catch (error) {
+    announce(`Not sent: ${error.message}`);
+  }
+}
+
 function done() {
   const assets = state.selection.map(id => state.selected.get(id)).filter(Boolean).map(handOff);
   const message = { type: "mediaindex.selection", assets };
+  if (config.pick) { sendToPick(message); return; }
   const target = window.opener && !window.opener.closed ? window.opener : window.parent !== window ? window.parent : null;
   if (target) {
     target.postMessage(message, config.targetOrigin);
@@ -899,6 +914,7 @@ function done() {
 }
 
 function cancel() {
+  if (config.pick) { sendToPick({ type: "mediaindex.cancel" }); return; }
   const target = window.opener && !window.opener.closed ? window.opener : window.parent !== window ? window.parent : null;
   if (target) {
     target.postMessage({ type: "mediaindex.cancel" }, config.targetOrigin);
