@@ -116,7 +116,8 @@ let package = Package(
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport",
+                                                             "LoopbackHTTPClient"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,6 +12,8 @@ const config = {
   // What Done may hand over beyond PhotosPicker's fields: include=path,location.
   // The Hidden album is offered only to a page opened with includeHidden=1.
   includeHidden: params.get("includeHidden") === "1",
+  // pick=SECRET: opened by `mediaindex pick`; Done and Cancel go to POST /v1/pick/SECRET.
+  pick: params.get("pick") || "",
   include: new Set((params.get("include") || "").split(",").map(s => s.trim()).filter(Boolean)),
   targetOrigin: (o => !o || o === "self" ? location.origin : o)(document.querySelector('meta[name="mediaindex-target-origin"]')?.content),
 };
@@ -41,7 +43,8 @@ const state = {
 // MARK: API
 
 async function api(path, options = {}) {
-  const response = await fetch(path, { credentials: "same-origin", ...options,
+  // The grid's pages before the thumbnails queued beside them (six connections per host).
+  const response = await fetch(path, { credentials: "same-origin", priority: "high", ...options,
     headers: { "X-MediaIndex": "1", ...(options.headers || {}) } });
   if (!response.ok) {
     let message = `${response.status} ${response.statusText}`;
@@ -206,7 +209,11 @@ function loadVisibleSoon(delay = 40) {
 function loadVisible() {
   if (!state.total || state.failed) return;
   const grid = $("grid");
-  const [first, last] = indexRange(grid.scrollTop - grid.clientHeight / 2, grid.scrollTop + grid.clientHeight * 1.5);
+  // What is on screen first; half a screen around it once that is loaded.
+  let [first, last] = indexRange(grid.scrollTop, grid.scrollTop + grid.clientHeight);
+  let complete = first <= last;
+  for (let i = first; complete && i <= last; i++) if (!state.assets[i]) complete = false;
+  if (complete) [first, last] = indexRange(grid.scrollTop - grid.clientHeight / 2, grid.scrollTop + grid.clientHeight * 1.5);
   if (first > last) return;
   const wanted = [];
   for (let i = first; i <= last;) {
@@ -219,7 +226,7 @@ function loadVisible() {
     }
     i = chunk.start + chunk.count;
   }
-  for (const chunk of wanted.slice(0, 4)) loadChunk(chunk).then(() => { if (!state.failed) loadVisibleSoon(0); });
+  for (const chunk of wanted.slice(0, 6)) loadChunk(chunk).then(() => { if (!state.failed) loadVisibleSoon(0); });
 }
 
 // Live changes: the timeline again, keeping the first asset on screen where it was
@@ -483,6 +490,11 @@ function render() {
   }
   updateScrubberPosition();
   loadVisibleSoon();
+  // The first screen with assets in it: a mark scripts/bench reads (first paint).
+  if (!state.painted && [...rendered.keys()].some(key => key[0] === "a")) {
+    state.painted = true;
+    requestAnimationFrame(() => performance.mark("mediaindex-grid-painted"));
+  }
 }
 
 function renderHeader(section, wanted) {
@@ -580,6 +592,7 @@ function jumpTo(index) {
   const y = index === section.start ? section.top : itemRect(index).y;
   grid.scrollTop = y;
   render();
+  loadVisible();
 }
 
 function scrubTo(event) {
@@ -621,6 +634,7 @@ function makeTile(asset) {
   const img = document.createElement("img");
   img.alt = "";
   img.decoding = "async";
+  img.fetchPriority = "low";
   const size = (window.devicePixelRatio || 1) * state.tile > 300 ? 512 : 256;
   img.addEventListener("load", () => img.classList.add("loaded"));
   img.addEventListener("error", () => showTileFailure(el, asset, img.src));
@@ -872,9 +886,22 @@ function handOff(asset) {
   return item;
 }
 
+// Hands a message to `mediaindex pick`, which takes one; says so on the page.
+async function sendToPick(message) {
+  try {
+    const response = await fetch(`/v1/pick/${encodeURIComponent(config.pick)}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message),
+    });
+    announce(response.ok ? "Sent to the application; you can close this tab." : `Not sent (HTTP ${response.status}).`);
+  } catch (error) {
+    announce(`Not sent: ${error.message}`);
+  }
+}
+
 function done() {
   const assets = state.selection.map(id => state.selected.get(id)).filter(Boolean).map(handOff);
   const message = { type: "mediaindex.selection", assets };
+  if (config.pick) { sendToPick(message); return; }
   const target = window.opener && !window.opener.closed ? window.opener : window.parent !== window ? window.parent : null;
   if (target) {
     target.postMessage(message, config.targetOrigin);
@@ -888,6 +915,7 @@ function done() {
 }
 
 function cancel() {
+  if (config.pick) { sendToPick({ type: "mediaindex.cancel" }); return; }
   const target = window.opener && !window.opener.closed ? window.opener : window.parent !== window ? window.parent : null;
   if (target) {
     target.postMessage({ type: "mediaindex.cancel" }, config.targetOrigin);

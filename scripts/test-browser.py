@@ -296,6 +296,30 @@ try:
         check("the original URL is absolute and serves the file", original.startswith(f"http://127.0.0.1:{port}/")
               and response.status == 200 and len(response.read()) > 0)
 
+    # mediaindex pick: the page at its one-shot address posts Done to the command, which prints it.
+    pick = subprocess.Popen([binary, "pick", "--library", library, "--cache", cache, "--no-open", "--json", "--limit", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = pick.stderr.readline()
+    address = line[line.index("http://"):].split()[0] if "http://" in line else ""
+    check("pick --no-open prints its one-shot address", "/?pick=" in address, line)
+    driver.get(address)
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    tiles = driver.find_elements(By.CSS_SELECTOR, ".tile[data-id]")
+    chosen = [tiles[1].get_attribute("data-id"), tiles[0].get_attribute("data-id")]
+    tiles[1].click()
+    tiles[0].click()
+    driver.find_element(By.ID, "done").click()
+    try:
+        out, err = pick.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        pick.kill()
+        out, err = pick.communicate()
+    picked = json.loads(out) if pick.returncode == 0 else {"assets": []}
+    check("pick exits 0 after Done and prints the two assets in selection order",
+          pick.returncode == 0 and [a["id"] for a in picked["assets"]] == chosen, f"{pick.returncode} {out[:200]} {err[:200]}")
+    check("pick prints PhotosPicker's fields and URLs, no paths and no GPS",
+          all(set(a) == fields for a in picked["assets"]), out[:300])
+
     # A file copied into a root appears at the top of the grid without a reload.
     driver.get(f"http://127.0.0.1:{port}/")
     wait.until(lambda d: loaded_thumbnails(d) >= 3)

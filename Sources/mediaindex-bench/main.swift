@@ -27,6 +27,9 @@ struct Options {
     var serveAssets = 1_000_000
     var serveRequests = 200
     var onlyServe = false
+    /// `--only-picker`: only the web picker in Chromium, on `--picker-assets` seeded assets.
+    var onlyPicker = false
+    var pickerAssets = 100_000
     /// `--only-duplicates`: only issue 33's rows (grouping, its memory, the hash's cost).
     var onlyDuplicates = false
     /// How many perceptual hashes the grouping benchmark groups.
@@ -73,6 +76,8 @@ struct Options {
             case "--serve-assets": serveAssets = max(0, Int(try value()) ?? serveAssets)
             case "--serve-requests": serveRequests = max(1, Int(try value()) ?? serveRequests)
             case "--only-serve": onlyServe = true
+            case "--only-picker": onlyPicker = true
+            case "--picker-assets": pickerAssets = max(0, Int(try value()) ?? pickerAssets)
             case "--only-thumbnails": onlyThumbnails = true
             case "--only-renditions": onlyRenditions = true
             case "--only-duplicates": onlyDuplicates = true
@@ -88,7 +93,7 @@ struct Options {
             case "--query-library": queryLibrary = try value()
             case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-thumbnails] [--only-renditions] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-picker] [--picker-assets N] [--only-thumbnails] [--only-renditions] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -150,6 +155,13 @@ func run() throws {
     }
     if options.onlyServe {
         printTable(try serveRows())
+        return
+    }
+    let pickerRows = { try PickerBenchmark.run(mediaindex: mediaindex, work: work, assets: options.pickerAssets, runs: options.runs) }
+    if options.onlyPicker {
+        let rows = try pickerRows()
+        printTable(rows)
+        try writeResults(rows, options: options, files: 0)
         return
     }
     let duplicateRows = {
@@ -257,6 +269,7 @@ func run() throws {
     rows += try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets)
     rows += try watchRows()
     rows += try serveRows()
+    rows += try pickerRows()
 
     printTable(rows)
     try writeResults(rows, options: options, files: fileCount)

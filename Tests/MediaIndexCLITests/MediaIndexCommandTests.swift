@@ -58,6 +58,8 @@ struct MediaIndexCommandTreeTests {
               duplicates              List duplicate and similar photos, or resolve them.
               serve                   Serve the HTTP API and the web picker, keeping the
                                       library indexed.
+              pick                    Open the web picker in the browser and print what the
+                                      user picks.
               place                   Look up the place, time zone and UTC offset of a
                                       position, offline.
 

@@ -38,6 +38,7 @@ private let badValues: [String: (value: String, says: String)] = [
     "clear": ("stars", "rating, title, caption or keywords"),
     "kind": ("dupe", "same-file, duplicate or similar"),
     "picker-origin": ("app.example.com", "one origin"),
+    "include": ("paths", "path, location"),
     "at": ("yesterday", "ISO 8601"),
 ]
 

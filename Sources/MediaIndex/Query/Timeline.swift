@@ -71,21 +71,27 @@ extension AssetQuery {
     /// Counts per period of `group` over every matching asset (the cursor is ignored),
     /// newest period first unless `ascending`; the undated last (first when ascending).
     func timeline(group: TimelineGroup, ascending: Bool, db: DatabaseConnection) throws -> [TimelineBucket] {
-        let key = "substr(\(Self.dayColumn), 1, \(group.keyLength))"
+        // Grouped by the day itself, so the day index is read in order (no sort); months
+        // and years are summed here.
+        let key = Self.dayColumn
         let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         var counts: [String?: Int] = [:]
-        for row in try db.rows("SELECT \(key) AS period, count(*) AS n FROM \(from)\(whereSQL) GROUP BY period",
+        func add(_ row: Row, sign: Int) {
+            let period = row.string("period").map { String($0.prefix(group.keyLength)) }
+            counts[period, default: 0] += sign * (row.int("n") ?? 0)
+        }
+        for row in try db.rows("SELECT \(key) AS period, count(*) AS n FROM \(from)\(whereSQL) GROUP BY \(key)",
                                fromValues + whereValues) {
-            counts[row.string("period"), default: 0] += row.int("n") ?? 0
+            add(row, sign: 1)
         }
         if excludesHidden {
             // Hidden assets, few and found through the user state's index, are subtracted.
             let hiddenWhere = whereSQL.isEmpty ? " WHERE" : whereSQL + " AND"
             for row in try db.rows("""
                 SELECT \(key) AS period, count(*) AS n FROM userstate.asset_user_state h CROSS JOIN \(from)\(hiddenWhere)
-                 h.hidden = 1 AND a.identifier = h.identifier GROUP BY period
+                 h.hidden = 1 AND a.identifier = h.identifier GROUP BY \(key)
                 """, fromValues + whereValues) {
-                counts[row.string("period"), default: 0] -= row.int("n") ?? 0
+                add(row, sign: -1)
             }
         }
         let buckets = counts.filter { $0.value > 0 }.map { TimelineBucket(period: $0.key, count: $0.value) }

@@ -42,6 +42,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         /// The one origin (`https://app.example.com`) that may frame the web picker and
         /// receives its selection by `postMessage`; nil: none but the server's own.
         public var pickerOrigin: String?
+        /// The one-shot hand-off of `mediaindex pick` (`POST /v1/pick/{secret}`); nil: none.
+        public var pickSession: PickSession?
 
         /// A configuration from its parts.
         public init(library: MediaLibrary, policy: AccessPolicy, isReadOnly: Bool,
@@ -127,11 +129,12 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case albums, albumAssets(String)
         case changes, events, status, timeline
         case duplicates, resolveDuplicates(String)
+        case pick(String)
 
         var methods: [String] {
             switch self {
             case .favorite, .hidden: return ["PUT", "DELETE"]
-            case .description, .resolveDuplicates: return ["POST"]
+            case .description, .resolveDuplicates, .pick: return ["POST"]
             case .albumAssets: return ["POST", "DELETE"]
             case .albums: return ["GET", "HEAD", "POST"]
             default: return ["GET", "HEAD"]
@@ -157,6 +160,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
             case 3 where parts[0] == "v1" && parts[1] == "search" && parts[2] == "suggestions": self = .searchSuggestions
+            case 3 where parts[0] == "v1" && parts[1] == "pick" && !parts[2].isEmpty: self = .pick(parts[2])
             case 3 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty: self = .asset(parts[2])
             case 4 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty:
                 switch parts[3] {
@@ -211,6 +215,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
             error.headers = [("Allow", route.methods.joined(separator: ", "))]
             throw error
         }
+        // The pick route's secret is its credential, and it writes nothing to the library.
+        if case .pick(let secret) = route { return try pick(secret, request) }
         let isWrite = !["GET", "HEAD"].contains(request.method)
         // `/?token=` is how a browser proves it holds the token: the picker route checks it.
         let presentsToken = route == .picker && request.query.contains { $0.name == "token" }
@@ -243,6 +249,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .duplicates: return try duplicates(request)
         case .resolveDuplicates(let group): return try resolveDuplicates(group, request)
         case .timeline: return try timeline(request)
+        case .pick(let secret): return try pick(secret, request)
         }
     }
 
