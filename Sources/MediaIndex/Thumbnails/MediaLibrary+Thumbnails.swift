@@ -216,13 +216,7 @@ extension MediaLibrary.Blocking {
         let sizes = Array(Set(options.sizes.map { max(1, $0) })).sorted()
         // Failures are few: load them once instead of asking per asset.
         let known = try library.read { db in try ThumbnailStateStore.notReady(db: db) }
-        var initial = MediaLibrary.BuildState()
-        if let identifiers = options.identifiers {
-            initial.summary.planned = identifiers.count * options.sizes.count
-        } else if let count = try? countAssets(options.assets) {
-            initial.summary.planned = count.total * options.sizes.count
-        }
-        let shared = Mutex(initial)
+        let shared = Mutex(plannedState(options))
         let threads = max(1, options.threads)
         // Fails at once, before any work, when the cache folder cannot be trusted.
         try cache.prepare()
@@ -250,11 +244,10 @@ extension MediaLibrary.Blocking {
                     do {
                         outcome = try library.thumbnailOutcome(for: asset, request: request, known: known,
                                                                retryFailures: options.retryFailures)
-                    } catch let error as LibraryError {
+                    } catch let error as LibraryError where error.isTheCachesFault {
                         // The cache's fault, not the asset's: stop the build, record nothing.
-                        if case .cacheDiskFull = error { shared.withLock { $0.cacheError = $0.cacheError ?? error }; return }
-                        if case .unsafeCacheFolder = error { shared.withLock { $0.cacheError = $0.cacheError ?? error }; return }
-                        outcome = nil
+                        shared.withLock { $0.cacheError = $0.cacheError ?? error }
+                        return
                     } catch {
                         outcome = nil
                     }
@@ -280,6 +273,17 @@ extension MediaLibrary.Blocking {
         let elapsed = ContinuousClock.now - start
         summary.elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return summary
+    }
+
+    /// A build's starting state: how many thumbnails it plans, none made yet.
+    private func plannedState(_ options: ThumbnailBuildOptions) -> MediaLibrary.BuildState {
+        var initial = MediaLibrary.BuildState()
+        if let identifiers = options.identifiers {
+            initial.summary.planned = identifiers.count * options.sizes.count
+        } else if let count = try? countAssets(options.assets) {
+            initial.summary.planned = count.total * options.sizes.count
+        }
+        return initial
     }
 
     /// The assets a build names (its identifiers, or those its fetch options select), 500 at
@@ -561,5 +565,15 @@ extension MediaLibrary {
         if fd >= 0 { close(fd) }
         _ = utimensat(folder.descriptor, "last-trim", nil, AT_SYMLINK_NOFOLLOW)
         cache.trim()
+    }
+}
+
+extension LibraryError {
+    /// A full disk or an untrusted cache folder: the thumbnail cache's fault, not an asset's.
+    var isTheCachesFault: Bool {
+        switch self {
+        case .cacheDiskFull, .unsafeCacheFolder: return true
+        default: return false
+        }
     }
 }
