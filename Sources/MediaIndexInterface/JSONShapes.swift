@@ -81,6 +81,8 @@ public enum JSONShapes {
             ("keyAssetId", album.keyAssetID.map { .string($0.description) } ?? .null),
             ("startDate", album.startDate.map { .string(isoUTC($0)) } ?? .null),
             ("endDate", album.endDate.map { .string(isoUTC($0)) } ?? .null),
+            ("startDay", album.startDay.map { .string($0) } ?? .null),
+            ("endDay", album.endDay.map { .string($0) } ?? .null),
         ]
         if let path = album.path, !path.isValidUTF8 {
             members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString())))

@@ -144,6 +144,23 @@ private func writeTags(_ arguments: [String], to path: String) throws {
     try #require(process.terminationStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed")
 }
 
+/// Copies each corpus file into the scratch library under its name, writes its tags with
+/// exiftool, indexes, and returns the library with its assets by file name.
+private func indexFixtures(_ fixtures: [(name: String, source: String, tags: [String])],
+                           in scratch: ScratchLibrary) throws -> (MediaLibrary, [String: Asset]) {
+    for fixture in fixtures {
+        try scratch.add(fixture.source, as: fixture.name)
+        try writeTags(fixture.tags, to: scratch.root + "/" + fixture.name)
+    }
+    let library = try scratch.open()
+    try library.blocking.index(roots: [PathBytes(scratch.root)])
+    var byName: [String: Asset] = [:]
+    for asset in try library.assets() {
+        if let path = asset.resources.first?.path.displayString { byName[(path as NSString).lastPathComponent] = asset }
+    }
+    return (library, byName)
+}
+
 /// Whether exiftool is on the path, to write the fixtures.
 private let exiftoolInstalled = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
     .contains { FileManager.default.isExecutableFile(atPath: String($0) + "/exiftool") }
@@ -172,16 +189,7 @@ struct LocalDayTests {
             // A compact camera beside the phone: within 2 hours of the Tokyo photos, which agree.
             ("compact/e.jpg", photo, ["-all=", "-DateTimeOriginal=2023:07:01 09:15:00"]),
         ]
-        for fixture in fixtures {
-            try scratch.add(fixture.source, as: fixture.name)
-            try writeTags(fixture.tags, to: scratch.root + "/" + fixture.name)
-        }
-        let library = try scratch.open()
-        try library.blocking.index(roots: [PathBytes(scratch.root)])
-        var byName: [String: Asset] = [:]
-        for asset in try library.assets() {
-            if let path = asset.resources.first?.path.displayString { byName[(path as NSString).lastPathComponent] = asset }
-        }
+        let (library, byName) = try indexFixtures(fixtures, in: scratch)
         let a = try #require(byName["a.jpg"]), b = try #require(byName["b.jpg"]), c = try #require(byName["c.mp4"])
         let d = try #require(byName["d.jpg"]), e = try #require(byName["e.jpg"])
         #expect(a.creationDateText == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
@@ -239,5 +247,45 @@ struct PlacesRefillTests {
         let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
         #expect(changes.first?.fields.contains(.place) == true)
+    }
+}
+
+@Suite("Album date ranges are the camera's days (issue 35 item 12)",
+       .enabled(if: Corpus.isAvailable && exiftoolInstalled, "needs the corpus and exiftool"))
+struct AlbumLocalDayTests {
+    @Test("an album's days are its photos' wall-clock days, not their UTC or this machine's days; floating times carry no Z")
+    func albumDays() throws {
+        let scratch = try ScratchLibrary()
+        let photo = "exiftool-t-images/t/images/Google.jpg"
+        // 23:30 and 00:30 in Tokyo are 14:30 and 15:30 UTC on 1 July: one UTC day, two camera days.
+        let fixtures: [(name: String, tags: [String])] = [
+            ("late.jpg", ["-all=", "-DateTimeOriginal=2023:07:01 23:30:00", "-OffsetTimeOriginal=+09:00"]),
+            ("early.jpg", ["-all=", "-DateTimeOriginal=2023:07:02 00:30:00", "-OffsetTimeOriginal=+09:00"]),
+            ("floating.jpg", ["-all=", "-DateTimeOriginal=2023:07:05 23:30:00"]),
+        ]
+        let (library, byName) = try indexFixtures(fixtures.map { ($0.name, photo, $0.tags) }, in: scratch)
+        let late = try #require(byName["late.jpg"]), early = try #require(byName["early.jpg"])
+        let floating = try #require(byName["floating.jpg"])
+        #expect(floating.creationDateText == "2023-07-05T23:30:00")
+        #expect(floating.creationDateText?.hasSuffix("Z") == false)
+
+        func album(_ title: String, _ assets: [Asset]) throws -> Album {
+            let created = try library.blocking.createAlbum(title: title)
+            _ = try library.blocking.addAssets(assets.map(\.id), toAlbum: created.id)
+            return try #require(try library.blocking.fetchAlbums().first { $0.id == created.id })
+        }
+        let first = try album("1 July", [late])
+        #expect(first.startDay == "2023-07-01" && first.endDay == "2023-07-01")
+        let night = try album("Night", [late, early])
+        #expect(night.startDay == "2023-07-01" && night.endDay == "2023-07-02")
+        // A floating time's day is its wall clock's, whatever zone this process runs in.
+        let alone = try album("Floating", [floating])
+        #expect(alone.startDay == "2023-07-05" && alone.endDay == "2023-07-05")
+        // The album for 1 July by the camera's day holds the 23:30 photo and not the 00:30 one.
+        var options = FetchOptions.everyAsset
+        options.album = .user(night.id)
+        options.capturedFromLocalTime = try LocalDayTests.utc("2023-07-01T00:00:00")
+        options.capturedBeforeLocalTime = try LocalDayTests.utc("2023-07-02T00:00:00")
+        #expect(try library.blocking.fetchAssets(options).assets.map(\.id) == [late.id])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaMetadata
 
 /// The smart albums: PhotoKit's list, as far as our data supports it.
 public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
@@ -134,6 +135,17 @@ public struct Album: Sendable, Equatable, Identifiable {
     public var startDate: Date?
     /// Capture date of the newest dated asset.
     public var endDate: Date?
+    /// The camera's calendar day (`yyyy-MM-dd`, its wall clock, no zone applied) of the
+    /// oldest dated asset; nil for folder albums and undated albums.
+    public var startDay: String?
+    /// The camera's calendar day of the newest dated asset.
+    public var endDay: String?
+
+    /// The calendar day of a wall clock stored as seconds since 1970 read as UTC (`local_time`).
+    static func day(ofLocalTime seconds: Double?) -> String? {
+        guard let seconds, seconds.isFinite, abs(seconds) < 1e14 else { return nil }
+        return String(CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0).iso8601.prefix(10))
+    }
 
     /// Images and videos.
     public var count: Int { imageCount + videoCount }

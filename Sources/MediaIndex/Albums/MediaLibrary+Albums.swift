@@ -152,10 +152,15 @@ extension MediaLibrary {
         let newestDated = newest?.capture.map { $0 > -1e300 } == true
             ? newest : try query.firstByCapture(ascending: false, datedOnly: true, db: db)
         let oldestDated = try query.firstByCapture(ascending: true, datedOnly: true, db: db)
-        return Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
-                     imageCount: counts.images, videoCount: counts.videos, keyAssetID: newest.map { Asset.ID(stored: $0.id) },
-                     startDate: oldestDated?.capture.map(Date.init(timeIntervalSince1970:)),
-                     endDate: newestDated?.capture.map(Date.init(timeIntervalSince1970:)))
+        var album = Album(id: id, kind: kind, title: title, path: nil, parentID: nil,
+                          imageCount: counts.images, videoCount: counts.videos,
+                          keyAssetID: newest.map { Asset.ID(stored: $0.id) },
+                          startDate: oldestDated?.capture.map(Date.init(timeIntervalSince1970:)),
+                          endDate: newestDated?.capture.map(Date.init(timeIntervalSince1970:)))
+        // Days are the camera's days (issue 35 item 12): from the wall clock, not the instant.
+        album.startDay = Album.day(ofLocalTime: oldestDated?.localTime)
+        album.endDay = Album.day(ofLocalTime: newestDated?.localTime)
+        return album
     }
 
     fileprivate func userAlbums(anyHidden: Bool, db: DatabaseConnection) throws -> [Album] {

@@ -387,13 +387,14 @@ struct AssetQuery {
     }
 
     /// The first matching asset's identifier and capture key in capture order.
-    func firstByCapture(ascending: Bool, datedOnly: Bool, db: DatabaseConnection) throws -> (id: String, capture: Double?)? {
+    func firstByCapture(ascending: Bool, datedOnly: Bool, db: DatabaseConnection) throws
+        -> (id: String, capture: Double?, localTime: Double?)? {
         let (whereSQL, values) = whereClause(includingCursor: false)
-        var sql = "SELECT a.identifier, a.capture_sort FROM \(from)\(whereSQL)"
+        var sql = "SELECT a.identifier, a.capture_sort, a.local_time FROM \(from)\(whereSQL)"
         if datedOnly { sql += (whereSQL.isEmpty ? " WHERE" : " AND") + " a.capture_sort > -1e300" }
         let direction = ascending ? "ASC" : "DESC"
         sql += " ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT 1"
         guard let row = try db.row(sql, fromValues + values), let id = row.string("identifier") else { return nil }
-        return (id, row.double("capture_sort"))
+        return (id, row.double("capture_sort"), row.double("local_time"))
     }
 }

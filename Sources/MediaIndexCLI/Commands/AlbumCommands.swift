@@ -51,8 +51,9 @@ struct AlbumsCommand: ParsableCommand {
                 title = album.title == String(decoding: path.lastComponent, as: UTF8.self)
                     ? path.displayString : "\(album.title) (\(path.displayString))"
             }
-            let range = album.startDate == nil ? "" : day(album.startDate) == day(album.endDate)
-                ? day(album.startDate) : "\(day(album.startDate)) – \(day(album.endDate))"
+            // The camera's days when known (issue 35 item 12), else this machine's.
+            let start = album.startDay ?? day(album.startDate), end = album.endDay ?? day(album.endDate)
+            let range = album.startDate == nil ? "" : start == end ? start : "\(start) – \(end)"
             let withSubfolders = album.kind == .folder && album.countWithSubfolders != album.count
                 ? String(album.countWithSubfolders) : ""
             return [indent + title, album.kind.rawValue, String(album.imageCount), String(album.videoCount), withSubfolders,
