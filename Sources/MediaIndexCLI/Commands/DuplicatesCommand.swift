@@ -9,7 +9,8 @@ struct DuplicatesCommand: ParsableCommand {
         discussion: """
             duplicates [--kind same-file|duplicate|similar] [--json]; duplicates resolve GROUP [--keep ID] [--print0]. \
             Hashes still missing are computed and kept. resolve hides the other members (undo with unhide) and \
-            copies their favourite mark and album memberships onto the keeper; it never deletes or moves a file. \
+            copies their favourite mark, album memberships, keywords and (when the keeper has none) GPS position onto \
+            the keeper, in user state; it never deletes, moves or writes a file. \
             --print0 prints the other members' paths, NUL-terminated, for your own tools.
             """
     )
