@@ -49,8 +49,11 @@ public enum VideoTranscoder {
             .run(timeoutSeconds: timeoutSeconds)
         if outcome.timedOut { throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped") }
         guard outcome.exitStatus == 0 else {
-            let lastLine = String(decoding: outcome.standardError, as: UTF8.self)
-                .split(separator: "\n").last.map(String.init) ?? "it stopped without a message"
+            let lines = String(decoding: outcome.standardError, as: UTF8.self).split(separator: "\n")
+            if lines.contains(where: { $0.contains("'0:v:0' matches no streams") }) {
+                throw ThumbnailError.decodeFailed("ffmpeg finds no video stream in the file")
+            }
+            let lastLine = lines.last.map(String.init) ?? "it stopped without a message"
             throw ThumbnailError.decodeFailed("ffmpeg could not convert the video: \(lastLine)")
         }
         // ffmpeg ends well when the container opens but no frame decodes (a cut-off file).
