@@ -33,7 +33,8 @@ final class ServedLibrary: @unchecked Sendable {
                               "ianare-exif-samples/jpg/Kodak_CX7530.jpg"]
 
     init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 0, isIPv6: false),
-         allowedOrigin: String? = nil, readOnly: Bool = false, pickerOrigin: String? = nil) throws {
+         allowedOrigin: String? = nil, readOnly: Bool = false, pickerOrigin: String? = nil,
+         pickSession: PickSession? = nil) throws {
         directory = NSTemporaryDirectory() + "mediaindex-serve-" + UUID().uuidString
         root = directory + "/Pictures"
         libraryPath = directory + "/library"
@@ -50,6 +51,7 @@ final class ServedLibrary: @unchecked Sendable {
         var configuration = MediaIndexAPI.Configuration(library: library, policy: policy, isReadOnly: readOnly,
                                                         watcherState: { [] })
         configuration.pickerOrigin = pickerOrigin
+        configuration.pickSession = pickSession
         server = try MediaIndexServer(configuration: configuration)
     }
 

@@ -75,6 +75,9 @@ struct PickCommand: ParsableCommand {
         }
         context.standardError.flush()
         let outcome = await session.outcome()
+        // The page's POST is answered after the outcome is taken; `stop` closes open
+        // connections, so give that answer a moment to go out.
+        try? await Task.sleep(for: .milliseconds(300))
         guard case .selection(let body) = outcome else {
             context.standardError.writeLine("pick: cancelled in the picker; nothing was picked")
             throw ExitCode(1)
