@@ -81,7 +81,7 @@ let package = Package(
         .plugin(name: "EmbedWebPicker", capability: .buildTool(), dependencies: ["WebPickerEmbedder"]),
         .testTarget(name: "MediaIndexServerTests",
                     dependencies: ["MediaIndexServer", "MediaIndexCLI", "MediaIndexInterface", "CorpusSupport",
-                                   "LoopbackHTTPClient"]),
+                                   "LoopbackHTTPClient", "MediaThumbnails"]),
 
         // Argument parsing, commands and output.
         .target(

@@ -72,38 +72,8 @@ public struct AssetListingParameters: Sendable {
         if recursive && albumKey == nil {
             throw ParameterError("\(source.spelling(of: "recursive")) needs \(source.spelling(of: "album")) FOLDER")
         }
-        // A date or a time without a zone is the camera's wall clock (its day); one with a zone an instant.
-        if let text = try source.value("from") {
-            switch try Self.captureBound(text, option: source.spelling(of: "from"), endOfDay: false) {
-            case .instant(let date): options.capturedFrom = date
-            case .localTime(let date): options.capturedFromLocalTime = date
-            }
-        }
-        if let text = try source.value("to") {
-            switch try Self.captureBound(text, option: source.spelling(of: "to"), endOfDay: true) {
-            case .instant(let date): options.capturedBefore = date
-            case .localTime(let date): options.capturedBeforeLocalTime = date
-            }
-        }
-        if let text = try source.value("near") {
-            let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
-            try Self.checkCoordinates([(numbers[0], numbers[1])], option: source.spelling(of: "near"), text: text)
-            guard numbers[2] > 0 else {
-                throw ParameterError("\(source.spelling(of: "near")) takes a radius in metres above 0, not \(numbers[2]) in '\(text)'")
-            }
-            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
-        }
-        if let text = try source.value("bbox") {
-            if options.place != nil {
-                throw ParameterError("\(source.spelling(of: "near")) and \(source.spelling(of: "bbox")) cannot be used together")
-            }
-            let n = try Self.numbers(text, count: 4, option: source.spelling(of: "bbox"), shape: "SOUTH,WEST,NORTH,EAST")
-            try Self.checkCoordinates([(n[0], n[1]), (n[2], n[3])], option: source.spelling(of: "bbox"), text: text)
-            guard n[0] <= n[2] else {
-                throw ParameterError("\(source.spelling(of: "bbox")) takes its south edge first: \(n[0]) is north of \(n[2]) in '\(text)'")
-            }
-            options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
-        }
+        try readCaptureRange(from: source)
+        try readPosition(from: source)
         options.country = try source.value("country")
         options.placeName = try source.value("place")
         options.make = try source.value("make")
@@ -137,6 +107,46 @@ public struct AssetListingParameters: Sendable {
             options.sort?.ascending.toggle()
         }
         options.after = try source.value("after")
+    }
+
+    /// `from` and `to`: a date or a time without a zone is the camera's wall clock (its
+    /// day); one with a zone an instant.
+    mutating func readCaptureRange(from source: some ParameterSource) throws {
+        if let text = try source.value("from") {
+            switch try Self.captureBound(text, option: source.spelling(of: "from"), endOfDay: false) {
+            case .instant(let date): options.capturedFrom = date
+            case .localTime(let date): options.capturedFromLocalTime = date
+            }
+        }
+        if let text = try source.value("to") {
+            switch try Self.captureBound(text, option: source.spelling(of: "to"), endOfDay: true) {
+            case .instant(let date): options.capturedBefore = date
+            case .localTime(let date): options.capturedBeforeLocalTime = date
+            }
+        }
+    }
+
+    /// `near` (a circle) or `bbox` (a box), not both.
+    mutating func readPosition(from source: some ParameterSource) throws {
+        if let text = try source.value("near") {
+            let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
+            try Self.checkCoordinates([(numbers[0], numbers[1])], option: source.spelling(of: "near"), text: text)
+            guard numbers[2] > 0 else {
+                throw ParameterError("\(source.spelling(of: "near")) takes a radius in metres above 0, not \(numbers[2]) in '\(text)'")
+            }
+            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
+        }
+        if let text = try source.value("bbox") {
+            if options.place != nil {
+                throw ParameterError("\(source.spelling(of: "near")) and \(source.spelling(of: "bbox")) cannot be used together")
+            }
+            let n = try Self.numbers(text, count: 4, option: source.spelling(of: "bbox"), shape: "SOUTH,WEST,NORTH,EAST")
+            try Self.checkCoordinates([(n[0], n[1]), (n[2], n[3])], option: source.spelling(of: "bbox"), text: text)
+            guard n[0] <= n[2] else {
+                throw ParameterError("\(source.spelling(of: "bbox")) takes its south edge first: \(n[0]) is north of \(n[2]) in '\(text)'")
+            }
+            options.place = .boundingBox(minLatitude: n[0], minLongitude: n[1], maxLatitude: n[2], maxLongitude: n[3])
+        }
     }
 
     /// The describing filters: `keyword`, `person` (repeatable), `minRating`, `rating`,

@@ -140,8 +140,6 @@ struct SearchTests {
 
     static let errors: [(String, Int, String)] = [
         ("raiting:>=4", 1, "unknown field 'raiting:'; did you mean 'rating:'?"),
-        ("beach country:chile", 7,
-         "'country:' cannot be searched yet: this library does not store countries; search words or camera:, keyword:, person:, date:, type: instead"),
         ("is:favourit", 4, "'is:' takes 'favourite' (did you mean it?) or one of photo, video, live, favorite, hidden, images, videos, livePhotos, screenshots, panoramas, screenRecordings, slomoVideos, timelapseVideos, depthEffectPhotos, bursts, cinematicVideos, spatialMedia, selfies, raw, animated, hdr, motionPhotos, edited, duplicates, similar, not 'favourit'"),
         ("width:big", 7, "'width:' takes a number of pixels with >, >=, <, <= or a range a..b, such as width:>3000, not 'big'"),
         ("date:2023-13", 6, "'date:' takes a year, month or day such as 2023, 2023-07 or 2023-07-01, or a range such as date:2023-07-01..2023-07-14, not '2023-13'"),

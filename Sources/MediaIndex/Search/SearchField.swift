@@ -28,8 +28,6 @@ struct SearchField: Sendable {
         case place
         /// A country, by ISO code or English name.
         case country
-        /// A field this library does not store yet: the term is refused, saying so.
-        case notStored(what: String)
     }
 
     var name: String
@@ -103,9 +101,6 @@ struct SearchField: Sendable {
         switch field.kind {
         case .text(let column):
             return try words(value, column: column, prefix: prefix, at: valueColumn)
-        case .notStored(let what):
-            throw SearchQueryError(column: nameColumn, message:
-                "'\(field.name):' cannot be searched yet: this library does not store \(what); search words or camera:, keyword:, person:, date:, type: instead")
         case .kind:
             let lowered = value.lowercased()
             if let match = kindValues.first(where: { $0.name == lowered }) { return match.value }
