@@ -288,4 +288,32 @@ struct AlbumLocalDayTests {
         options.capturedBeforeLocalTime = try LocalDayTests.utc("2023-07-02T00:00:00")
         #expect(try library.blocking.fetchAssets(options).assets.map(\.id) == [late.id])
     }
+
+    @Test("a folder album's days are its photos' wall-clock days, kept as assets come, go and are hidden")
+    func folderAlbumDays() throws {
+        let scratch = try ScratchLibrary()
+        let photo = "exiftool-t-images/t/images/Google.jpg"
+        let fixtures: [(name: String, tags: [String])] = [
+            ("trip/late.jpg", ["-all=", "-DateTimeOriginal=2023:07:01 23:30:00", "-OffsetTimeOriginal=+09:00"]),
+            ("trip/early.jpg", ["-all=", "-DateTimeOriginal=2023:07:02 00:30:00", "-OffsetTimeOriginal=+09:00"]),
+        ]
+        let (library, byName) = try indexFixtures(fixtures.map { ($0.name, photo, $0.tags) }, in: scratch)
+        let late = try #require(byName["late.jpg"])
+        func trip() throws -> Album {
+            try #require(try library.blocking.fetchAlbums().first { $0.kind == .folder && $0.title == "trip" })
+        }
+        // One UTC day (14:30 and 15:30 on 1 July), two camera days, whatever TZ this process has.
+        var album = try trip()
+        #expect(album.startDay == "2023-07-01" && album.endDay == "2023-07-02")
+        // A folder holding a hidden asset is reread apart, wall clocks included.
+        try library.blocking.setHidden(true, for: [late.id])
+        album = try trip()
+        #expect(album.startDay == "2023-07-02" && album.endDay == "2023-07-02")
+        try library.blocking.setHidden(false, for: [late.id])
+        // The newest leaves: the triggers reread the folder's key and its wall clock.
+        try FileManager.default.removeItem(atPath: scratch.root + "/trip/early.jpg")
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        album = try trip()
+        #expect(album.startDay == "2023-07-01" && album.endDay == "2023-07-01")
+    }
 }

@@ -136,7 +136,7 @@ public struct Album: Sendable, Equatable, Identifiable {
     /// Capture date of the newest dated asset.
     public var endDate: Date?
     /// The camera's calendar day (`yyyy-MM-dd`, its wall clock, no zone applied) of the
-    /// oldest dated asset; nil for folder albums and undated albums.
+    /// oldest dated asset; nil for undated albums.
     public var startDay: String?
     /// The camera's calendar day of the newest dated asset.
     public var endDay: String?
