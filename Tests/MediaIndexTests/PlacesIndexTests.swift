@@ -317,3 +317,19 @@ struct AlbumLocalDayTests {
         #expect(album.startDay == "2023-07-01" && album.endDay == "2023-07-01")
     }
 }
+
+@Suite("An album day's text")
+struct AlbumDayTextTests {
+    @Test("the day of a wall clock is CaptureDate's day, written apart for speed")
+    func matchesCaptureDate() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [Double] = [0, -1, 86_399, 86_400, -86_400, -86_401, 951_782_400, 4_107_542_399,
+                               -62_135_596_800, -62_167_219_200, -62_167_219_201, 253_402_300_799, 253_402_300_800]
+        let samples = edges + (0..<20_000).map { _ in Double.random(in: -7e10...3e11, using: &generator) }
+        for seconds in samples {
+            let expected = String(CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0).iso8601.prefix(10))
+            #expect(Album.day(ofLocalTime: seconds) == expected, "\(seconds)")
+        }
+        #expect(Album.day(ofLocalTime: nil) == nil && Album.day(ofLocalTime: .nan) == nil)
+    }
+}

@@ -142,9 +142,17 @@ public struct Album: Sendable, Equatable, Identifiable {
     public var endDay: String?
 
     /// The calendar day of a wall clock stored as seconds since 1970 read as UTC (`local_time`).
+    /// Written digit by digit: the album list makes two per folder album, 100,000s of them.
     static func day(ofLocalTime seconds: Double?) -> String? {
         guard let seconds, seconds.isFinite, abs(seconds) < 1e14 else { return nil }
-        return String(CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0).iso8601.prefix(10))
+        let date = CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0)
+        let (year, month, day) = (date.year, date.month, date.day)
+        guard (0...9999).contains(year) else { return String(date.iso8601.prefix(10)) }
+        let zero = UInt8(ascii: "0"), dash = UInt8(ascii: "-")
+        let bytes: [UInt8] = [zero + UInt8(year / 1000), zero + UInt8(year / 100 % 10), zero + UInt8(year / 10 % 10),
+                              zero + UInt8(year % 10), dash, zero + UInt8(month / 10), zero + UInt8(month % 10), dash,
+                              zero + UInt8(day / 10), zero + UInt8(day % 10)]
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Images and videos.
