@@ -288,4 +288,48 @@ struct AlbumLocalDayTests {
         options.capturedBeforeLocalTime = try LocalDayTests.utc("2023-07-02T00:00:00")
         #expect(try library.blocking.fetchAssets(options).assets.map(\.id) == [late.id])
     }
+
+    @Test("a folder album's days are its photos' wall-clock days, kept as assets come, go and are hidden")
+    func folderAlbumDays() throws {
+        let scratch = try ScratchLibrary()
+        let photo = "exiftool-t-images/t/images/Google.jpg"
+        let fixtures: [(name: String, tags: [String])] = [
+            ("trip/late.jpg", ["-all=", "-DateTimeOriginal=2023:07:01 23:30:00", "-OffsetTimeOriginal=+09:00"]),
+            ("trip/early.jpg", ["-all=", "-DateTimeOriginal=2023:07:02 00:30:00", "-OffsetTimeOriginal=+09:00"]),
+        ]
+        let (library, byName) = try indexFixtures(fixtures.map { ($0.name, photo, $0.tags) }, in: scratch)
+        let late = try #require(byName["late.jpg"])
+        func trip() throws -> Album {
+            try #require(try library.blocking.fetchAlbums().first { $0.kind == .folder && $0.title == "trip" })
+        }
+        // One UTC day (14:30 and 15:30 on 1 July), two camera days, whatever TZ this process has.
+        var album = try trip()
+        #expect(album.startDay == "2023-07-01" && album.endDay == "2023-07-02")
+        // A folder holding a hidden asset is reread apart, wall clocks included.
+        try library.blocking.setHidden(true, for: [late.id])
+        album = try trip()
+        #expect(album.startDay == "2023-07-02" && album.endDay == "2023-07-02")
+        try library.blocking.setHidden(false, for: [late.id])
+        // The newest leaves: the triggers reread the folder's key and its wall clock.
+        try FileManager.default.removeItem(atPath: scratch.root + "/trip/early.jpg")
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        album = try trip()
+        #expect(album.startDay == "2023-07-01" && album.endDay == "2023-07-01")
+    }
+}
+
+@Suite("An album day's text")
+struct AlbumDayTextTests {
+    @Test("the day of a wall clock is CaptureDate's day, written apart for speed")
+    func matchesCaptureDate() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [Double] = [0, -1, 86_399, 86_400, -86_400, -86_401, 951_782_400, 4_107_542_399,
+                               -62_135_596_800, -62_167_219_200, -62_167_219_201, 253_402_300_799, 253_402_300_800]
+        let samples = edges + (0..<20_000).map { _ in Double.random(in: -7e10...3e11, using: &generator) }
+        for seconds in samples {
+            let expected = String(CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0).iso8601.prefix(10))
+            #expect(Album.day(ofLocalTime: seconds) == expected, "\(seconds)")
+        }
+        #expect(Album.day(ofLocalTime: nil) == nil && Album.day(ofLocalTime: .nan) == nil)
+    }
 }

@@ -136,15 +136,23 @@ public struct Album: Sendable, Equatable, Identifiable {
     /// Capture date of the newest dated asset.
     public var endDate: Date?
     /// The camera's calendar day (`yyyy-MM-dd`, its wall clock, no zone applied) of the
-    /// oldest dated asset; nil for folder albums and undated albums.
+    /// oldest dated asset; nil for undated albums.
     public var startDay: String?
     /// The camera's calendar day of the newest dated asset.
     public var endDay: String?
 
     /// The calendar day of a wall clock stored as seconds since 1970 read as UTC (`local_time`).
+    /// Written digit by digit: the album list makes two per folder album, 100,000s of them.
     static func day(ofLocalTime seconds: Double?) -> String? {
         guard let seconds, seconds.isFinite, abs(seconds) < 1e14 else { return nil }
-        return String(CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0).iso8601.prefix(10))
+        let date = CaptureDate(timestamp: seconds.rounded(.down), utcOffsetSeconds: 0)
+        let (year, month, day) = (date.year, date.month, date.day)
+        guard (0...9999).contains(year) else { return String(date.iso8601.prefix(10)) }
+        let zero = UInt8(ascii: "0"), dash = UInt8(ascii: "-")
+        let bytes: [UInt8] = [zero + UInt8(year / 1000), zero + UInt8(year / 100 % 10), zero + UInt8(year / 10 % 10),
+                              zero + UInt8(year % 10), dash, zero + UInt8(month / 10), zero + UInt8(month % 10), dash,
+                              zero + UInt8(day / 10), zero + UInt8(day % 10)]
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Images and videos.

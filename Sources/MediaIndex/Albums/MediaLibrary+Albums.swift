@@ -190,7 +190,8 @@ extension MediaLibrary {
         // By path, as SQLite orders BLOBs: bytes, then length, as `PathBytes` does.
         // Rows are read by position and as they come: one per folder, 10,000s of them.
         try db.cachedStatement("""
-            SELECT s.folder_id, f.path, s.images, s.videos, s.key_identifier, s.key_capture, s.first_capture
+            SELECT s.folder_id, f.path, s.images, s.videos, s.key_identifier, s.key_capture, s.first_capture,
+                   s.key_local_time, s.first_local_time
             FROM folder_stats s JOIN folders f ON f.id = s.folder_id
             WHERE s.images + s.videos > 0
             ORDER BY f.path
@@ -198,21 +199,27 @@ extension MediaLibrary {
             guard let folder = row[0].int64, let pathBytes = row[1].blob else { return }
             var images = row[2].int ?? 0, videos = row[3].int ?? 0
             var key = row[4].text, newest = row[5].double, first = row[6].double
+            var newestLocal = row[7].double, firstLocal = row[8].double
             if let hidden = hiddenCounts[folder] {
                 images -= hidden.images
                 videos -= hidden.videos
                 guard images + videos > 0 else { return }
-                (key, newest, first) = try visibleKeyAndRange(folder: folder, db: db)
+                (key, newest, first, newestLocal, firstLocal) = try visibleKeyAndRange(folder: folder, db: db)
             }
             guard images + videos > 0 else { return }
             let path = PathBytes(pathBytes)
-            albums.append(Album(
+            let newestDated = newest.map { $0 > -1e300 } == true
+            var album = Album(
                 id: AlbumScope.folder(path).id, kind: .folder,
                 title: takeoutTitles[pathBytes] ?? String(decoding: path.lastComponent, as: UTF8.self), path: path, parentID: nil,
                 imageCount: images, videoCount: videos, keyAssetID: key.map(Asset.ID.init(stored:)),
                 // The newest asset is dated unless none is (undated ones sort oldest).
                 startDate: first.map(Date.init(timeIntervalSince1970:)),
-                endDate: newest.flatMap { $0 > -1e300 ? Date(timeIntervalSince1970: $0) : nil }))
+                endDate: newestDated ? newest.map(Date.init(timeIntervalSince1970:)) : nil)
+            // The camera's days (issue 35 item 12), kept next to the instants (schema 48).
+            album.startDay = Album.day(ofLocalTime: first == nil ? nil : firstLocal)
+            album.endDay = Album.day(ofLocalTime: newestDated ? newestLocal : nil)
+            albums.append(album)
         }
         Self.nestFolderAlbums(&albums)
         return albums
@@ -276,20 +283,22 @@ extension MediaLibrary {
         }
     }
 
-    /// A folder's key asset, its capture key, and its oldest dated capture, leaving
-    /// hidden assets out: two seeks on `assets_by_folder` that step over hidden ones.
+    /// A folder's key asset, its capture key, and its oldest dated capture, with the
+    /// wall clocks of both, leaving hidden assets out: two seeks on `assets_by_folder`
+    /// that step over hidden ones.
     private func visibleKeyAndRange(folder: Int64, db: DatabaseConnection) throws
-        -> (key: String?, newest: Double?, first: Double?) {
+        -> (key: String?, newest: Double?, first: Double?, newestLocal: Double?, firstLocal: Double?) {
         let visible = "a.folder_id = ? AND a.is_burst_representative = 1 AND " + AssetQuery.hiddenCondition.sql
         let newest = try db.cachedStatement("""
-            SELECT a.identifier, a.capture_sort FROM assets a WHERE \(visible)
+            SELECT a.identifier, a.capture_sort, a.local_time FROM assets a WHERE \(visible)
             ORDER BY a.capture_sort DESC, a.id DESC LIMIT 1
             """).rows([folder]).first
         let first = try db.cachedStatement("""
-            SELECT a.capture_sort FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
-            ORDER BY a.capture_sort LIMIT 1
+            SELECT a.capture_sort, a.local_time FROM assets a WHERE \(visible) AND a.capture_sort > -1e300
+            ORDER BY a.capture_sort, a.id LIMIT 1
             """).rows([folder]).first
-        return (newest?.string("identifier"), newest?.double("capture_sort"), first?.double("capture_sort"))
+        return (newest?.string("identifier"), newest?.double("capture_sort"), first?.double("capture_sort"),
+                newest?.double("local_time"), first?.double("local_time"))
     }
 
     /// Runs a user-state write in a deferred transaction on the user-state connection,
