@@ -18,21 +18,8 @@ enum PickerBenchmark {
         let library = try MediaLibrary(location: location)
         print("Seeding a library of \(assets) assets for the picker…")
         try library.seedSyntheticAssets(count: assets, batchSize: 10_000, deferIndexes: true)
-        let port = try ServeBenchmark.freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: mediaindex)
-        server.arguments = ["serve", "--library", location.directory, "--cache", work + "/picker-cache",
-                            "--listen", "127.0.0.1:\(port)", "--no-watch"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let (server, port) = try ServeBenchmark.startServer(mediaindex, library: location.directory, cache: work + "/picker-cache")
         defer { server.terminate(); server.waitUntilExit() }
-        var ready = false
-        for _ in 0..<200 where !ready {
-            ready = (try? ServeBenchmark.request(port: port, path: "/v1/status"))?.status == 200
-            if !ready { usleep(50_000) }
-        }
-        guard ready else { throw BenchmarkError("mediaindex serve did not answer on 127.0.0.1:\(port)") }
         let outputPath = work + "/picker-bench.json"
         let measured = try ProcessRunner.measure([python, script, String(port), String(max(3, runs))], outputPath: outputPath)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""

@@ -30,21 +30,8 @@ enum ServeBenchmark {
             throw BenchmarkError("the photos copied for the serve benchmark were not indexed")
         }
 
-        let port = try freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: mediaindex)
-        server.arguments = ["serve", "--library", location.directory, "--cache", work + "/serve-cache",
-                            "--listen", "127.0.0.1:\(port)", "--no-watch"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let (server, port) = try startServer(mediaindex, library: location.directory, cache: work + "/serve-cache")
         defer { server.terminate(); server.waitUntilExit() }
-        var ready = false
-        for _ in 0..<200 where !ready {
-            ready = (try? request(port: port, path: "/v1/status"))?.status == 200
-            if !ready { usleep(50_000) }
-        }
-        guard ready else { throw BenchmarkError("mediaindex serve did not answer on 127.0.0.1:\(port)") }
 
         let thumbnail = "/v1/assets/\(photo.id)/thumbnail?size=256&mode=fill&rev=\(photo.revision)"
         guard try request(port: port, path: thumbnail).status == 200 else {
@@ -117,6 +104,28 @@ enum ServeBenchmark {
         var failure: String? { lock.lock(); defer { lock.unlock() }; return firstFailure }
         func add(_ more: [Double]) { lock.lock(); values += more; lock.unlock() }
         func fail(_ reason: String) { lock.lock(); if firstFailure == nil { firstFailure = reason }; lock.unlock() }
+    }
+
+    /// Starts `mediaindex serve --no-watch` on a free loopback port and waits until
+    /// `/v1/status` answers; the caller terminates the process.
+    static func startServer(_ mediaindex: String, library: String, cache: String) throws -> (Process, UInt16) {
+        let port = try freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: mediaindex)
+        server.arguments = ["serve", "--library", library, "--cache", cache, "--listen", "127.0.0.1:\(port)", "--no-watch"]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        var ready = false
+        for _ in 0..<200 where !ready {
+            ready = (try? request(port: port, path: "/v1/status"))?.status == 200
+            if !ready { usleep(50_000) }
+        }
+        guard ready else {
+            server.terminate(); server.waitUntilExit()
+            throw BenchmarkError("mediaindex serve did not answer on 127.0.0.1:\(port)")
+        }
+        return (server, port)
     }
 
     /// One GET over a new connection (as a browser's first request); the status.
