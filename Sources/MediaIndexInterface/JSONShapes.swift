@@ -10,9 +10,7 @@ public enum JSONShapes {
     public static func asset(_ a: Asset) -> JSON {
         .object(AssetFields.all.compactMap { declaration in
             let value = declaration.value(a)
-            if case .null = value, declaration.omittedWhenEmpty || AssetFields.omittedWhenNull.contains(declaration.field) {
-                return nil
-            }
+            if declaration.omittedWhenEmpty, case .null = value { return nil }
             return (declaration.field.rawValue, JSON(value))
         })
     }

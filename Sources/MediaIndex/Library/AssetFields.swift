@@ -144,7 +144,8 @@ package enum AssetFields {
               value: { .init($0.creationDateText) }, sort: (.captureDate, .captureSort)),
         .init(.captureOffset, columns: [.captureOffset], read: { a, v in a.captureOffsetSeconds = v[0].int },
               fill: { [$0.capture.time?.offsetSeconds] },
-              value: { a in a.captureOffsetSeconds.map { .string(CaptureResolution.offsetText($0)) } ?? .null }),
+              value: { a in a.captureOffsetSeconds.map { .string(CaptureResolution.offsetText($0)) } ?? .null },
+              omittedWhenEmpty: true),
         .init(.captureOffsetSource, columns: [.captureOffsetSource],
               read: { a, v in a.captureOffsetSource = v[0].text.flatMap(CaptureOffsetSource.init(rawValue:)) },
               fill: { [($0.capture.time?.source ?? .none).rawValue] },
@@ -164,8 +165,8 @@ package enum AssetFields {
                                                        ("longitude", .double($0.longitude)),
                                                        ("altitude", .init($0.altitude))]) } ?? .null }),
         .init(.place, columns: AssetRecord.Column.placeColumns, read: { a, v in a.place = Place(stored: v) },
-              fill: { $0.capture.placeValues }, value: { $0.place?.fieldValue ?? .null }),
-        .init(.timeZone, Column.timeZone, \.timeZone, fill: { $0.capture.lookup?.timeZone }),
+              fill: { $0.capture.placeValues }, value: { $0.place?.fieldValue ?? .null }, omittedWhenEmpty: true),
+        .init(.timeZone, Column.timeZone, \.timeZone, fill: { $0.capture.lookup?.timeZone }, omittedWhenEmpty: true),
         .init(.make, Column("make"), \.make, metadata: \.make),
         .init(.model, Column("model"), \.model, metadata: \.model),
         .init(.lensModel, Column("lens_model"), \.lensModel, metadata: \.lensModel),
@@ -238,9 +239,6 @@ package enum AssetFields {
         .init(.takeoutTitle, value: { .init($0.takeoutTitle) }),
         .init(.takeoutDescription, value: { .init($0.takeoutDescription) }),
     ]
-
-    /// The fields the JSON leaves out when they are empty (issue 31's fields).
-    package static let omittedWhenNull: Set<Asset.Field> = [.captureOffset, .place, .timeZone]
 
     /// What a fill reads: the primary file's metadata and its name.
     struct MetadataSource {
@@ -332,7 +330,8 @@ extension Asset {
         package let value: @Sendable (Asset) -> FieldValue
         /// The sort key that orders by it, and the column that key sorts on.
         let sort: (key: AssetSortKey, column: AssetRecord.Column)?
-        /// The JSON leaves the key out when the value is null (the describing fields).
+        /// The JSON leaves the key out when the value is null (the describing fields, place and
+        /// local time).
         package let omittedWhenEmpty: Bool
 
         /// A field stored in `columns`.
