@@ -14,7 +14,7 @@ public struct MediaIndexCommand: ParsableCommand {
         version: version,
         subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self, SearchCommand.self,
                       ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
-                      UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
+                      FavoriteCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
                       DescribeCommand.self, ExportXMPCommand.self,
                       ThumbnailCommand.self, ThumbnailsCommand.self, DuplicatesCommand.self, ServeCommand.self, PickCommand.self, PlaceCommand.self],
         manualSections: [
