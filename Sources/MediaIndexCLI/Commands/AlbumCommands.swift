@@ -10,12 +10,13 @@ struct AlbumsCommand: ParsableCommand {
         discussion: "Smart albums other than Recents, Favorites and Hidden are listed only when they hold something."
     )
 
-    static let arguments = ReadOnlyListingOptions.arguments(json: "Print a JSON array of albums.")
+    static let json = Argument.flag("json", help: "Print a JSON array of albums.")
+    static let arguments = ReadOnlyListingOptions.arguments(json: json)
 
     var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        options = try ReadOnlyListingOptions(parsed: parsed)
+        options = try ReadOnlyListingOptions(parsed: parsed, json: Self.json)
     }
 
     func run(in context: CommandContext) async throws {
@@ -76,12 +77,11 @@ struct AlbumCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("action", help: "create, rename, delete, add, remove, move or key."),
-        .positional("arguments", arity: .zeroOrMore, help: "The album, then a title or asset identifiers."),
-        .option("to", valueName: "index", help: "For move: the 0-based position the assets move to."),
-        .flag("json", help: "Print the created album as JSON."),
-    ]
+    static let action = Argument.positional("action", help: "create, rename, delete, add, remove, move or key.")
+    static let values = Argument.positionals("arguments", help: "The album, then a title or asset identifiers.")
+    static let index = Argument.option("to", valueName: "index", as: Int.self, help: "For move: the 0-based position the assets move to.")
+    static let json = Argument.flag("json", help: "Print the created album as JSON.")
+    static let arguments = LibraryOptions.arguments + declared(action, values, index, json)
 
     static let actions = ["create", "rename", "delete", "add", "remove", "move", "key"]
 
@@ -93,10 +93,10 @@ struct AlbumCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        action = parsed.positional("action") ?? ""
-        values = parsed.positionals("arguments")
-        index = try parsed.option("to", as: Int.self)
-        json = parsed.flag("json")
+        action = try parsed[Self.action]
+        values = try parsed[Self.values]
+        index = try parsed[Self.index]
+        json = try parsed[Self.json]
     }
 
     func validate() throws {
@@ -161,16 +161,15 @@ struct AlbumCommand: ParsableCommand {
 /// `mediaindex favorite|unfavorite|hide|unhide ID…`.
 struct UserFlagCommand: ParsableCommand {
     static let configuration = CommandConfiguration(name: "favorite", abstract: "Mark assets as favorites.")
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("ids", arity: .oneOrMore, help: "Asset identifiers."),
-    ]
+    static let ids = Argument.positionals("ids", isRequired: true, help: "Asset identifiers.")
+    static let arguments = LibraryOptions.arguments + declared(ids)
 
     var library: LibraryOptions
     var ids: [String]
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        ids = parsed.positionals("ids")
+        ids = try parsed[Self.ids]
     }
 
     static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {
