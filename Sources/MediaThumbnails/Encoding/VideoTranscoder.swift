@@ -2,7 +2,7 @@ import Foundation
 import MediaMetadata
 
 /// Makes a video's compatible rendition (PhotoKit's `.compatible`) with the `ffmpeg`
-/// program: H.264 (libx264, `veryfast`, CRF 23, yuv420p) and AAC in an MP4 whose index
+/// program: H.264 (libx264, `superfast`, CRF 23, yuv420p) and AAC in an MP4 whose index
 /// comes first (`+faststart`), upright (ffmpeg's autorotate), interlaced frames
 /// deinterlaced, HDR tone-mapped to SDR as thumbnails are (`VideoFrameExtractor.toneMapping`).
 public enum VideoTranscoder {
@@ -34,7 +34,7 @@ public enum VideoTranscoder {
             + "scale=w='trunc(iw*sar/2)*2':h='trunc(ih/2)*2',setsar=1,format=yuv420p"
         let head = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i"].map { Array($0.utf8) }
         let tail = ["-map", "0:v:0", "-map", "0:a:0?", "-vf", filters,
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high",
+                    "-c:v", "libx264", "-preset", "superfast", "-crf", "23", "-profile:v", "high",
                     "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
                     "-c:a", "aac", "-b:a", "160k", "-ac", "2", "-movflags", "+faststart",
                     "-map_metadata", "0", "-progress", "file:" + progress, "-nostats", "-f", "mp4", "file:" + output]
