@@ -5,6 +5,8 @@ let package = Package(
     name: "MediaIndex",
     products: [
         .library(name: "MediaIndex", targets: ["MediaIndex"]),
+        // The HTTP API, the web picker and MediaPicker.pick(configuration:).
+        .library(name: "MediaIndexServer", targets: ["MediaIndexServer"]),
         .executable(name: "mediaindex", targets: ["mediaindex"]),
         .executable(name: "thumbnail-bench", targets: ["thumbnail-bench"]),
     ],

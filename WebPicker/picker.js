@@ -1,11 +1,14 @@
 // The MediaIndex web picker: PhotosPicker for a browser. Plain JavaScript, no dependencies.
 // URL parameters: limit=N (selection limit; 1 is single selection), filter=EXPR (a preset
-// filter in the CLI's grammar), preselected=ID,ID, origin=ORIGIN (postMessage target).
+// filter in the CLI's grammar), preselected=ID,ID, origin=ORIGIN (postMessage target),
+// selection=default|ordered.
 "use strict";
 
 const params = new URLSearchParams(location.search);
 const config = {
   limit: Math.max(0, parseInt(params.get("limit") || "0", 10) || 0),
+  // selection=default (PHPickerConfiguration's .default) marks picked items without their numbers; ordered numbers them.
+  numbered: params.get("selection") !== "default",
   filter: params.get("filter") || "",
   preselected: (params.get("preselected") || "").split(",").map(s => s.trim()).filter(Boolean),
   // The server names the one origin the selection may go to (--picker-origin), else this page's own; never any origin.
@@ -79,7 +82,7 @@ function resourceURL(asset, role) {
 
 function movieURL(asset) {
   if (asset.resources.some(r => r.role === "pairedVideo")) return resourceURL(asset, "pairedVideo") + "?representation=compatible";
-  if (asset.embeddedVideo) return resourceURL(asset, "embeddedVideo");
+  if (asset.embeddedVideo) return resourceURL(asset, "embeddedVideo") + "?representation=compatible";
   return null;
 }
 
@@ -844,7 +847,7 @@ function updateTileSelection(el, asset) {
   const position = state.selection.indexOf(asset.id);
   el.setAttribute("aria-selected", position >= 0 ? "true" : "false");
   let order = el.querySelector(".order");
-  if (position >= 0 && config.limit !== 1) {
+  if (position >= 0 && config.limit !== 1 && config.numbered) {
     if (!order) { order = badge("order", ""); el.appendChild(order); }
     order.textContent = String(position + 1);
   } else if (order) {

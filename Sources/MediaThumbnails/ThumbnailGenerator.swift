@@ -1,3 +1,4 @@
+import Foundation
 import MediaMetadata
 
 /// Makes thumbnails: decode (at reduced scale where the format allows), downscale by area
@@ -244,7 +245,10 @@ public enum ThumbnailGenerator {
         case .heic, .heif, .avif:
             let decoded: (image: PixelBuffer, usedThumbnail: Bool, displayedSize: (width: Int, height: Int), colour: ColourSpace)
             do {
-                decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: 0)
+                // A rendition is one picture someone waits for: its tiles are decoded on every core.
+                // Thumbnails run many files side by side, one thread each.
+                let threads = request.isRendition ? ProcessInfo.processInfo.activeProcessorCount : 0
+                decoded = try HEIFDecoder.decode(data, request: request, pixelLimit: pixelLimit, threads: threads)
             } catch let error as ThumbnailError {
                 if case .imageTooLarge = error { throw error }
                 guard let made = heifFallback(data, orientation: orientation, request: request, pixelLimit: pixelLimit,

@@ -229,4 +229,45 @@ struct VideoRenditionRouteTests {
         #expect(try fixture.waitForRendition(hevc).status == 200)
         #expect(try fixture.waitForRendition(mpeg4).status == 200)
     }
+
+    @Test("a motion photo's embedded movie: Samsung's HEVC becomes H.264 of exiftool's extracted movie's size and length; Google's H.264 is served as it is",
+          .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+    func embeddedVideo() throws {
+        let fixture = try RenditionFixture(corpus: ["samsung.heic": "immich-test-assets/formats/motionphoto/samsung-one-ui-6.heic",
+                                                    "pixel.jpg": "nom-exif/testdata/motion_photo_pixel_synth.jpg"])
+        // The reference: the movie exiftool extracts (QuickTime:MotionPhotoVideo), as ffprobe reads it.
+        let extracted = fixture.directory + "/exiftool-motion.mp4"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
+        process.arguments = ["-b", "-QuickTime:MotionPhotoVideo", fixture.root + "/samsung.heic"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        try pipe.fileHandleForReading.readDataToEndOfFile().write(to: URL(fileURLWithPath: extracted))
+        process.waitUntilExit()
+        let reference = try require((try probe(extracted)["streams"] as? [[String: Any]])?.first { $0["codec_type"] as? String == "video" })
+        #expect(reference["codec_name"] as? String == "hevc")
+        let rotation = ((reference["side_data_list"] as? [[String: Any]])?.compactMap { $0["rotation"] as? Int }.first).map { abs($0) % 180 } ?? 0
+        let (width, height) = (reference["width"] as? Int ?? 0, reference["height"] as? Int ?? 0)
+        let expected = rotation == 90 ? (height, width) : (width, height)
+
+        let path = "/v1/assets/\(try fixture.id("samsung.heic"))/resources/embeddedVideo?representation=compatible"
+        let done = try fixture.waitForRendition(path, seconds: 600)
+        #expect(done.status == 200 && done.header("Content-Type") == "video/mp4", "\(done.status) \(done.text.prefix(300))")
+        let output = fixture.directory + "/out-samsung.mp4"
+        try Data(done.body).write(to: URL(fileURLWithPath: output))
+        let reading = try probe(output)
+        let video = try require((reading["streams"] as? [[String: Any]])?.first { $0["codec_type"] as? String == "video" })
+        #expect(video["codec_name"] as? String == "h264" && video["pix_fmt"] as? String == "yuv420p")
+        #expect(video["width"] as? Int == expected.0 && video["height"] as? Int == expected.1,
+                "\(String(describing: video["width"]))×\(String(describing: video["height"])), expected \(expected)")
+        let seconds = { (probe: [String: Any]) in Double((probe["format"] as? [String: Any])?["duration"] as? String ?? "") ?? -1 }
+        #expect(abs(seconds(reading) - seconds(try probe(extracted))) < 0.15, "\(seconds(reading)) s")
+        #expect(try fixture.get(path).header("ETag") == done.header("ETag"))
+
+        // Google's layout (MotionPhotoOffset: the movie is the file's last bytes), H.264: its bytes as they are.
+        let pixel = try fixture.get("/v1/assets/\(try fixture.id("pixel.jpg"))/resources/embeddedVideo?representation=compatible")
+        let file = try Data(contentsOf: URL(fileURLWithPath: fixture.root + "/pixel.jpg"))
+        #expect(pixel.status == 200 && pixel.body == Array(file.suffix(2745)), "\(pixel.status) \(pixel.body.count) bytes")
+    }
 }

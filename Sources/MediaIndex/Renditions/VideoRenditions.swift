@@ -51,8 +51,38 @@ extension MediaLibrary.Blocking {
     public func compatibleVideo(for asset: Asset, source: AssetResource, start: Bool = true) throws -> VideoRendition {
         let metadata = (try? library.read { db in try FileRecord.storedMetadata(ofPath: source.path, db: db) }) ?? nil
         if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.contentType) { return .asIs(source) }
+        let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "superfast|crf23|aac160")
+        return try videoRendition(of: asset, source: source, slice: nil, key: key, duration: metadata?.durationSeconds,
+                                  colour: metadata?.videoColour, start: start)
+    }
+
+    /// The compatible rendition of a motion photo's embedded movie (`asset.embeddedVideo`,
+    /// Samsung's and Google's MP4 after the still): nil when browsers play it as it is (H.264),
+    /// so the movie's bytes are served; otherwise (HEVC, as recent Samsung phones write) the
+    /// cached H.264 rendition, or one being made from that part of the file.
+    ///
+    /// - Throws: as `compatibleVideo(for:source:start:)`; `ThumbnailUnavailable` with state
+    ///   `.failed` for an asset without an embedded movie.
+    public func compatibleEmbeddedVideo(for asset: Asset, start: Bool = true) throws -> VideoRendition? {
+        guard let video = asset.embeddedVideo, let primary = asset.primaryResource else {
+            throw ThumbnailUnavailable(identifier: asset.id, state: .failed, reason: "the asset has no embedded video")
+        }
+        let slice = (offset: UInt64(max(0, video.offset)), length: UInt64(max(0, video.length)))
+        let location = try library.confinedLocation(of: primary)
+        let file = try FileByteSource(pathBytes: location.path, beneath: location.root)
+        let movie = (try? ISOBMFFReader.read(ByteSourceSlice(file, offset: slice.offset, length: slice.length), format: .mp4))?.metadata
+        if VideoTranscoder.playsAsIs(codec: movie?.videoCodec, contentType: "video/mp4") { return nil }
+        let key = MediaLibrary.renditionKey(asset, source: primary, kind: "h264-embedded\(slice.offset)-\(slice.length)",
+                                            options: "superfast|crf23|aac160")
+        return try videoRendition(of: asset, source: primary, slice: slice, key: key,
+                                  duration: movie?.durationSeconds ?? video.durationSeconds, colour: movie?.videoColour, start: start)
+    }
+
+    /// The cached rendition under `key`, or the transcode of `source` (of `slice` of it) that
+    /// makes it: running, or started by this call when `start`.
+    private func videoRendition(of asset: Asset, source: AssetResource, slice: VideoTranscoder.Slice?, key: String,
+                                duration: Double?, colour: CodedVideoColour?, start: Bool) throws -> VideoRendition {
         let cache = library.renditionCache
-        let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "veryfast|crf23|aac160")
         if cache.cachedSize(key: key, fileExtension: "mp4") != nil {
             return .ready(CachedRendition(path: cache.path(key: key, fileExtension: "mp4"), key: key, source: source, made: false))
         }
@@ -60,7 +90,6 @@ extension MediaLibrary.Blocking {
         if let failure = jobs.failures.withLock({ $0[key] }) {
             throw ThumbnailUnavailable(identifier: asset.id, state: .failed, reason: failure)
         }
-        let duration = metadata?.durationSeconds
         if let job = jobs.running.withLock({ $0[key] }) {
             return .making(key: key, secondsDone: VideoTranscoder.secondsDone(progressFile: job.progressPath), duration: job.duration)
         }
@@ -85,10 +114,9 @@ extension MediaLibrary.Blocking {
         case false?: throw RenditionsBusy(running: limit)
         case true?: break
         }
-        let colour = metadata?.videoColour
         let library = self.library
         Thread.detachNewThread {
-            library.runTranscode(source: source, output: output, progress: progress, key: key, colour: colour)
+            library.runTranscode(source: source, slice: slice, output: output, progress: progress, key: key, colour: colour)
         }
         return .making(key: key, secondsDone: nil, duration: duration)
     }
@@ -97,10 +125,12 @@ extension MediaLibrary.Blocking {
 extension MediaLibrary {
     /// One transcode, on its own thread: ffmpeg writes a temporary file, which is renamed
     /// into place only when it finished; a failure is remembered with its sentence.
-    func runTranscode(source: AssetResource, output: String, progress: String, key: String, colour: CodedVideoColour?) {
+    func runTranscode(source: AssetResource, slice: VideoTranscoder.Slice?, output: String, progress: String, key: String,
+                      colour: CodedVideoColour?) {
         let cache = renditionCache
         do {
-            try VideoTranscoder.transcode(pathBytes: source.path.bytes, output: output, progress: progress, colour: colour)
+            try VideoTranscoder.transcode(pathBytes: source.path.bytes, slice: slice, output: output, progress: progress,
+                                          colour: colour)
             try cache.publish(temporary: output, key: key, fileExtension: "mp4")
             trimRenditionsOccasionally()
         } catch {

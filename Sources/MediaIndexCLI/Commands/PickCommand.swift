@@ -65,30 +65,28 @@ struct PickCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: location.databasePath) else {
             throw LibraryError.noLibrary(path: location.directory)
         }
-        let mediaLibrary = try library.open(.readOnly, cache: cacheOptions, in: context)
-        let session = PickSession()
-        let policy = AccessPolicy(address: ListenAddress(host: "127.0.0.1", port: 0, isIPv6: false), token: ServeToken.random())
-        var configuration = MediaIndexAPI.Configuration(library: mediaLibrary, policy: policy, isReadOnly: true,
-                                                        watcherState: { [] })
-        configuration.pickSession = session
-        let server = try MediaIndexServer(configuration: configuration)
-        defer { server.stop() }
-        let address = pageAddress(server: server.address, secret: session.secret)
-        if noOpen || !Self.openInBrowser(address) {
-            context.standardError.writeLine("pick: open \(address) in a browser; waiting for Done or Cancel")
-        } else {
-            context.standardError.writeLine("pick: opened the picker in the browser; waiting for Done or Cancel")
+        var configuration = MediaPicker.Configuration(library: try library.open(.readOnly, cache: cacheOptions, in: context))
+        configuration.selectionLimit = limit
+        configuration.filter = try filter.map { try MediaFilter(parsing: $0) }
+        configuration.selection = .ordered
+        configuration.include = Set(include.compactMap(MediaPicker.Configuration.Inclusion.init(rawValue:)))
+        let noOpen = noOpen
+        let presentation = MediaPicker.Presentation.custom { address in
+            if noOpen || !MediaPicker.openInBrowser(address.absoluteString) {
+                context.standardError.writeLine("pick: open \(address) in a browser; waiting for Done or Cancel")
+            } else {
+                context.standardError.writeLine("pick: opened the picker in the browser; waiting for Done or Cancel")
+            }
+            context.standardError.flush()
         }
-        context.standardError.flush()
-        let outcome = await session.outcome()
-        // The page's POST is answered after the outcome is taken; `stop` closes open
-        // connections, so give that answer a moment to go out.
-        try? await Task.sleep(for: .milliseconds(300))
-        guard case .selection(let body) = outcome else {
+        let picked: [PickedItem]?
+        do { picked = try await MediaPicker.run(configuration: configuration, presentation: presentation) } catch let error as MediaPickerError {
+            throw ValidationError(error.description)
+        }
+        guard let items = picked else {
             context.standardError.writeLine("pick: cancelled in the picker; nothing was picked")
             throw ExitCode(1)
         }
-        let items = try PickedItem.items(from: body)
         if json {
             let assets = JSON.array(items.map { $0.json(including: include) })
             context.standardOutput.writeLine(JSON.object([("assets", assets)]).prettyText)
@@ -99,70 +97,5 @@ struct PickCommand: ParsableCommand {
                     .filter { !$0.isEmpty }.joined(separator: "  "))
             }
         }
-    }
-
-    /// The picker's one-shot address: `/?pick=SECRET` with the limit, filter and include.
-    func pageAddress(server: ListenAddress, secret: String) -> String {
-        var components = URLComponents()
-        components.queryItems = [URLQueryItem(name: "pick", value: secret)]
-            + (limit > 0 ? [URLQueryItem(name: "limit", value: String(limit))] : [])
-            + (filter.map { [URLQueryItem(name: "filter", value: $0)] } ?? [])
-            + (include.isEmpty ? [] : [URLQueryItem(name: "include", value: include.joined(separator: ","))])
-        return "http://\(server)/?" + (components.percentEncodedQuery ?? "")
-    }
-
-    /// Opens `address` with `xdg-open`; false when there is none or it failed.
-    static func openInBrowser(_ address: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", address]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-}
-
-/// One item of the page's Done message, read field by field: only the hand-off's fields
-/// are printed, whatever else the page sent.
-struct PickedItem: Decodable {
-    struct Message: Decodable { var assets: [PickedItem] }
-    struct Resource: Decodable { var role: String?; var path: String? }
-    struct Location: Decodable { var latitude: Double?; var longitude: Double?; var altitude: Double? }
-
-    var id: String
-    var uniformType: String?
-    var pixelWidth: Int?
-    var pixelHeight: Int?
-    var duration: Double?
-    var isOriginalFile: Bool?
-    var urls: [String: String]?
-    var resources: [Resource]?
-    var location: Location?
-
-    /// The items of a Done message, in selection order.
-    static func items(from body: [UInt8]) throws -> [PickedItem] {
-        do { return try JSONDecoder().decode(Message.self, from: Data(body)).assets } catch {
-            throw ValidationError("the picker sent a selection this command cannot read: \(error)")
-        }
-    }
-
-    /// The item as printed: PhotosPicker's fields and the URLs; `resources` (paths) and
-    /// `location` only when `include` names them.
-    func json(including include: [String]) -> JSON {
-        var members: [(String, JSON)] = [
-            ("id", .string(id)), ("uniformType", JSON(uniformType)), ("pixelWidth", JSON(pixelWidth)),
-            ("pixelHeight", JSON(pixelHeight)), ("duration", JSON(duration)), ("isOriginalFile", JSON(isOriginalFile)),
-            ("urls", .object(["original", "compatible", "thumbnail"].compactMap { key in urls?[key].map { (key, .string($0)) } })),
-        ]
-        if include.contains("path") {
-            members.append(("resources", .array((resources ?? []).map { .object([("role", JSON($0.role)), ("path", JSON($0.path))]) })))
-        }
-        if include.contains("location") {
-            members.append(("location", location.map { .object([("latitude", JSON($0.latitude)), ("longitude", JSON($0.longitude)),
-                                                                  ("altitude", JSON($0.altitude))]) } ?? .null))
-        }
-        return .object(members)
     }
 }

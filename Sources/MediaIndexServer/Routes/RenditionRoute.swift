@@ -14,9 +14,10 @@ extension MediaIndexAPI {
 
     /// `representation=compatible` (PhotoKit's `.compatible`): a still as a full-size JPEG
     /// (`MediaLibrary.Blocking.compatiblePhoto`), the same whichever of the primary's
-    /// names asks; a movie (the asset's, or a live photo's paired movie) as H.264 MP4,
-    /// made on first request (202 with progress until then). Nil for a role that has no
-    /// compatible form (a sidecar, a RAW beside its JPEG): served as it is.
+    /// names asks; a movie (the asset's, a live photo's paired movie or a motion photo's
+    /// `embeddedVideo`) as H.264 MP4, made on first request (202 with progress until then).
+    /// Nil for a role that has no compatible form (a sidecar, a RAW beside its JPEG) and
+    /// for an embedded movie that browsers play: served as it is.
     func compatibleRendition(of asset: Asset, role: String, version: RenditionVersion?, query: QueryParameters,
                              _ request: HTTPRequest) throws -> HTTPResponse? {
         let version = version ?? .current
@@ -27,6 +28,8 @@ extension MediaIndexAPI {
         let movie: AssetResource?
         if asset.mediaType == .video, movieNames.contains(role) {
             movie = asset.resource(for: version)
+        } else if role == "embeddedVideo", asset.embeddedVideo != nil {
+            return try compatibleVideo(of: asset, request) { try library.blocking.compatibleEmbeddedVideo(for: asset) }
         } else if ["pairedVideo", "fullSizePairedVideo"].contains(role) {
             let edited = version == .current ? asset.resources.first { $0.role == .fullSizePairedVideo } : nil
             movie = edited ?? asset.resources.first { $0.role == .pairedVideo }
@@ -34,7 +37,7 @@ extension MediaIndexAPI {
             return nil
         }
         guard let movie else { return nil }
-        return try compatibleVideo(of: asset, movie: movie, request)
+        return try compatibleVideo(of: asset, request) { try library.blocking.compatibleVideo(for: asset, source: movie) }
     }
 
     private func compatiblePhoto(of asset: Asset, version: RenditionVersion, query: QueryParameters,
@@ -55,9 +58,12 @@ extension MediaIndexAPI {
         return try cachedRendition(rendition, contentType: "image/jpeg", fileExtension: "jpg", request)
     }
 
-    private func compatibleVideo(of asset: Asset, movie: AssetResource, _ request: HTTPRequest) throws -> HTTPResponse {
-        let state: VideoRendition
-        do { state = try library.blocking.compatibleVideo(for: asset, source: movie) } catch let error as ThumbnailUnavailable {
+    /// The answer for where a movie's rendition stands (`rendition`); nil when it is
+    /// served as the route's plain bytes.
+    private func compatibleVideo(of asset: Asset, _ request: HTTPRequest,
+                                 _ rendition: () throws -> VideoRendition?) throws -> HTTPResponse? {
+        let answer: VideoRendition?
+        do { answer = try rendition() } catch let error as ThumbnailUnavailable {
             if error.state == .needsFFmpeg {
                 throw APIError(status: 415, code: "needsFFmpeg",
                                message: "asset \(asset.id)'s video needs converting to H.264 to play in a browser, and the ffmpeg program that does it is not installed")
@@ -66,6 +72,7 @@ extension MediaIndexAPI {
         } catch let busy as RenditionsBusy {
             throw APIError(status: 503, code: "busy", message: busy.description, headers: [("Retry-After", "5")])
         }
+        guard let state = answer else { return nil }
         switch state {
         case .asIs(let resource):
             let etag = "\"\(asset.id)-\(asset.revision)-\(resource.role)-compatible\""

@@ -2,7 +2,7 @@ import Foundation
 import MediaMetadata
 
 /// Makes a video's compatible rendition (PhotoKit's `.compatible`) with the `ffmpeg`
-/// program: H.264 (libx264, `veryfast`, CRF 23, yuv420p) and AAC in an MP4 whose index
+/// program: H.264 (libx264, `superfast`, CRF 23, yuv420p) and AAC in an MP4 whose index
 /// comes first (`+faststart`), upright (ffmpeg's autorotate), interlaced frames
 /// deinterlaced, HDR tone-mapped to SDR as thumbnails are (`VideoFrameExtractor.toneMapping`).
 public enum VideoTranscoder {
@@ -20,20 +20,26 @@ public enum VideoTranscoder {
         }
     }
 
-    /// The ffmpeg arguments that transcode `path` into `output`, writing progress
-    /// (`key=value` blocks with `out_time_us`) to `progress`.
-    static func arguments(path: [UInt8], output: String, progress: String, colour: CodedVideoColour?) -> [[UInt8]] {
+    /// Part of a file that holds a movie of its own: a motion photo's embedded MP4.
+    public typealias Slice = (offset: UInt64, length: UInt64)
+
+    /// The ffmpeg arguments that transcode `path` (or `slice` of it, through ffmpeg's
+    /// `subfile` protocol, which shows the movie its own offsets) into `output`, writing
+    /// progress (`key=value` blocks with `out_time_us`) to `progress`.
+    static func arguments(path: [UInt8], slice: Slice? = nil, output: String, progress: String,
+                          colour: CodedVideoColour?) -> [[UInt8]] {
         let toneMap = colour.flatMap(VideoFrameExtractor.toneMapping).map { $0 + "," } ?? ""
         // Even sizes (4:2:0 needs them), square pixels in the shape players show.
         let filters = "yadif=deint=interlaced," + toneMap
             + "scale=w='trunc(iw*sar/2)*2':h='trunc(ih/2)*2',setsar=1,format=yuv420p"
         let head = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i"].map { Array($0.utf8) }
         let tail = ["-map", "0:v:0", "-map", "0:a:0?", "-vf", filters,
-                    "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-profile:v", "high",
+                    "-c:v", "libx264", "-preset", "superfast", "-crf", "23", "-profile:v", "high",
                     "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
                     "-c:a", "aac", "-b:a", "160k", "-ac", "2", "-movflags", "+faststart",
                     "-map_metadata", "0", "-progress", "file:" + progress, "-nostats", "-f", "mp4", "file:" + output]
-        return head + [Array("file:".utf8) + path] + tail.map { Array($0.utf8) }
+        let input = slice.map { "subfile,,start,\($0.offset),end,\($0.offset + $0.length),,:file:" } ?? "file:"
+        return head + [Array(input.utf8) + path] + tail.map { Array($0.utf8) }
     }
 
     /// Transcodes the video at `path` into `output` (which the caller renames into place
@@ -41,10 +47,10 @@ public enum VideoTranscoder {
     ///
     /// - Throws: `ThumbnailError.needsFFmpeg` without ffmpeg; `.decodeFailed` with
     ///   ffmpeg's last line when it fails or outlives `timeoutSeconds`.
-    public static func transcode(pathBytes path: [UInt8], output: String, progress: String,
+    public static func transcode(pathBytes path: [UInt8], slice: Slice? = nil, output: String, progress: String,
                                  colour: CodedVideoColour?, timeoutSeconds: Double = 4 * 3600) throws {
         guard let ffmpeg = VideoFrameExtractor.ffmpegPath else { throw ThumbnailError.needsFFmpeg }
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments(path: path, output: output,
+        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments(path: path, slice: slice, output: output,
                                                                                   progress: progress, colour: colour))
             .run(timeoutSeconds: timeoutSeconds)
         if outcome.timedOut { throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped") }
