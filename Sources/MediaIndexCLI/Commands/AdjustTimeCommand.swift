@@ -14,12 +14,13 @@ struct AdjustTimeCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("offset", valueName: "±hh:mm", help: "The UTC offset, such as +09:00 or -03:30."),
-        .option("zone", valueName: "zone", help: "An IANA time zone, such as Asia/Tokyo; its rules give the offset at each instant."),
-        .flag("reset", help: "Clear the setting."),
-        .positional("ids", arity: .oneOrMore, help: "Asset identifiers."),
-    ]
+    static let offset = Argument.option("offset", valueName: "±hh:mm", help: "The UTC offset, such as +09:00 or -03:30.")
+    static let zone = Argument.option(
+        "zone", valueName: "zone", help: "An IANA time zone, such as Asia/Tokyo; its rules give the offset at each instant."
+    )
+    static let reset = Argument.flag("reset", help: "Clear the setting.")
+    static let ids = Argument.positionals("ids", isRequired: true, help: "Asset identifiers.")
+    static let arguments = LibraryOptions.arguments + declared(offset, zone, reset, ids)
 
     var library: LibraryOptions
     var ids: [String]
@@ -27,8 +28,8 @@ struct AdjustTimeCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        ids = parsed.positionals("ids")
-        let offset = parsed.option("offset"), zone = parsed.option("zone"), reset = parsed.flag("reset")
+        ids = try parsed[Self.ids]
+        let offset = try parsed[Self.offset], zone = try parsed[Self.zone], reset = try parsed[Self.reset]
         guard [offset != nil, zone != nil, reset].filter({ $0 }).count == 1 else {
             throw ValidationError("give one of --offset, --zone or --reset")
         }

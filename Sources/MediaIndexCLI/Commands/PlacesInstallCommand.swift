@@ -16,20 +16,19 @@ struct PlacesCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = [
-        .positional("action", help: "install."),
-        .flag("force", help: "Build the file again even when a good one is there."),
-        .flag("json", help: "Print {\"path\", \"bytes\", \"versions\"}."),
-    ]
+    static let force = Argument.flag("force", help: "Build the file again even when a good one is there.")
+    static let json = Argument.flag("json", help: "Print {\"path\", \"bytes\", \"versions\"}.")
+    static let action = Argument.positional("action", help: "install.")
+    static let arguments = declared(force, json, action)
 
     var force: Bool
     var json: Bool
 
     init(parsed: ParsedArguments) throws {
-        let action = parsed.positional("action") ?? ""
+        let action = try parsed[Self.action]
         guard action == "install" else { throw ValidationError("'places' takes the action install, not '\(action)'") }
-        force = parsed.flag("force")
-        json = parsed.flag("json")
+        force = try parsed[Self.force]
+        json = try parsed[Self.json]
     }
 
     /// The install script: beside the package's other files, else in the source tree above the binary.
