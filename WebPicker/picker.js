@@ -1161,6 +1161,7 @@ async function showAlbums() {
       return grid;
     };
     section("Library", albums.filter(a => a.kind === "smart" && (a.id !== "smart.hidden" || config.includeHidden)), cards);
+    section("Places", albums.filter(a => a.kind === "place"), placeTree);
     section("My Albums", albums.filter(a => a.kind === "user"), cards);
     section("Folders", albums.filter(a => a.kind === "folder"), folderTree);
   } catch (error) {
@@ -1197,6 +1198,23 @@ function albumCard(album) {
   return button;
 }
 
+// One line of a tree of albums (folders, places): cover, label and count; opens the album.
+function albumRow(album, label) {
+  const row = document.createElement("button");
+  row.className = "folder-row";
+  row.dataset.albumId = album.id;
+  const thumb = album.keyAssetId ? albumCover(album) : document.createElement("span");
+  thumb.classList.add("thumb");
+  const title = document.createElement("span");
+  title.textContent = label;
+  const count = document.createElement("span");
+  count.className = "count";
+  count.textContent = String(album.count);
+  row.append(thumb, title, count);
+  row.addEventListener("click", () => openAlbum(album));
+  return row;
+}
+
 function folderTree(folders) {
   const children = new Map();
   const ids = new Set(folders.map(f => f.id));
@@ -1210,18 +1228,7 @@ function folderTree(folders) {
     ul.className = "folder-tree";
     for (const folder of children.get(parent) || []) {
       const li = document.createElement("li");
-      const row = document.createElement("button");
-      row.className = "folder-row";
-      row.dataset.albumId = folder.id;
-      const thumb = folder.keyAssetId ? albumCover(folder) : document.createElement("span");
-      thumb.classList.add("thumb");
-      const title = document.createElement("span");
-      title.textContent = depth === 0 && folder.path ? folder.path : folder.title;
-      const count = document.createElement("span");
-      count.className = "count";
-      count.textContent = String(folder.count);
-      row.append(thumb, title, count);
-      row.addEventListener("click", () => openAlbum(folder));
+      const row = albumRow(folder, depth === 0 && folder.path ? folder.path : folder.title);
       li.appendChild(row);
       if (children.has(folder.id) && depth < 64) li.appendChild(build(folder.id, depth + 1));
       ul.appendChild(li);
@@ -1229,6 +1236,54 @@ function folderTree(folders) {
     return ul;
   };
   return build("", 0);
+}
+
+// The Places family: Places and its countries come with the album list; a country's
+// regions and a region's cities are fetched when their row is opened (`/v1/albums?in=`).
+function placeTree(places) {
+  const byParent = new Map();
+  for (const place of places) {
+    const parent = place.parentId || "";
+    if (!byParent.has(parent)) byParent.set(parent, []);
+    byParent.get(parent).push(place);
+  }
+  const build = items => {
+    const ul = document.createElement("ul");
+    ul.className = "folder-tree place-tree";
+    for (const place of items) ul.appendChild(placeRow(place, byParent.get(place.id), build));
+    return ul;
+  };
+  return build(byParent.get("") || []);
+}
+
+function placeRow(place, known, build) {
+  const li = document.createElement("li");
+  const row = albumRow(place, place.title);
+  row.classList.add("place-row");
+  li.appendChild(row);
+  // A city (place.CC.REGION.ID) holds nothing below it.
+  if (place.id.split(".").length < 4) {
+    const more = document.createElement("button");
+    more.className = "place-expand";
+    more.textContent = "▸";
+    more.dataset.albumId = place.id;
+    more.setAttribute("aria-expanded", "false");
+    more.setAttribute("aria-label", `Places in ${place.title}`);
+    let sub = null;
+    more.addEventListener("click", async () => {
+      if (!sub) {
+        try { sub = build(known || await api(`/v1/albums?in=${encodeURIComponent(place.id)}`)); }
+        catch (error) { announce(`Could not load places: ${error.message}`, true); return; }
+        li.appendChild(sub);
+      } else {
+        sub.hidden = !sub.hidden;
+      }
+      more.setAttribute("aria-expanded", String(!sub.hidden));
+      more.textContent = sub.hidden ? "▸" : "▾";
+    });
+    li.insertBefore(more, row);
+  }
+  return li;
 }
 
 function openAlbum(album) {

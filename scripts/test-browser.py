@@ -247,6 +247,26 @@ try:
         check("opening an album shows its assets", driver.find_element(By.ID, "album-title").text == title
               and loaded_thumbnails(driver) > 0)
 
+    # The Places family drills down: Places → its countries (listed) → a country's regions (fetched).
+    driver.find_element(By.ID, "tab-albums").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#album-list .folder-row"))
+    places = [a for a in get_json("/v1/albums") if a["kind"] == "place"]
+    check("a Places entry is listed when assets have places",
+          bool(places) == bool(driver.find_elements(By.CSS_SELECTOR, '.place-row[data-album-id="place"]')))
+    country = next((a for a in places if a["parentId"] == "place"), None)
+    if country:
+        driver.find_element(By.CSS_SELECTOR, '.place-expand[data-album-id="place"]').click()
+        driver.find_element(By.CSS_SELECTOR, f'.place-expand[data-album-id="{country["id"]}"]').click()
+        regions = get_json(f"/v1/albums?in={country['id']}")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'.place-row[data-album-id="{regions[0]["id"]}"]'))
+        row = driver.find_element(By.CSS_SELECTOR, f'.place-row[data-album-id="{regions[0]["id"]}"]')
+        check("a country opens to its regions, with the counts /v1/albums?in= gives",
+              row.find_element(By.CSS_SELECTOR, ".count").text == str(regions[0]["count"])
+              and sum(r["count"] for r in regions) == country["count"])
+        row.click()
+        wait.until(lambda d: d.find_element(By.ID, "photos").is_displayed() and loaded_thumbnails(d) > 0)
+        check("opening a region shows its assets", driver.find_element(By.ID, "album-title").text == regions[0]["title"])
+
     # The search field: suggestions while typing, results narrow the grid, the selection stays.
     driver.get(f"http://127.0.0.1:{port}/?limit=2")
     wait.until(lambda d: loaded_thumbnails(d) >= 3)

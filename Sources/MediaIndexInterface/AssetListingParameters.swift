@@ -39,7 +39,7 @@ public struct ParameterError: Error, Equatable, CustomStringConvertible {
 /// album named, decoded the same way from either.
 public struct AssetListingParameters: Sendable {
     /// The names this decoder reads, in camel case.
-    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "bbox", "country", "place", "make", "model", "minPixels",
+    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "within", "bbox", "country", "place", "make", "model", "minPixels",
                                "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
                                "reverse", "after", "keyword", "person", "minRating", "rating", "label",
                                "hasCaption", "hasTitle"]
@@ -126,15 +126,39 @@ public struct AssetListingParameters: Sendable {
         }
     }
 
-    /// `near` (a circle) or `bbox` (a box), not both.
+    /// `near` (a circle: `LAT,LON` with `within` KM, or `LAT,LON,METRES`) or `bbox` (a box), not both.
     mutating func readPosition(from source: some ParameterSource) throws {
-        if let text = try source.value("near") {
-            let numbers = try Self.numbers(text, count: 3, option: source.spelling(of: "near"), shape: "LAT,LON,METRES")
-            try Self.checkCoordinates([(numbers[0], numbers[1])], option: source.spelling(of: "near"), text: text)
-            guard numbers[2] > 0 else {
-                throw ParameterError("\(source.spelling(of: "near")) takes a radius in metres above 0, not \(numbers[2]) in '\(text)'")
+        let near = source.spelling(of: "near"), withinName = source.spelling(of: "within")
+        var within: Double?
+        if let text = try source.value("within") {
+            guard let kilometres = Double(text.trimmingCharacters(in: .whitespaces)), kilometres.isFinite, kilometres > 0 else {
+                throw ParameterError("\(withinName) takes a distance in kilometres above 0, not '\(text)'")
             }
-            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: numbers[2])
+            within = kilometres
+        }
+        if let text = try source.value("near") {
+            let given = text.split(separator: ",", omittingEmptySubsequences: false).count
+            let numbers = try Self.numbers(text, count: given == 2 ? 2 : 3, option: near,
+                                           shape: given == 2 ? "LAT,LON" : "LAT,LON,METRES (or LAT,LON with \(withinName) KM)")
+            try Self.checkCoordinates([(numbers[0], numbers[1])], option: near, text: text)
+            let metres: Double
+            if numbers.count == 2 {
+                guard let within else {
+                    throw ParameterError("\(near) LAT,LON needs \(withinName) KM (or give LAT,LON,METRES), in '\(text)'")
+                }
+                metres = within * 1000
+            } else {
+                guard within == nil else {
+                    throw ParameterError("\(withinName) goes with \(near) LAT,LON, not with a radius in metres as in '\(text)'")
+                }
+                guard numbers[2] > 0 else {
+                    throw ParameterError("\(near) takes a radius in metres above 0, not \(numbers[2]) in '\(text)'")
+                }
+                metres = numbers[2]
+            }
+            options.place = .radius(latitude: numbers[0], longitude: numbers[1], radiusMeters: metres)
+        } else if within != nil {
+            throw ParameterError("\(withinName) needs \(near) LAT,LON: the point to measure from")
         }
         if let text = try source.value("bbox") {
             if options.place != nil {

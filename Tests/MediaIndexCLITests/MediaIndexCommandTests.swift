@@ -44,7 +44,8 @@ struct MediaIndexCommandTreeTests {
               cameras                 List camera makes and models with their asset counts.
               errors                  List files that could not be read, with the reason.
               changes                 List asset changes since a change token.
-              albums                  List smart, user and folder albums with their counts.
+              albums                  List smart, Places, user and folder albums with their
+                                      counts.
               album                   Edit user albums: create, rename, delete, add, remove,
                                       move, key.
               favorite                Mark assets as favorites.
@@ -52,6 +53,8 @@ struct MediaIndexCommandTreeTests {
               hide                    Hide assets from listings (see --include-hidden).
               unhide                  Show hidden assets again.
               describe                Set your own rating, title, caption or keywords.
+              adjust-time             Set the UTC offset or time zone of assets' capture
+                                      times, or reset it.
               export-xmp              Write your own words into new .xmp sidecars.
               thumbnail               Print an asset's thumbnail path (made if needed).
               thumbnails              Make missing thumbnails, or collect old ones (--gc).
@@ -62,6 +65,8 @@ struct MediaIndexCommandTreeTests {
                                       user picks.
               place                   Look up the place, time zone and UTC offset of a
                                       position, offline.
+              places                  Install the offline places data: places install
+                                      [--force].
 
               See 'mediaindex help <subcommand>' for detailed help.
             """)

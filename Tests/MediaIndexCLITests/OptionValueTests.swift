@@ -40,6 +40,10 @@ private let badValues: [String: (value: String, says: String)] = [
     "picker-origin": ("app.example.com", "one origin"),
     "include": ("paths", "path, location"),
     "at": ("yesterday", "ISO 8601"),
+    "in": ("smart.recents", "Places album id"),
+    "within": ("-3", "kilometres above 0"),
+    "offset": ("+25:00", "between -14:00 and +14:00"),
+    "zone": ("Mars/Olympus", "IANA time zone"),
 ]
 
 /// Options whose value is free text or a path, checked when used (an album's name, a
@@ -50,7 +54,7 @@ private let freeText: Set<String> = ["library", "cache", "token-file", "album", 
 /// Positionals a command needs before its options are read.
 private let positionals: [String: [String]] = [
     "album": ["move", "album", "asset"], "show": ["asset"], "thumbnail": ["asset"],
-    "favorite": ["asset"], "unfavorite": ["asset"], "hide": ["asset"], "unhide": ["asset"], "describe": ["asset"],
+    "favorite": ["asset"], "unfavorite": ["asset"], "adjust-time": ["asset"], "hide": ["asset"], "unhide": ["asset"], "describe": ["asset"],
     "search": ["beach"], "place": ["35,139"],
 ]
 

@@ -133,7 +133,7 @@ struct PlacesIndexTests {
 }
 
 /// Runs exiftool on a fixture (it must succeed).
-private func writeTags(_ arguments: [String], to path: String) throws {
+func writeTags(_ arguments: [String], to path: String) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["exiftool", "-q", "-q", "-overwrite_original"] + arguments + [path]
@@ -146,7 +146,7 @@ private func writeTags(_ arguments: [String], to path: String) throws {
 
 /// Copies each corpus file into the scratch library under its name, writes its tags with
 /// exiftool, indexes, and returns the library with its assets by file name.
-private func indexFixtures(_ fixtures: [(name: String, source: String, tags: [String])],
+func indexFixtures(_ fixtures: [(name: String, source: String, tags: [String])],
                            in scratch: ScratchLibrary) throws -> (MediaLibrary, [String: Asset]) {
     for fixture in fixtures {
         try scratch.add(fixture.source, as: fixture.name)
@@ -162,7 +162,7 @@ private func indexFixtures(_ fixtures: [(name: String, source: String, tags: [St
 }
 
 /// Whether exiftool is on the path, to write the fixtures.
-private let exiftoolInstalled = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+let exiftoolInstalled = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
     .contains { FileManager.default.isExecutableFile(atPath: String($0) + "/exiftool") }
 
 @Suite("Days are the camera's days",

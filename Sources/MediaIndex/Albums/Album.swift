@@ -70,6 +70,8 @@ public enum AlbumScope: Sendable, Hashable {
     /// A user album, by its identifier (`album.id` of a user album, `user.…`). A fetch
     /// with the identifier of another kind of album throws `AssetQueryError.notAUserAlbum`.
     case user(Album.ID)
+    /// An album of the smart Places family: all placed assets, a country, a region or a city.
+    case place(PlaceAlbum)
 
     /// The scope an album identifier names.
     public init(_ id: Album.ID) {
@@ -77,7 +79,8 @@ public enum AlbumScope: Sendable, Hashable {
         self = AlbumScope(parsing: id.rawValue) ?? .user(id)
     }
 
-    /// The album's identifier: `smart.recents`, `folder.<base64url of the path>`, `user.<id>`.
+    /// The album's identifier: `smart.recents`, `folder.<base64url of the path>`, `user.<id>`,
+    /// `place`, `place.<country>`, `place.<country>.<region>`, `place.<country>.<region>.<geonameId>`.
     public var id: Album.ID { Album.ID(scope: self) }
 
     var idText: String {
@@ -85,6 +88,7 @@ public enum AlbumScope: Sendable, Hashable {
         case .smart(let album): return "smart." + album.rawValue
         case .folder(let path, _): return "folder." + Base64URL.encode(path.bytes)
         case .user(let id): return id.rawValue
+        case .place(let album): return album.idText
         }
     }
 
@@ -95,6 +99,8 @@ public enum AlbumScope: Sendable, Hashable {
         } else if text.hasPrefix("folder."), let bytes = Base64URL.decode(String(text.dropFirst(7))),
                   !bytes.isEmpty {
             self = .folder(PathBytes(bytes))
+        } else if let album = PlaceAlbum(parsing: text) {
+            self = .place(album)
         } else if text.hasPrefix("user."), text.count > 5 {
             self = .user(Album.ID(userAlbum: String(text.dropFirst(5))))
         } else {
@@ -113,6 +119,8 @@ public struct Album: Sendable, Equatable, Identifiable {
         case folder
         /// An album the user made.
         case user
+        /// An album of the smart Places family (`PlaceAlbum`): Places, a country, a region, a city.
+        case place
     }
 
     /// Stable identifier; see `AlbumScope.id`.

@@ -1,8 +1,8 @@
 import Foundation
 
 extension MediaLibrary {
-    /// Every album: the smart albums, then user albums by title, then folder albums by
-    /// path. See `Blocking.fetchAlbums()`.
+    /// Every album: the smart albums, Places and its countries, then user albums by
+    /// title, then folder albums by path. See `Blocking.fetchAlbums()`.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
     public func fetchAlbums() async throws -> [Album] {
@@ -109,7 +109,8 @@ extension MediaLibrary {
 
 extension MediaLibrary.Blocking {
     /// Every album: the smart albums (Recents, Favorites and Hidden always; the others
-    /// when they hold something), then user albums by title, then folder albums by path.
+    /// when they hold something), Places and its countries (when some asset has a country),
+    /// then user albums by title, then folder albums by path.
     ///
     /// Counts, key assets and date ranges cover what a default fetch of the album
     /// shows: hidden assets and non-representative burst frames are left out (except
@@ -129,6 +130,7 @@ extension MediaLibrary.Blocking {
                                                 kind: .smart, title: smart.title, db: db)
                 if album.count > 0 || smart.isListedWhenEmpty { albums.append(album) }
             }
+            albums += try library.placeAlbums(now: now, db: db)
             albums += try library.userAlbums(anyHidden: anyHidden, db: db)
             albums += try library.folderAlbums(anyHidden: anyHidden, db: db)
             return albums
@@ -137,7 +139,7 @@ extension MediaLibrary.Blocking {
 }
 
 extension MediaLibrary {
-    fileprivate func summary(of query: AssetQuery, id: Album.ID, kind: Album.Kind, title: String,
+    func summary(of query: AssetQuery, id: Album.ID, kind: Album.Kind, title: String,
                          db: DatabaseConnection) throws -> Album {
         // Counts from `asset_kinds` or a covering index; key and dates from the ends of
         // the capture order.

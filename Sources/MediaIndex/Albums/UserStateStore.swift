@@ -29,7 +29,8 @@ enum UserStateStore {
 
     /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
     /// version adds: a store holding only these is ours).
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations"]
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations",
+                                      "capture_time_settings"]
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.

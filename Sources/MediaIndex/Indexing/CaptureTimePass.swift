@@ -9,9 +9,14 @@ import MediaPlaces
 /// 2. the neighbour rule: an asset still without an offset takes the one every asset with a
 ///    known offset (not a guess) agrees on within 2 hours of its clock, as `neighbour`.
 ///    A guess stays until its file changes.
+/// Between the two, the user's settings ("adjust date and time", user state) are applied
+/// again wherever the columns do not show them (a rebuild, a re-read file), and a setting
+/// the user cleared leaves its asset to the other rules.
 struct CaptureTimePass {
     let db: DatabaseConnection
     let now: Double
+    /// The user's settings by asset identifier (`UserTimeSettings.read`).
+    var userTimes: [String: UserTimeSetting] = [:]
 
     func run(insertedSince: Double) throws {
         let attacher = SidecarAttacher(db: db, now: now)
@@ -23,7 +28,26 @@ struct CaptureTimePass {
                 """)
         }
         for id in Set(toMerge).sorted() { try attacher.merge(assetID: id, insertedSince: insertedSince) }
+        try applyUserTimes(insertedSince: insertedSince)
         try learnFromNeighbours(insertedSince: insertedSince)
+    }
+
+    /// Merges again, with the user's setting, each asset whose columns do not come from it,
+    /// and without one each asset marked `user` that has none (any longer).
+    private func applyUserTimes(insertedSince: Double) throws {
+        let attacher = SidecarAttacher(db: db, now: now)
+        let marked = try db.cachedStatement("SELECT id, identifier FROM assets WHERE capture_offset_source = 'user'").rows()
+        for row in marked {
+            guard let id = row.int64("id"), let identifier = row.string("identifier"), userTimes[identifier] == nil
+            else { continue }
+            try attacher.merge(assetID: id, insertedSince: insertedSince)
+        }
+        let find = try db.cachedStatement("SELECT id, capture_offset_source FROM assets WHERE identifier = ?")
+        for (identifier, setting) in userTimes {
+            guard let row = try find.rows([identifier]).first, let id = row.int64("id"),
+                  row.string("capture_offset_source") != CaptureOffsetSource.user.rawValue else { continue }
+            try attacher.merge(assetID: id, insertedSince: insertedSince, userTime: setting)
+        }
     }
 
     private func ids(_ sql: String) throws -> [Int64] {
@@ -34,7 +58,7 @@ struct CaptureTimePass {
 
     /// Step 4 of `LocalTime`: floating wall clocks are compared with known wall clocks
     /// (`local_time`), UTC clocks (`…Z` with source `none`) with known instants.
-    private func learnFromNeighbours(insertedSince: Double) throws {
+    func learnFromNeighbours(insertedSince: Double) throws {
         let floating = try db.cachedStatement("""
             SELECT id, identifier, added_at, creation_date, creation_timestamp, local_time FROM assets
             WHERE capture_offset_source = 'none' AND creation_date IS NOT NULL

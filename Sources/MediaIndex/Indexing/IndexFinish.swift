@@ -10,6 +10,8 @@ struct IndexFinish {
     let tombstoneRetention: Double
     /// The change feed's last token when the run began: the run's entries follow it.
     let lastTokenBefore: Int64
+    /// The user's capture-time settings ("adjust date and time"), by asset identifier.
+    var userTimes: [String: UserTimeSetting] = [:]
 
     func run(roots: [(id: Int64, path: PathBytes)], walk: IndexWalk, diff: IndexDiff, plan: IndexPlan,
              summary: inout IndexSummary) throws {
@@ -87,7 +89,7 @@ struct IndexFinish {
         try SidecarAttacher(db: db, now: now).run(
             runID: runID, vanishedPaths: Array(vanished.keys), formerHolders: formerHolders,
             takeoutAssets: takeoutAssets)
-        try CaptureTimePass(db: db, now: now).run(insertedSince: started ?? now)
+        try CaptureTimePass(db: db, now: now, userTimes: userTimes).run(insertedSince: started ?? now)
         summary.placesOff = IndexPlaces.offReason
         summary.paired = pairer.pairedCount
         summary.unpaired = pairer.unpairedCount

@@ -88,10 +88,12 @@ struct Indexer {
             }
 
         report(.finishing, scanned: scanned, toRead: toReadCount, read: toReadCount, failed: summary.failed)
+        // The user's capture times (user state, read apart: the writer has no user state attached).
+        let userTimes = UserTimeSettings.read(userStatePath: location.userStatePath)
         try writer.transaction { db in
             let now = Date().timeIntervalSince1970
             try IndexFinish(db: db, runID: runID, now: now, tombstoneRetention: tombstoneRetention,
-                            lastTokenBefore: lastTokenBefore)
+                            lastTokenBefore: lastTokenBefore, userTimes: userTimes)
                 .run(roots: roots, walk: walk, diff: diff, plan: plan, summary: &summary)
             summary.elapsedSeconds = Self.seconds(since: start)
             try IndexRunLog(db: db).complete(runID, summary, now: now)

@@ -249,11 +249,12 @@ package enum AssetFields {
         /// The place of its position and its capture time resolved.
         let capture: CaptureResolution
 
-        init(metadata: MediaMetadata, fileName: String?, places: PlacesData? = IndexPlaces.data) {
+        init(metadata: MediaMetadata, fileName: String?, places: PlacesData? = IndexPlaces.data,
+             userTime: UserTimeSetting? = nil) {
             self.metadata = metadata
             self.fileName = fileName
             displaySize = metadata.displaySize
-            capture = CaptureResolution(metadata: metadata, places: places)
+            capture = CaptureResolution(metadata: metadata, places: places, userTime: userTime)
         }
     }
 

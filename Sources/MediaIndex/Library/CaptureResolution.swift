@@ -14,7 +14,7 @@ package enum IndexPlaces {
         do {
             return (try PlacesData(path: PlacesData.defaultPath), nil)
         } catch {
-            return (nil, "Places are off: \(error) Run `scripts/install-places-data` from the MediaIndex source "
+            return (nil, "Places are off: \(error) Run `mediaindex places install` (or `scripts/install-places-data` from the MediaIndex source) "
                 + "to add them; the next index run then fills them in without reopening files.")
         }
     }()
@@ -32,7 +32,8 @@ struct CaptureResolution {
     /// when the offset came from the file or is unknown.
     var creationDateText: String?
 
-    init(metadata: MediaMetadata, places: PlacesData?) {
+    /// - Parameter userTime: the user's setting ("adjust date and time"), which wins over every other rule.
+    init(metadata: MediaMetadata, places: PlacesData?, userTime: UserTimeSetting? = nil) {
         let coordinate = metadata.location.flatMap { try? Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
         let lookup = coordinate.flatMap { point in places.map { $0.lookup(point) } }
         self.lookup = lookup
@@ -41,7 +42,8 @@ struct CaptureResolution {
         let clock = CaptureClock(
             recordedSeconds: date.sortTimestamp + (inUTC ? 0 : Double(date.utcOffsetSeconds ?? 0)),
             recordedInUTC: inUTC, recordedOffset: inUTC ? nil : date.utcOffsetSeconds,
-            gpsInstant: metadata.gpsTimestamp.map(Date.init(timeIntervalSince1970:)), coordinate: coordinate)
+            gpsInstant: metadata.gpsTimestamp.map(Date.init(timeIntervalSince1970:)), coordinate: coordinate,
+            userSetting: userTime)
         let zone = lookup?.timeZone
         let time = LocalTime(zoneOf: { _ in zone }).resolveAlone(clock)
         self.time = time

@@ -3,3 +3,4 @@
 @_exported import struct MediaMetadata.GeoLocation
 @_exported import struct MediaPlaces.Place
 @_exported import enum MediaPlaces.CaptureOffsetSource
+@_exported import enum MediaPlaces.UserTimeSetting

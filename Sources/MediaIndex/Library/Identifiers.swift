@@ -48,8 +48,8 @@ extension Asset {
 }
 
 extension Album {
-    /// An album's stable identifier: `smart.recents`, `folder.<base64url of the path>`
-    /// or `user.<13 characters>`. It names the album's kind too, so it always says
+    /// An album's stable identifier: `smart.recents`, `folder.<base64url of the path>`,
+    /// `user.<13 characters>` or `place[.<country>[.<region>[.<geonameId>]]]`. It names the album's kind too, so it always says
     /// which scope it fetches (`AlbumScope(id)`).
     public struct ID: Hashable, Comparable, Sendable, Codable, LosslessStringConvertible {
         /// The identifier's text, with its kind prefix.
@@ -80,6 +80,7 @@ extension Album {
             switch AlbumScope(parsing: rawValue) {
             case .smart?: return .smart
             case .folder?: return .folder
+            case .place?: return .place
             case .user?, nil: return .user
             }
         }

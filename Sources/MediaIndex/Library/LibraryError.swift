@@ -25,6 +25,8 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
     case duplicateGroupNotFound(String)
     /// A user's rating, title, caption or keywords that cannot be stored (the reason).
     case invalidUserDescription(String)
+    /// A capture-time offset or zone the user gave that is none (the reason).
+    case invalidCaptureTime(String)
     /// A change token older than the retained change history.
     case changeTokenExpired(token: ChangeToken, oldest: ChangeToken)
     /// A change token newer than any change: the library was rebuilt since, or the
@@ -65,7 +67,7 @@ public enum LibraryError: Error, Sendable, CustomStringConvertible, Equatable {
             return "no asset matches \(key)"
         case .duplicateGroupNotFound(let group):
             return "no duplicate group is \(group) now (groups change when their members do; list them again)"
-        case .invalidUserDescription(let reason):
+        case .invalidUserDescription(let reason), .invalidCaptureTime(let reason):
             return reason
         case .changeTokenExpired(let token, let oldest):
             return "change token \(token) has expired (history now starts at \(oldest)); do a full sync, then ask for changes since the current token"

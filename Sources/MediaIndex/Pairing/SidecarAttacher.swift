@@ -1,5 +1,6 @@
 import Foundation
 import MediaMetadata
+import MediaPlaces
 
 /// What an XMP sidecar says that the index uses: the fields people edit in a photo
 /// manager (darktable, digiKam, Lightroom write them there). Stored as the sidecar
@@ -247,7 +248,7 @@ struct SidecarAttacher {
 
     /// Recomputes the sidecar-editable columns of an asset: its XMP sidecars' values
     /// where they have one, else its primary file's, else its Takeout JSON's.
-    func merge(assetID: Int64, insertedSince: Double) throws {
+    func merge(assetID: Int64, insertedSince: Double, userTime: UserTimeSetting? = nil) throws {
         guard let asset = try db.cachedStatement("""
             SELECT identifier, added_at, \(AssetRecord.sidecarColumns.map(\.name).joined(separator: ", "))
             FROM assets WHERE id = ?
@@ -262,7 +263,7 @@ struct SidecarAttacher {
         Self.apply(sidecars, to: &metadata)
 
         let wanted = Set(AssetRecord.sidecarColumns)
-        let values = AssetRecord.MetadataValues(metadata).values.filter { wanted.contains($0.0) }
+        let values = AssetRecord.MetadataValues(metadata, userTime: userTime).values.filter { wanted.contains($0.0) }
         var fields: [String] = []
         for (column, value) in values where asset[column.name] != value.databaseValue {
             let field = column.changedFieldName

@@ -101,6 +101,8 @@ struct AssetQuery {
                     AND m.album_id = (SELECT id FROM userstate.albums WHERE identifier = ?)
                 """
             fromValues = [identifier]
+        case .place(let album)?:
+            conditions.append(album.condition)
         }
         return (defaultSort, includeHidden)
     }

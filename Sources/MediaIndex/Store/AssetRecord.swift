@@ -1,5 +1,6 @@
 import Foundation
 import MediaMetadata
+import MediaPlaces
 
 /// A row of `assets`: the table and its columns.
 ///
@@ -77,8 +78,10 @@ enum AssetRecord {
     struct MetadataValues {
         var values: [(Column, DatabaseValueConvertible)]
 
-        init(_ m: MediaMetadata, fileName: String? = nil) {
-            let source = AssetFields.MetadataSource(metadata: m, fileName: fileName)
+        /// - Parameter userTime: the user's offset or zone for the capture time ("adjust date
+        ///   and time", user state), which wins over the file's.
+        init(_ m: MediaMetadata, fileName: String? = nil, userTime: UserTimeSetting? = nil) {
+            let source = AssetFields.MetadataSource(metadata: m, fileName: fileName, userTime: userTime)
             values = []
             values.reserveCapacity(Self.columns.count)
             for declaration in AssetFields.filledFromMetadata {

@@ -6,21 +6,39 @@ import MediaIndexInterface
 struct AlbumsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "albums",
-        abstract: "List smart, user and folder albums with their counts.",
+        abstract: "List smart, Places, user and folder albums with their counts.",
         discussion: "Smart albums other than Recents, Favorites and Hidden are listed only when they hold something."
     )
 
     static let json = Argument.flag("json", help: "Print a JSON array of albums.")
-    static let arguments = ReadOnlyListingOptions.arguments(json: json)
+    static let parent = Argument.option(
+        "in", valueName: "album",
+        help: "List the albums inside a Places album instead: place (countries), place.CC (its regions), place.CC.REGION (its cities)."
+    )
+    static let arguments = ReadOnlyListingOptions.arguments(json: json) + declared(parent)
 
     var options: ReadOnlyListingOptions
+    /// `--in`: the Places album whose children to list.
+    var parent: Album.ID?
 
     init(parsed: ParsedArguments) throws {
         options = try ReadOnlyListingOptions(parsed: parsed, json: Self.json)
+        if let text = try parsed[Self.parent] {
+            guard let id = Album.ID(text), id.kind == .place else {
+                throw ValidationError("--in takes a Places album id (place, place.JP, place.JP.40), not '\(text)'")
+            }
+            parent = id
+        }
     }
 
     func run(in context: CommandContext) async throws {
-        let albums = try await options.openLibrary(in: context).fetchAlbums()
+        let library = try options.openLibrary(in: context)
+        let albums: [Album]
+        if let parent {
+            albums = try await library.fetchAlbums(in: parent)
+        } else {
+            albums = try await library.fetchAlbums()
+        }
         if options.json {
             context.standardOutput.writeLine(JSON.array(albums.map(JSONShapes.album)).prettyText)
             return
@@ -45,7 +63,7 @@ struct AlbumsCommand: ParsableCommand {
             TableColumn("DATES", isTruncatable: false), TableColumn("ID", isTruncatable: false),
         ])
         let rows = albums.map { album -> [String] in
-            let indent = String(repeating: "  ", count: album.kind == .folder ? level(album.id) : 0)
+            let indent = String(repeating: "  ", count: album.kind == .folder || album.kind == .place ? level(album.id) : 0)
             // A top folder shows its path; one titled otherwise (a Google Takeout album) its title first.
             var title = album.title
             if album.kind == .folder, album.parentID == nil, let path = album.path {

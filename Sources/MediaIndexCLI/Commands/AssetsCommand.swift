@@ -167,7 +167,12 @@ enum AssetListingOptions {
         help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."
     )
     static let to = Argument.option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day.")
-    static let near = Argument.option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point.")
+    static let near = Argument.option(
+        "near", valueName: "lat,lon[,metres]", help: "Taken near a point: LAT,LON with --within KM, or within METRES of it."
+    )
+    static let within = Argument.option(
+        "within", valueName: "km", help: "With --near LAT,LON: taken within this many kilometres of the point."
+    )
     static let bbox = Argument.option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees).")
     static let country = Argument.option(
         "country", valueName: "code|name",
@@ -221,13 +226,14 @@ enum AssetListingOptions {
 
     /// The filters and the sort, in the order help lists them (`--after` comes after `--limit`).
     static let filtersAndSort = declared(
-        filter, album, recursive, from, to, near, bbox, country, place, make, model, minPixels, minDuration, maxDuration,
+        filter, album, recursive, from, to, near, within, bbox, country, place, make, model, minPixels, minDuration, maxDuration,
         types, keywords, people, minRating, rating, label, hasCaption, hasTitle, includeHidden, allBursts, sort, reverse
     )
 
     /// The keys by parameter name, one table per value type.
     static let texts = byParameterName(
-        filter, album, from, to, near, bbox, country, place, make, model, minPixels, label, hasCaption, hasTitle, sort, after
+        filter, album, from, to, near, within, bbox, country, place, make, model, minPixels, label, hasCaption, hasTitle, sort,
+        after
     )
     static let lists = byParameterName(types, keywords, people)
     static let flags = byParameterName(recursive, includeHidden, allBursts, reverse)

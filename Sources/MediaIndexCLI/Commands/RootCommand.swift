@@ -15,8 +15,8 @@ public struct MediaIndexCommand: ParsableCommand {
         subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self, SearchCommand.self,
                       ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
                       FavoriteCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
-                      DescribeCommand.self, ExportXMPCommand.self,
-                      ThumbnailCommand.self, ThumbnailsCommand.self, DuplicatesCommand.self, ServeCommand.self, PickCommand.self, PlaceCommand.self],
+                      DescribeCommand.self, AdjustTimeCommand.self, ExportXMPCommand.self,
+                      ThumbnailCommand.self, ThumbnailsCommand.self, DuplicatesCommand.self, ServeCommand.self, PickCommand.self, PlaceCommand.self, PlacesCommand.self],
         manualSections: [
             ManualSection(title: "Environment", paragraphs: [
                 "MEDIAINDEX_LIBRARY: the library folder when --library is not given; else $XDG_DATA_HOME/mediaindex, else ~/.local/share/mediaindex.",

@@ -34,6 +34,7 @@ public struct APIError: Error, Equatable, Sendable {
             case .assetNotFound, .duplicateGroupNotFound:
                 return APIError(status: 404, code: "notFound", message: library.description)
             case .invalidUserDescription: return .badRequest(code: "invalidDescription", library.description)
+            case .invalidCaptureTime: return .badRequest(code: "invalidCaptureTime", library.description)
             // A token from the future (a rebuilt library, another library's token) asks the
             // client for the same thing as an expired one: a full sync.
             case .changeTokenExpired, .changeTokenFromTheFuture:

@@ -3,14 +3,24 @@ import MediaIndex
 import MediaIndexInterface
 
 extension MediaIndexAPI {
-    /// `GET /v1/albums`: as `albums --json`.
+    /// `GET /v1/albums`: as `albums --json`; `?in=place.JP`: as `albums --in place.JP --json`.
     func albums(_ request: HTTPRequest) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
         let key = AnswerCache<[UInt8]>.key(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
-        _ = try QueryParameters(request.query, known: [])
+        let parameters = try QueryParameters(request.query, known: ["in"])
+        let albums: [Album]
+        if let parent = try parameters.value("in") {
+            guard let id = Album.ID(parent), id.kind == .place else {
+                throw APIError.badRequest(code: "badParameter",
+                                          "in takes a Places album id (place, place.JP, place.JP.40), not '\(parent)'")
+            }
+            albums = try library.blocking.fetchAlbums(in: id)
+        } else {
+            albums = try library.blocking.fetchAlbums()
+        }
         // Recently Added's count moves with the clock too.
-        return cachedJSONResponse(.array(try library.blocking.fetchAlbums().map(JSONShapes.album)), key: key,
+        return cachedJSONResponse(.array(albums.map(JSONShapes.album)), key: key,
                                   version: version, lifetime: Self.clockBoundLifetime)
     }
 

@@ -125,7 +125,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     enum Route: Equatable {
         case picker, pickerFile(String)
         case assets, search, searchSuggestions, asset(String), thumbnail(String), resource(String, String), favorite(String), hidden(String)
-        case description
+        case description, captureTime
         case albums, albumAssets(String)
         case changes, events, status, timeline
         case duplicates, resolveDuplicates(String)
@@ -134,7 +134,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         var methods: [String] {
             switch self {
             case .favorite, .hidden: return ["PUT", "DELETE"]
-            case .description, .resolveDuplicates, .pick: return ["POST"]
+            case .description, .captureTime, .resolveDuplicates, .pick: return ["POST"]
             case .albumAssets: return ["POST", "DELETE"]
             case .albums: return ["GET", "HEAD", "POST"]
             default: return ["GET", "HEAD"]
@@ -159,6 +159,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
                 default: return nil
                 }
             case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "description": self = .description
+            case 3 where parts[0] == "v1" && parts[1] == "assets" && parts[2] == "capture-time": self = .captureTime
             case 3 where parts[0] == "v1" && parts[1] == "search" && parts[2] == "suggestions": self = .searchSuggestions
             case 3 where parts[0] == "v1" && parts[1] == "pick" && !parts[2].isEmpty: self = .pick(parts[2])
             case 3 where parts[0] == "v1" && parts[1] == "assets" && !parts[2].isEmpty: self = .asset(parts[2])
@@ -240,6 +241,7 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
         case .resource(let id, let role): return try resource(id, role: role, request)
         case .favorite(let id): return try setFlag(favorite: true, id, request)
         case .description: return try setDescription(request)
+        case .captureTime: return try setCaptureTime(request)
         case .hidden(let id): return try setFlag(favorite: false, id, request)
         case .albums: return request.method == "POST" ? try createAlbum(request) : try albums(request)
         case .albumAssets(let id): return try albumAssets(id, request)
