@@ -418,7 +418,7 @@ public enum ThumbnailGenerator {
         image = image.oriented(orientation)
         let data = try ThumbnailEncoder.encode(image, as: request.format)
         // A fill thumbnail is a crop: only the whole picture is hashed.
-        let hashes = request.mode == .fit && !request.isRendition ? PerceptualHashes.of(image) : nil
+        let hashes = request.mode == .fit && !request.isRendition && request.makesHashes ? PerceptualHashes.of(image) : nil
         var encoded = EncodedThumbnail(data: data, width: image.width, height: image.height, path: path, warnings: warnings,
                                        hashes: hashes)
         encoded.iccProfile = keptProfile

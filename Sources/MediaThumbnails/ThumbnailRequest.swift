@@ -13,6 +13,9 @@ public struct ThumbnailRequest: Hashable, Sendable {
     var isRendition = false
     /// For a rendition: convert to sRGB even when the picture has its own ICC profile.
     var convertsToSRGB = true
+    /// Whether a `.fit` thumbnail hashes its decode (`EncodedThumbnail.hashes`); off only
+    /// to measure what the hash adds (`mediaindex-bench --only-duplicates`).
+    package var makesHashes = true
 
     /// A request; sizes below 1 are raised to 1.
     public init(maxPixelSize: Int = 256, mode: ThumbnailMode = .fit, format: ThumbnailFormat = .jpeg()) {

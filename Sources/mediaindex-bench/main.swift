@@ -319,6 +319,11 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--duplicates-c
     DuplicateBenchmark.child(hashes: count)
     exit(0)
 }
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--duplicates-lookup-child",
+   let count = Int(CommandLine.arguments[2]) {
+    DuplicateBenchmark.lookupChild(hashes: count)
+    exit(0)
+}
 do {
     try run()
 } catch {

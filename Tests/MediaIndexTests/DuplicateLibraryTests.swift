@@ -89,6 +89,67 @@ struct DuplicateLibraryTests {
         #expect(try library.blocking.duplicateGroups(kind: .duplicate).map(\.id) == before.map(\.id))
     }
 
+    /// The stored memberships, `kind/identifier` → group key.
+    static func memberships(_ library: MediaLibrary) throws -> [String: String] {
+        try library.read { db in
+            Dictionary(uniqueKeysWithValues: try db.rows("""
+                SELECT m.kind, a.identifier, m.group_key FROM duplicate_members m JOIN assets a ON a.id = m.asset_id
+                """).compactMap { row in
+                guard let kind = row[0].text, let id = row[1].text, let key = row[2].text else { return nil }
+                return ("\(kind)/\(id)", key)
+            })
+        }
+    }
+
+    /// The memberships a whole regroup of the library computes.
+    static func wholeMemberships(_ library: MediaLibrary) throws -> [String: String] {
+        var found: [String: String] = [:]
+        for group in try library.computeGroups().groups {
+            for asset in group.assets { found["\(group.kind.rawValue)/\(asset.rawValue)"] = group.id }
+        }
+        return found
+    }
+
+    @Test("incremental: a re-encode added to an indexed folder joins its group on re-index, regrouping only its neighbourhood, and leaves when deleted; the identifiers are as a whole regroup's, and come back")
+    func incrementalJoinAndLeave() throws {
+        let scratch = try Self.scratch()
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        _ = try library.blocking.duplicateGroups()
+        let before = try Self.memberships(library)
+        let original = try Self.id(library, "camera/original.jpg", root: scratch.root)
+        let other = try Self.id(library, "camera/other.jpg", root: scratch.root)
+        let token = try library.blocking.currentChangeToken()
+        let reencode = try ThumbnailGenerator.thumbnail(ofFileAt: scratch.root + "/camera/original.jpg",
+                                                        request: ThumbnailRequest(maxPixelSize: 900, format: .jpeg(quality: 55)))
+        try FileManager.default.createDirectory(atPath: scratch.root + "/later", withIntermediateDirectories: true)
+        try Data(reencode.data).write(to: URL(fileURLWithPath: scratch.root + "/later/reencode.jpg"), options: [])
+        try library.blocking.index()
+        let added = try Self.id(library, "later/reencode.jpg", root: scratch.root)
+        let after = try Self.memberships(library)
+        #expect(after["duplicate/\(added.rawValue)"] != nil)
+        #expect(after["duplicate/\(added.rawValue)"] == after["duplicate/\(original.rawValue)"])
+        #expect(after == (try Self.wholeMemberships(library)))
+        // The same-file group kept its identifier: its members did not change.
+        #expect(after.filter { $0.key.hasPrefix("same-file/") } == before.filter { $0.key.hasPrefix("same-file/") })
+        let changes = try library.blocking.changes(since: token).changes
+        #expect(changes.contains { $0.id == added && $0.fields.contains(.duplicateGroups) })
+        #expect(changes.contains { $0.id == original && $0.fields.contains(.duplicateGroups) })
+        // Only the re-encode's neighbourhood is regrouped: the unrelated photo is outside it.
+        let rows = try library.read { db in
+            try db.rows("SELECT identifier, id FROM assets").reduce(into: [String: Int64]()) { $0[$1[0].text ?? ""] = $1[1].int64 }
+        }
+        let addedRow = try #require(rows[added.rawValue])
+        let scope = try #require(try library.regroupScope(changed: [addedRow]))
+        let originalRow = try #require(rows[original.rawValue]), otherRow = try #require(rows[other.rawValue])
+        #expect(scope.contains(originalRow))
+        #expect(!scope.contains(otherRow))
+        // Deleted again: it leaves, and every group has its identifier of before.
+        #expect(unlink(scratch.root + "/later/reencode.jpg") == 0)
+        try library.blocking.index()
+        #expect(try Self.memberships(library) == before)
+    }
+
     @Test("resolve hides the others, copies favourite and album onto the keeper, prints their paths, and unhide undoes it")
     func resolve() throws {
         let scratch = try Self.scratch()

@@ -99,6 +99,11 @@ public struct CaptureInstant: Hashable, Sendable {
 public enum DuplicateGate {
     /// Hashes within this many bits (of 64) are the same picture, when the metadata allows.
     public static let duplicateRadius = 8
+    /// A picture's centre hash within this many bits of another's whole hash makes them
+    /// the same picture (a crop of ≤ 5 % a side measured ≤ 4); kept below
+    /// `duplicateRadius` because the centres are looked up among all whole hashes, two
+    /// queries a picture, where each extra bit multiplies the comparisons.
+    public static let centreRadius = 6
     /// Hashes within this many bits are "visually close" for similar shots.
     public static let similarRadius = 15
     /// The longest gap between successive shots of a series.

@@ -38,29 +38,18 @@ struct DuplicateGrouper {
         return groups
     }
 
-    /// Pairs within the duplicate radius that the gate calls duplicates; never two of
-    /// the same file. Each picture's whole hash and its centre crops' hashes are looked
-    /// up among the whole hashes, so a cropped copy meets its original's centre; a pair's
-    /// distance is the smallest found.
+    /// Pairs within reach of a duplicate link (`DuplicateLookup.closePairs`: whole hashes
+    /// within the duplicate radius, or a centre within the centre radius of the other's
+    /// whole, so a cropped copy meets its original's centre) that the gate calls
+    /// duplicates; never two of the same file. A pair's distance is the smallest found.
     func duplicateLinks(_ sameFileSet: [Int: Int]) -> [(Int, Int, Int)] {
         let others = otherPaths
         let hashed = candidates.indices.filter { candidates[$0].hash != nil && !others.contains($0) }
-        let index = HammingIndex(hashed.map { candidates[$0].hash ?? 0 })
-        var queries: [UInt64] = [], owners: [Int] = []
-        for (row, i) in hashed.enumerated() {
-            for hash in [candidates[i].hash ?? 0] + candidates[i].croppedHashes {
-                queries.append(hash)
-                owners.append(row)
-            }
-        }
-        var closest: [Int64: Int] = [:]
-        for match in index.matches(of: queries, within: DuplicateGate.duplicateRadius) where owners[match.query] != match.row {
-            let a = hashed[min(owners[match.query], match.row)], b = hashed[max(owners[match.query], match.row)]
-            let key = Int64(a) << 32 | Int64(b)
-            closest[key] = min(closest[key] ?? match.distance, match.distance)
-        }
-        return closest.compactMap { key, distance in
-            let a = Int(key >> 32), b = Int(key & 0xFFFF_FFFF)
+        let pairs = DuplicateLookup.closePairs(whole: hashed.map { candidates[$0].hash ?? 0 },
+                                               crop1: hashed.map { candidates[$0].croppedHashes.first },
+                                               crop2: hashed.map { candidates[$0].croppedHashes.dropFirst().first })
+        return pairs.compactMap { pair in
+            let a = hashed[pair.first], b = hashed[pair.second], distance = pair.distance
             if let x = sameFileSet[a], x == sameFileSet[b] { return nil }
             guard candidates[a].isVideo == candidates[b].isVideo,
                   DuplicateGate.verdict(candidates[a].gate, candidates[b].gate, distance: distance) == .duplicate

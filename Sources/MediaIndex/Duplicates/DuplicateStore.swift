@@ -130,19 +130,75 @@ struct DuplicateStore {
         return members
     }
 
+    /// A group as last stored, with its members as they are now.
+    struct StoredGroup {
+        var kind: DuplicateKind
+        var rows: [Int64] = []
+        var identifiers: [String] = []
+        var anyHidden = false
+
+        /// Whether the group lost a member since (removed, so its key no longer matches
+        /// its members, or hidden): it must be regrouped.
+        func isStale(key: String) -> Bool {
+            anyHidden || rows.count < 2 || DuplicateGroup.identifier(kind: kind, members: identifiers) != key
+        }
+    }
+
+    /// The stored groups by key, each with its members that still exist.
+    func storedGroups() throws -> [String: StoredGroup] {
+        var groups: [String: StoredGroup] = [:]
+        for row in try db.rows("""
+            SELECT m.group_key, m.kind, m.asset_id, a.identifier, coalesce(s.hidden, 0)
+            FROM duplicate_members m JOIN assets a ON a.id = m.asset_id
+            LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
+            """) {
+            guard let key = row[0].text, let kind = row[1].text.flatMap(DuplicateKind.init(rawValue:)),
+                  let asset = row[2].int64, let identifier = row[3].text else { continue }
+            groups[key, default: StoredGroup(kind: kind)].rows.append(asset)
+            groups[key]?.identifiers.append(identifier)
+            if row[4].int == 1 { groups[key]?.anyHidden = true }
+        }
+        return groups
+    }
+
+    /// Every current whole hash with its centre hashes, in compact columns.
+    struct CompactHashes {
+        var rows: [Int64] = []
+        var whole: [UInt64] = []
+        var crop1: [UInt64?] = []
+        var crop2: [UInt64?] = []
+    }
+
+    /// The current (this revision's) hashes of every hashed asset.
+    func compactHashes() throws -> CompactHashes {
+        var hashes = CompactHashes()
+        try db.cachedStatement("""
+            SELECT p.asset_id, p.dct_hash, p.dct_crop1, p.dct_crop2 FROM perceptual_hashes p
+            JOIN assets a ON a.id = p.asset_id AND a.revision = p.revision WHERE p.dct_hash IS NOT NULL
+            """).forEachRow { row in
+            guard let id = row[0].int64, let whole = row[1].int64 else { return }
+            hashes.rows.append(id)
+            hashes.whole.append(UInt64(bitPattern: whole))
+            hashes.crop1.append(row[2].int64.map { UInt64(bitPattern: $0) })
+            hashes.crop2.append(row[3].int64.map { UInt64(bitPattern: $0) })
+        }
+        return hashes
+    }
+
     struct MemberKey: Hashable {
         var kind: DuplicateKind
         var assetRow: Int64
     }
 
-    /// Replaces the memberships of `kinds` by `groups`, recording a change-feed entry
-    /// for each asset that joined, left or moved between groups.
+    /// Replaces the memberships of `kinds` by `groups` (of the assets in `scope` alone
+    /// when given: the others keep theirs), recording a change-feed entry for each asset
+    /// that joined, left or moved between groups.
     ///
     /// - Returns: how many assets' memberships changed.
     @discardableResult
     func replaceMembers(_ groups: [DuplicateGroup], kinds: Set<DuplicateKind>, rows: [String: Int64],
-                        identifiers: [Int64: String], now: Double) throws -> Int {
-        let old = try members().filter { kinds.contains($0.key.kind) }
+                        identifiers: [Int64: String], scope: Set<Int64>? = nil, now: Double) throws -> Int {
+        let old = try members().filter { kinds.contains($0.key.kind) && scope?.contains($0.key.assetRow) != false }
         var new: [MemberKey: (key: String, keeper: Bool)] = [:]
         for group in groups where kinds.contains(group.kind) {
             for asset in group.assets {
@@ -163,7 +219,9 @@ struct DuplicateStore {
             if old[key] != value.key { changed.insert(key.assetRow) }
         }
         for row in changed.sorted() {
-            guard let identifier = identifiers[row] else { continue }
+            // An asset that left every group was not read by grouping: its identifier from its row.
+            guard let identifier = try identifiers[row]
+                    ?? db.rows("SELECT identifier FROM assets WHERE id = ?", [row]).first?[0].text else { continue }
             try ChangeLog.record(.updated, identifier: identifier, fields: [Asset.Field.duplicateGroups.rawValue],
                                  now: now, db: db)
         }

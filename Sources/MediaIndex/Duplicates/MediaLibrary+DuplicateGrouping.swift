@@ -2,10 +2,14 @@ import Foundation
 import MediaMetadata
 
 extension MediaLibrary {
-    /// Groups as the stored hashes say, with the asset rows by identifier.
-    func computeGroups() throws -> (groups: [DuplicateGroup], rows: [String: Int64]) {
+    /// Groups as the stored hashes say, with the asset rows by identifier (of the assets
+    /// grouping read): of every asset, or of the assets in `scope` alone (`regroupScope`
+    /// says which assets a change can touch). Of every asset, whole records are read only
+    /// for those `groupingScope` finds can be in a group.
+    func computeGroups(scope: Set<Int64>? = nil) throws -> (groups: [DuplicateGroup], rows: [String: Int64]) {
+        let scope = try scope ?? groupingScope()
         let loaded = try read { db in
-            (try Self.loadCandidates(db: db), try Self.fileIdentities(db: db))
+            (try Self.loadCandidates(db: db, scope: scope), try Self.fileIdentities(db: db))
         }
         let (candidates, rows) = loaded.0
         let index = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1, $0) })
@@ -24,8 +28,9 @@ extension MediaLibrary {
         return (groups, Dictionary(uniqueKeysWithValues: rows.enumerated().map { (candidates[$0].facts.identifier, $1) }))
     }
 
-    /// Every visible (not hidden) asset with its primary file, as grouping sees it, and its row.
-    static func loadCandidates(db: DatabaseConnection) throws -> ([DuplicateCandidate], [Int64]) {
+    /// Every visible (not hidden) asset with its primary file (of `scope` when given), as
+    /// grouping sees it, and its row.
+    static func loadCandidates(db: DatabaseConnection, scope: Set<Int64>? = nil) throws -> ([DuplicateCandidate], [Int64]) {
         var candidates: [DuplicateCandidate] = []
         var rows: [Int64] = []
         let statement = try db.cachedStatement("""
@@ -36,10 +41,11 @@ extension MediaLibrary {
             FROM assets a JOIN files f ON f.asset_id = a.id AND f.role IN ('photo', 'video')
             LEFT JOIN perceptual_hashes p ON p.asset_id = a.id AND p.revision = a.revision
             LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
-            WHERE coalesce(s.hidden, 0) = 0
+            WHERE coalesce(s.hidden, 0) = 0 AND (?1 IS NULL OR a.id IN (SELECT value FROM json_each(?1)))
             GROUP BY a.id ORDER BY a.id
             """)
-        try statement.forEachRow { row in
+        let list = scope.map { "[" + $0.sorted().map(String.init).joined(separator: ",") + "]" }
+        try statement.forEachRow([list]) { row in
             guard let id = row[0].int64, let identifier = row[1].text else { return }
             let creation = row[3].text
             let make = row[4].text?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""

@@ -199,7 +199,10 @@ extension MediaLibrary {
 
     /// Hashes the assets whose hash is missing or stale, on every core, committing a
     /// batch at a time.
-    func updatePerceptualHashes(writer: DatabaseWriter) throws {
+    ///
+    /// - Returns: the rows of the assets hashed.
+    @discardableResult
+    func updatePerceptualHashes(writer: DatabaseWriter) throws -> Set<Int64> {
         let jobs = try writer.write { db in try DuplicateStore(db: db).staleHashJobs() }
         let batch = 256
         var start = 0
@@ -218,6 +221,7 @@ extension MediaLibrary {
             }
             start += batch
         }
+        return Set(jobs.map(\.assetRow))
     }
 
     static func hash(_ job: DuplicateStore.HashJob) -> PerceptualHashResult {

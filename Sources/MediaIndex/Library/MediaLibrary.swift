@@ -355,7 +355,7 @@ extension MediaLibrary.Blocking {
             // leaves the previous groups, never fails the run that committed.
             let changed = summary.added + summary.updated + summary.moved + summary.removed + summary.paired + summary.unpaired > 0
             if changed, (try? writer.write({ try DuplicateStore(db: $0).hasHashes() })) == true {
-                _ = try? updateDuplicates()
+                try? updateDuplicatesIncrementally()
             }
             // Takeout's favorites, from the user-state side (the index writer never
             // writes user state); what fails here is applied after the next run.
