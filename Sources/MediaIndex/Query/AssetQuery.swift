@@ -25,6 +25,8 @@ struct AssetQuery {
     /// The user album titles a search names (`album:`), checked by `checkSearch`.
     var searchAlbumTitles: [String] = []
     var searchText: String?
+    /// The words a search ANDs at its top (see `SearchPlan`).
+    var textMatch: (file: String, user: String?, condition: SQLCondition)?
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -41,6 +43,7 @@ struct AssetQuery {
             conditions.append(expression.sqlCondition())
             searchAlbumTitles = expression.albumTitles
             searchText = options.search?.text
+            textMatch = expression.topWords
             if expression.mentionsHidden { includeHidden = true }
         }
         excludesHidden = !includeHidden
@@ -347,6 +350,12 @@ struct AssetQuery {
     /// A per-row hidden test would read every row; instead the hidden assets, few and
     /// found through the user state's index, are counted apart and subtracted.
     func counts(db: DatabaseConnection) throws -> AssetCounts {
+        if var counts = try SearchPlan.textCounts(self, db: db) {
+            let hidden = try hiddenCounts(db: db)
+            counts.images -= hidden.images
+            counts.videos -= hidden.videos
+            return counts
+        }
         if case .some(let filter) = kindFilter {
             let condition = filter?.sqlCondition(table: "k") ?? .alwaysTrue
             var counts = AssetCounts(images: 0, videos: 0)

@@ -52,10 +52,15 @@ extension MediaLibrary.Blocking {
     ///   when the database fails.
     public func fetchAssets(_ options: FetchOptions = FetchOptions()) throws -> AssetPage {
         let query = try AssetQuery(options)
-        let (sql, values) = query.pageSQL()
         return try library.read { db in
             try query.checkSearch(db: db)
-            var rows = try db.rows(sql, values)
+            var rows: [Row]
+            if let probed = try SearchPlan.probedPage(query, db: db) {
+                rows = probed
+            } else {
+                let (sql, values) = query.pageSQL()
+                rows = try db.rows(sql, values)
+            }
             var nextCursor: String?
             if let limit = query.limit, rows.count > limit {
                 rows.removeLast(rows.count - limit)

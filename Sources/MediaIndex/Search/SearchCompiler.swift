@@ -9,17 +9,16 @@ extension SearchExpression {
     func sqlCondition() -> SQLCondition {
         switch self {
         case .all(let parts):
-            var positives: [String] = [], negatives: [String] = [], others: [SQLCondition] = []
+            var positives: [SearchExpression] = [], negatives: [SearchExpression] = [], others: [SQLCondition] = []
             for part in parts {
-                if let match = part.ftsQuery { positives.append(match) }
-                else if case .not(let inner) = part, let match = inner.ftsQuery { negatives.append(match) }
+                if part.ftsQuery != nil { positives.append(part) }
+                else if case .not(let inner) = part, inner.ftsQuery != nil { negatives.append(inner) }
                 else { others.append(part.sqlCondition()) }
             }
             if positives.isEmpty {
-                others += negatives.map { Self.notCondition(Self.textCondition($0)) }
+                others += negatives.map { Self.notCondition(Self.wordsCondition([$0], [])) }
             } else {
-                let match = positives.joined(separator: " AND ") + negatives.map { " NOT " + $0 }.joined()
-                others.insert(Self.textCondition(match), at: 0)
+                others.insert(Self.wordsCondition(positives, negatives), at: 0)
             }
             return Self.joined(others, with: "AND")
         case .any(let parts):
@@ -27,7 +26,7 @@ extension SearchExpression {
         case .not(let inner):
             return Self.notCondition(inner.sqlCondition())
         default:
-            if let match = ftsQuery { return Self.textCondition(match) }
+            if ftsQuery != nil { return Self.wordsCondition([self], []) }
             return leafCondition()
         }
     }
@@ -38,7 +37,69 @@ extension SearchExpression {
         guard case .words(let column, let text, let prefix) = self else { return nil }
         let phrase = "\"" + SearchTextIndex.words(text).replacingOccurrences(of: "\"", with: "\"\"") + "\""
             + (prefix ? "*" : "")
-        return column.map { "\($0) : \(phrase)" } ?? phrase
+        return column.map { "\($0) : \(phrase)" } ?? SearchTextColumn.freeTextFilter + phrase
+    }
+
+    /// The phrase of a free-text `words` leaf as `userstate.user_text` (the user's own
+    /// words, one column) is searched for it; nil for a leaf limited to a field.
+    var userTextQuery: String? {
+        guard case .words(nil, let text, let prefix) = self else { return nil }
+        return "\"" + SearchTextIndex.words(text).replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+    }
+
+    /// The words the expression ANDs at its top (some negated), when it has any: the text
+    /// index's query; the user's words' query naming every free-text word (nil when none
+    /// is free text), so a plan can check that no asset's own words take part; and their
+    /// condition, which `sqlCondition()` gives whole or puts first in its AND.
+    var topWords: (file: String, user: String?, condition: SQLCondition)? {
+        var positives: [SearchExpression] = [], negatives: [SearchExpression] = []
+        var parts = [self]
+        if case .all(let all) = self { parts = all }
+        for part in parts {
+            if part.ftsQuery != nil { positives.append(part) }
+            else if case .not(let inner) = part, inner.ftsQuery != nil { negatives.append(inner) }
+        }
+        guard !positives.isEmpty else { return nil }
+        let user = (positives + negatives).compactMap(\.userTextQuery)
+        return (Self.fileMatch(positives, negatives), user.isEmpty ? nil : user.joined(separator: " OR "),
+                Self.wordsCondition(positives, negatives))
+    }
+
+    static func fileMatch(_ positives: [SearchExpression], _ negatives: [SearchExpression]) -> String {
+        positives.compactMap(\.ftsQuery).joined(separator: " AND ") + negatives.compactMap(\.ftsQuery).map { " NOT " + $0 }.joined()
+    }
+
+    /// Words side by side: each in the file's words (`asset_text`) or in the user's own
+    /// (`userstate.user_text`); a negated one in neither. The text index intersects its
+    /// lists itself; only assets whose own words hold one of the words are checked word by word.
+    static func wordsCondition(_ positives: [SearchExpression], _ negatives: [SearchExpression]) -> SQLCondition {
+        let file = textCondition(fileMatch(positives, negatives))
+        let userWords = positives.compactMap(\.userTextQuery), userNegatives = negatives.compactMap(\.userTextQuery)
+        guard !userWords.isEmpty || !userNegatives.isEmpty else { return file }
+        let table = SearchTextIndex.table
+        let userHas = "u.identifier IN (SELECT identifier FROM userstate.user_text WHERE user_text MATCH ?)"
+        var sql = "a.id IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?"
+        var values = file.values
+        if !userWords.isEmpty {
+            sql += " UNION SELECT u.id FROM assets u WHERE \(userHas)"
+            values.append(userWords.joined(separator: " OR "))
+            for word in positives {
+                sql += " AND (EXISTS (SELECT 1 FROM \(table) WHERE \(table) MATCH ? AND rowid = u.id)"
+                values.append(word.ftsQuery ?? "")
+                if let user = word.userTextQuery { sql += " OR \(userHas)"; values.append(user) }
+                sql += ")"
+            }
+            if !negatives.isEmpty {
+                sql += " AND NOT EXISTS (SELECT 1 FROM \(table) WHERE \(table) MATCH ? AND rowid = u.id)"
+                values.append(negatives.compactMap(\.ftsQuery).joined(separator: " OR "))
+            }
+        }
+        sql += ")"
+        if !userNegatives.isEmpty {
+            sql += " AND a.identifier NOT IN (SELECT identifier FROM userstate.user_text WHERE user_text MATCH ?)"
+            values.append(userNegatives.joined(separator: " OR "))
+        }
+        return SQLCondition(sql: "(" + sql + ")", values: values)
     }
 
     static func textCondition(_ match: String) -> SQLCondition {

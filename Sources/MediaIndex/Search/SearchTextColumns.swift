@@ -16,14 +16,25 @@ struct SearchTextColumn: Sendable, Equatable {
     /// Other tables the expression reads, each with its column holding `assets.id`: an
     /// insert, update or delete there refreshes that asset's row.
     var otherTables: [(table: String, assetIDColumn: String)] = []
+    /// Whether free text (words without a `field:`) searches it; the `kind` column holds
+    /// tokens for counting, not words anyone wrote.
+    var freeText = true
 
     static func == (lhs: SearchTextColumn, rhs: SearchTextColumn) -> Bool {
         lhs.name == rhs.name && lhs.expression == rhs.expression && lhs.assetColumns == rhs.assetColumns
             && lhs.otherTables.map(\.table) == rhs.otherTables.map(\.table)
-            && lhs.otherTables.map(\.assetIDColumn) == rhs.otherTables.map(\.assetIDColumn)
+            && lhs.otherTables.map(\.assetIDColumn) == rhs.otherTables.map(\.assetIDColumn) && lhs.freeText == rhs.freeText
     }
 
-    /// Every column of the index, in order. Free text searches all of them.
+    /// The FTS5 column filter free text uses: every column but those not `freeText`.
+    static let freeTextFilter: String = {
+        let others = all.filter { !$0.freeText }.map(\.name)
+        return others.isEmpty ? "" : "- {" + others.joined(separator: " ") + "} : "
+    }()
+
+    static let placeColumns = ["place_name", "place_locality", "place_subregion", "place_region", "place_country"]
+
+    /// Every column of the index, in order. Free text searches all but `kind`.
     static let all: [SearchTextColumn] = [
         SearchTextColumn(name: "name", expression: "search_words(a.file_name)", assetColumns: ["file_name"]),
         // Normalised as `mediaindex cameras` lists them (NIKON CORPORATION → Nikon).
@@ -41,5 +52,17 @@ struct SearchTextColumn: Sendable, Equatable {
         SearchTextColumn(name: "caption", expression: "search_words(a.caption)", assetColumns: ["caption"]),
         SearchTextColumn(name: "creator", expression: "search_words(a.creator)", assetColumns: ["creator"]),
         SearchTextColumn(name: "copyright", expression: "search_words(a.copyright)", assetColumns: ["copyright"]),
+        // The place the position lies in, every level (kept current when places are refilled).
+        SearchTextColumn(
+            name: "place",
+            expression: "search_words(" + placeColumns.map { "coalesce(a.\($0), '')" }.joined(separator: " || ' ' || ") + ")",
+            assetColumns: placeColumns),
+        // What a count splits and leaves out, so a count of words reads only the index:
+        // `kvideo` for a video, `kmember` for a burst frame that does not stand for its burst.
+        SearchTextColumn(
+            name: "kind",
+            expression: "CASE WHEN a.media_type = 'video' THEN 'kvideo' ELSE '' END"
+                + " || CASE WHEN a.is_burst_representative = 0 THEN ' kmember' ELSE '' END",
+            assetColumns: ["is_burst_representative", "media_type"], freeText: false),
     ]
 }

@@ -1,0 +1,94 @@
+import Foundation
+
+/// How a search of words alone is answered, where the plain query (every match
+/// materialised, then sorted) is slow: a word found in much of the library.
+///
+/// - **The first page** of a common word walks the capture order and asks the text
+///   index about each asset in turn, stopping at the page's end: a few hundred lookups
+///   instead of every match. Which way is cheaper follows from the word's share of the
+///   library, estimated from the newest few thousand assets (a rowid range of the index).
+/// - **The count** of words alone comes from the text index by itself, without reading
+///   a row of `assets`: the `kind` column's tokens split videos from photos and leave
+///   out burst frames that do not stand for their burst.
+enum SearchPlan {
+    /// Assets whose text the selectivity estimate reads (the newest by rowid).
+    static let sampleWindow = 4096
+    /// How much more asking the index about one asset costs than reading one match of
+    /// the plain plan (measured: about 38 µs against 0.55 µs on 100k assets).
+    static let probeCostRatio = 70.0
+
+    /// The first page (one row more than the limit) walking the capture order, or nil
+    /// when the plain query is cheaper or the walk found too few within its budget.
+    static func probedPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row]? {
+        guard let text = try fileOnly(query, db: db), let limit = query.limit, query.from == "assets a",
+              query.sort.key == .captureDate, query.recentlyAddedSince == nil,
+              let newest = try db.scalarInt("SELECT max(id) FROM assets"), newest > 0 else { return nil }
+        let window = min(newest, sampleWindow)
+        let hits = try db.scalarInt("""
+            SELECT count(*) FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid > ?
+            """, [text.match, newest - window]) ?? 0
+        let share = Double(hits) / Double(window)
+        guard share > 0, share * share * Double(newest) > probeCostRatio * Double(limit + 1) else { return nil }
+        let budget = min(newest, Int(4 * Double(limit + 1) / share) + 64)
+
+        var probing = query
+        let probe = SQLCondition(sql: """
+            EXISTS (SELECT 1 FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid = a.id)
+            """, values: [text.match])
+        probing.conditions = query.conditions.map { condition in
+            if condition.sql == text.condition.sql { return probe }
+            let first = "(" + text.condition.sql + " AND "
+            guard condition.sql.hasPrefix(first) else { return condition }
+            return SQLCondition(sql: "(" + probe.sql + " AND " + condition.sql.dropFirst(first.count),
+                                values: probe.values + condition.values.dropFirst(text.condition.values.count))
+        }
+        let direction = query.sort.ascending ? "ASC" : "DESC"
+        var after = ""
+        if let cursor = query.cursor {
+            after = " WHERE (a.capture_sort, a.id) \(query.sort.ascending ? ">" : "<") (?, ?)"
+            probing.fromValues = [cursor.value, cursor.rowID]
+        }
+        probing.from = """
+            (SELECT a.id FROM assets a INDEXED BY assets_by_capture\(after)
+                ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT \(budget)) c
+            CROSS JOIN assets a ON a.id = c.id
+            """
+        let (sql, values) = probing.pageSQL()
+        let rows = try db.rows(sql, values)
+        return rows.count > limit || budget >= newest ? rows : nil
+    }
+
+    /// Photo and video counts of words alone (hidden assets not yet subtracted), read
+    /// from the text index; nil when the query has another condition.
+    static func textCounts(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
+        let representatives = "a.is_burst_representative = 1"
+        guard let text = try fileOnly(query, db: db), query.from == "assets a", query.recentlyAddedSince == nil,
+              query.conditions.filter({ $0.sql == text.condition.sql }).count == 1,
+              query.conditions.allSatisfy({ $0.sql == text.condition.sql || $0.sql == representatives }) else { return nil }
+        let match = text.match
+        func count(_ also: String) throws -> Int {
+            try db.scalarInt("SELECT count(*) FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?",
+                             ["(\(match))" + also]) ?? 0
+        }
+        let all = try count(""), videos = try count(" AND kind : kvideo")
+        var counts = AssetCounts(images: all - videos, videos: videos)
+        if query.conditions.contains(where: { $0.sql == representatives }) {
+            let members = try count(" AND kind : kmember"), memberVideos = try count(" AND kind : kmember AND kind : kvideo")
+            counts.images -= members - memberVideos
+            counts.videos -= memberVideos
+        }
+        return counts
+    }
+
+    /// The words condition's SQL and the text index's query, when the words are the
+    /// search's only terms and no asset's own words (user state) hold one of them, so the
+    /// text index alone answers: nil otherwise.
+    private static func fileOnly(_ query: AssetQuery, db: DatabaseConnection) throws
+        -> (condition: SQLCondition, match: String)? {
+        guard let text = query.textMatch else { return nil }
+        if let user = text.user,
+           try db.scalarInt("SELECT count(*) FROM (SELECT 1 FROM userstate.user_text WHERE user_text MATCH ? LIMIT 1)",
+                            [user]) ?? 0 > 0 { return nil }
+        return (text.condition, text.file)
+    }
+}
