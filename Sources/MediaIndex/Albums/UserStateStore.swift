@@ -27,10 +27,24 @@ enum UserStateStore {
     /// before any read starts a snapshot that could not be upgraded.
     static let writeLockStatement = "UPDATE \(schema).asset_user_state SET modified_at = modified_at WHERE 0"
 
-    /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
-    /// version adds: a store holding only these is ours).
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations",
-                                      "capture_time_settings"]
+    /// The tables the store's migrations create, with an FTS5 table's shadow tables and the
+    /// migrator's own: a store holding only these is ours, stamped or not.
+    static let tables: Set<String> = {
+        let created = try! NSRegularExpression(
+            pattern: #"CREATE\s+(VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:\w+\.)?(\w+)"#, options: [.caseInsensitive])
+        var names: Set<String> = ["schema_migrations"]
+        for migration in migrator.migrations {
+            let sql = migration.sql as NSString
+            for match in created.matches(in: migration.sql, range: NSRange(location: 0, length: sql.length)) {
+                let name = sql.substring(with: match.range(at: 2))
+                names.insert(name)
+                if match.range(at: 1).location != NSNotFound {
+                    names.formUnion(["data", "idx", "content", "docsize", "config"].map { name + "_" + $0 })
+                }
+            }
+        }
+        return names
+    }()
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.
