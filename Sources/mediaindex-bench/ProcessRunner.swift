@@ -3,11 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// One finished child process: wall time and peak resident memory.
+/// One finished child process: wall time, CPU time (user and system, all threads) and peak resident memory.
 struct ProcessMeasurement {
     var seconds: Double
     var peakResidentBytes: Int
     var exitCode: Int32
+    var cpuSeconds: Double = 0
 }
 
 /// Runs commands with `posix_spawn` and measures them with `wait4`'s resource usage.
@@ -35,7 +36,20 @@ enum ProcessRunner {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return ProcessMeasurement(seconds: seconds, peakResidentBytes: Int(usage.ru_maxrss) * 1024, exitCode: exited)
+        return ProcessMeasurement(seconds: seconds, peakResidentBytes: Int(usage.ru_maxrss) * 1024, exitCode: exited,
+                                  cpuSeconds: cpuSeconds(usage))
+    }
+
+    /// User and system time of a resource usage, in seconds.
+    static func cpuSeconds(_ usage: rusage) -> Double {
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// CPU seconds used so far by this process (`RUSAGE_SELF`) or its waited-for children.
+    static func cpuSeconds(children: Bool) -> Double {
+        var usage = rusage()
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+        return cpuSeconds(usage)
     }
 
     /// Whether a program is on PATH.

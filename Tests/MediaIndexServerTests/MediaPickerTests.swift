@@ -89,14 +89,19 @@ struct MediaPickerTests {
         #expect(cancelled.isEmpty)
     }
 
-    @Test("a filter is handed to the page in the grammar the server parses back to the same filter")
+    @Test("a filter is handed to the page in the grammar the server parses back to the same filter; preselected items and any number as the page reads them")
     func filterRoundTrips() throws {
         let filter = MediaFilter.all(of: [.images, .not(.screenshots)])
         var configuration = try MediaPicker.Configuration(library: ServedLibrary(readOnly: true).library)
         configuration.filter = filter
+        configuration.selectionLimit = 0
+        configuration.preselectedAssetIdentifiers = ["a1", "b2"]
         let address = MediaPicker.pageAddress(of: configuration, server: ListenAddress(host: "127.0.0.1", port: 1, isIPv6: false),
                                               secret: "s")
-        let text = try require(URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "filter" }?.value)
+        let query = try require(URLComponents(url: address, resolvingAgainstBaseURL: false)?.queryItems)
+        let text = try require(query.first { $0.name == "filter" }?.value)
         #expect(try MediaFilter(parsing: text) == filter)
+        #expect(query.first { $0.name == "preselected" }?.value == "a1,b2")
+        #expect(!query.contains { $0.name == "limit" }, "no limit parameter is any number, as the page reads it")
     }
 }
