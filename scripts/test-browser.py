@@ -249,7 +249,9 @@ try:
 
     # The Places family drills down: Places → its countries (listed) → a country's regions (fetched).
     driver.find_element(By.ID, "tab-albums").click()
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#album-list .folder-row"))
+    # The list is drawn again once /v1/albums answers ("Loading albums…" until then).
+    wait.until(lambda d: d.find_element(By.ID, "albums-state").text == ""
+               and d.find_elements(By.CSS_SELECTOR, "#album-list .folder-row"))
     places = [a for a in get_json("/v1/albums") if a["kind"] == "place"]
     check("a Places entry is listed when assets have places",
           bool(places) == bool(driver.find_elements(By.CSS_SELECTOR, '.place-row[data-album-id="place"]')))
@@ -416,6 +418,8 @@ try:
     check("at phone width nothing overflows sideways", overflow <= 0, f"{overflow} px")
     driver.save_screenshot(os.environ.get("MEDIAINDEX_BROWSER_SCREENSHOT", f"{work}/phone.png"))
 except Exception as error:  # a failed wait, a crash: reported, never a hang
+    import traceback
+    traceback.print_exc(limit=3)
     check("the browser test ran to the end", False, f"{type(error).__name__}: {error}")
 finally:
     if driver:
