@@ -23,6 +23,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import StaleElementReferenceException
 
 binary, media = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="mediaindex-browser-")
@@ -272,7 +273,15 @@ try:
     # The search field: suggestions while typing, results narrow the grid, the selection stays.
     driver.get(f"http://127.0.0.1:{port}/?limit=2")
     wait.until(lambda d: loaded_thumbnails(d) >= 3)
-    driver.find_elements(By.CSS_SELECTOR, ".tile")[0].click()
+
+    # The grid may draw its tiles again as the timeline arrives: click one that is in the page.
+    def click_first_tile(d):
+        try:
+            d.find_elements(By.CSS_SELECTOR, ".tile")[0].click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait.until(click_first_tile)
     count_before = driver.find_element(By.ID, "selection-count").text
     newest = get_json("/v1/assets?limit=1")["assets"][0]
     stem = os.path.splitext(os.path.basename(newest["resources"][0]["path"]))[0]
