@@ -23,6 +23,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import StaleElementReferenceException
 
 binary, media = sys.argv[1], sys.argv[2]
 work = tempfile.mkdtemp(prefix="mediaindex-browser-")
@@ -249,7 +250,9 @@ try:
 
     # The Places family drills down: Places → its countries (listed) → a country's regions (fetched).
     driver.find_element(By.ID, "tab-albums").click()
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#album-list .folder-row"))
+    # The list is drawn again once /v1/albums answers ("Loading albums…" until then).
+    wait.until(lambda d: d.find_element(By.ID, "albums-state").text == ""
+               and d.find_elements(By.CSS_SELECTOR, "#album-list .folder-row"))
     places = [a for a in get_json("/v1/albums") if a["kind"] == "place"]
     check("a Places entry is listed when assets have places",
           bool(places) == bool(driver.find_elements(By.CSS_SELECTOR, '.place-row[data-album-id="place"]')))
@@ -270,7 +273,15 @@ try:
     # The search field: suggestions while typing, results narrow the grid, the selection stays.
     driver.get(f"http://127.0.0.1:{port}/?limit=2")
     wait.until(lambda d: loaded_thumbnails(d) >= 3)
-    driver.find_elements(By.CSS_SELECTOR, ".tile")[0].click()
+
+    # The grid may draw its tiles again as the timeline arrives: click one that is in the page.
+    def click_first_tile(d):
+        try:
+            d.find_elements(By.CSS_SELECTOR, ".tile")[0].click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    wait.until(click_first_tile)
     count_before = driver.find_element(By.ID, "selection-count").text
     newest = get_json("/v1/assets?limit=1")["assets"][0]
     stem = os.path.splitext(os.path.basename(newest["resources"][0]["path"]))[0]
@@ -416,6 +427,8 @@ try:
     check("at phone width nothing overflows sideways", overflow <= 0, f"{overflow} px")
     driver.save_screenshot(os.environ.get("MEDIAINDEX_BROWSER_SCREENSHOT", f"{work}/phone.png"))
 except Exception as error:  # a failed wait, a crash: reported, never a hang
+    import traceback
+    traceback.print_exc(limit=3)
     check("the browser test ran to the end", False, f"{type(error).__name__}: {error}")
 finally:
     if driver:

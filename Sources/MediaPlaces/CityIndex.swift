@@ -22,6 +22,8 @@ struct CityIndex: Sendable {
     static let columns = 1800, rows = 900
     /// Farther than this from every locality, a point is named by its country alone.
     static let searchRadiusKilometres = 30.0
+    /// A place's radius in the score: 1 km, growing with the square root of its population to this.
+    static let largestRadiusKilometres = 12.0
 
     private let file: PlacesFile
     private let records: Range<Int>
@@ -74,19 +76,32 @@ struct CityIndex: Sendable {
         let firstColumn = Int(((longitude - longitudeReach + 180) / Self.cellDegrees).rounded(.down))
         let lastColumn = Int(((longitude + longitudeReach + 180) / Self.cellDegrees).rounded(.down))
         let columnSpan = min(Self.columns - 1, lastColumn - firstColumn)
-        var best: (record: Int, score: Double)?
+        // Nearest cells first; a cell whose nearest edge is farther than the best score times the
+        // largest radius (12 km) cannot hold a better place, nor can any cell after it.
+        var cells: [(cell: Int, kilometres: Double)] = []
+        cells.reserveCapacity((lastRow - firstRow + 1) * (columnSpan + 1))
         for row in firstRow...lastRow {
+            let south = Double(row) * Self.cellDegrees - 90
+            let north = latitude < south ? south - latitude : max(0, latitude - south - Self.cellDegrees)
             for step in 0...columnSpan {
+                let west = Double(firstColumn + step) * Self.cellDegrees - 180
+                let east = longitude < west ? west - longitude : max(0, longitude - west - Self.cellDegrees)
                 let column = ((firstColumn + step) % Self.columns + Self.columns) % Self.columns
-                let cell = row * Self.columns + column
-                let start = Int(file.u32(at: grid.lowerBound + cell * 4))
-                let end = min(count, Int(file.u32(at: grid.lowerBound + cell * 4 + 4)))
-                guard start < end else { continue }
-                for record in start..<end {
-                    guard let score = score(record, latitude: latitude, longitude: longitude,
-                                            cosine: cosine, country: country) else { continue }
-                    if best == nil || score < best!.score { best = (record, score) }
-                }
+                cells.append((row * Self.columns + column, ((north * 111.2) * (north * 111.2)
+                    + (east * 111.2 * cosine) * (east * 111.2 * cosine)).squareRoot()))
+            }
+        }
+        cells.sort { $0.kilometres < $1.kilometres }
+        var best: (record: Int, score: Double)?
+        for (cell, kilometres) in cells {
+            if let best, kilometres / Self.largestRadiusKilometres >= best.score { break }
+            let start = Int(file.u32(at: grid.lowerBound + cell * 4))
+            let end = min(count, Int(file.u32(at: grid.lowerBound + cell * 4 + 4)))
+            guard start < end else { continue }
+            for record in start..<end {
+                guard let score = score(record, latitude: latitude, longitude: longitude,
+                                        cosine: cosine, country: country) else { continue }
+                if best == nil || score < best!.score { best = (record, score) }
             }
         }
         return best.flatMap { city(at: $0.record) }
@@ -107,7 +122,7 @@ struct CityIndex: Sendable {
         let distance = (northKilometres * northKilometres + eastKilometres * eastKilometres).squareRoot()
         guard distance <= Self.searchRadiusKilometres else { return nil }
         let population = Double(file.u32(at: offset + 12))
-        let radius = min(12, max(1, 0.02 * population.squareRoot()))
+        let radius = min(Self.largestRadiusKilometres, max(1, 0.02 * population.squareRoot()))
         return distance / radius
     }
 

@@ -118,3 +118,38 @@ struct PlaceAlbumCommandTests {
         #expect(refused.code == 64 && refused.err.contains("one of"))
     }
 }
+
+@Suite("mediaindex places install",
+       .enabled(if: FileManager.default.fileExists(atPath: PlacesData.defaultPath)
+                && FileManager.default.fileExists(atPath: (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
+                    ?? NSHomeDirectory() + "/.cache") + "/mediaindex/places-build/venv/bin/python"),
+                "needs the places data and the build environment scripts/install-places-data made"))
+struct PlacesInstallCommandTests {
+    /// Runs `mediaindex` in-process with this environment plus `MEDIAINDEX_PLACES_DATA`.
+    static func run(_ arguments: [String], data: String) async -> (code: Int32, out: String, err: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["MEDIAINDEX_PLACES_DATA"] = data
+        let context = CommandContext.capturing(environment: environment)
+        let code = await CommandRunner.run(root: MediaIndexCommand.self, arguments: arguments.map { RawArgument($0) },
+                                           context: context)
+        return (code, context.standardOutput.capturedText, context.standardError.capturedText)
+    }
+
+    @Test("runs install-places-data for the data file, then says where it is and the versions recorded in it")
+    func install() async throws {
+        let folder = NSTemporaryDirectory() + "mediaindex-places-install-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // A good file is kept as it is (the script rebuilds only a missing or foreign one, or with --force).
+        let data = folder + "/places.mip"
+        try FileManager.default.copyItem(atPath: PlacesData.defaultPath, toPath: data)
+        let result = await Self.run(["places", "install", "--json"], data: data)
+        #expect(result.code == 0, "\(result.err)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        #expect(answer["path"] as? String == data)
+        #expect(answer["versions"] as? [String: String] == (try PlacesData(path: data).versions))
+        #expect(answer["bytes"] as? Int == (try FileManager.default.attributesOfItem(atPath: data)[.size] as? Int))
+        let refused = await Self.run(["places", "update"], data: data)
+        #expect(refused.code == 64 && refused.err.contains("install"))
+    }
+}
