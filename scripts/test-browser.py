@@ -249,6 +249,43 @@ try:
         check("opening an album shows its assets", driver.find_element(By.ID, "album-title").text == title
               and loaded_thumbnails(driver) > 0)
 
+    # The Duplicates album's groups side by side, as GET /v1/duplicates lists them: the
+    # keeper first and marked with its rule, each other member with what it has that the
+    # keeper lacks (or that it has nothing), every picture loaded.
+    expected_groups = get_json("/v1/duplicates?kind=duplicate")["groups"]
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    driver.find_element(By.ID, "tab-albums").click()
+    duplicates_album = '#album-list .album[data-album-id="smart.duplicates"]'
+    # Clicked from the page: the list is drawn again when the albums arrive.
+    wait.until(lambda d: d.execute_script(f"const a = document.querySelector('{duplicates_album}'); a && a.click(); return !!a"))
+    wait.until(lambda d: d.find_element(By.ID, "album-groups").is_displayed())
+    driver.find_element(By.ID, "album-groups").click()
+    on_screen = """return [...document.querySelectorAll('#group-list img')].filter(i => {
+        const r = i.getBoundingClientRect();
+        return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; })"""
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")) == len(expected_groups)
+               and d.execute_script(on_screen + ".every(i => i.complete && i.naturalWidth > 0)"))
+    shown = driver.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")
+    problems = []
+    for row, group in zip(shown, expected_groups):
+        members = row.find_elements(By.CSS_SELECTOR, ".dup-member")
+        ids = [m.get_attribute("data-asset-id") for m in members]
+        captions = [m.find_element(By.TAG_NAME, "figcaption").get_attribute("textContent") for m in members]
+        if ids != group["assets"] or "keeper" not in members[0].get_attribute("class"):
+            problems.append(f"{group['group']}: members {ids}")
+        elif captions[0] != f"Keep: {group['reasons']['keep']}":
+            problems.append(f"{group['group']}: keeper caption {captions[0]!r}")
+        for member, caption in zip(ids[1:], captions[1:]):
+            extras = group["reasons"]["extras"].get(member, [])
+            if caption != ("Has: " + ", ".join(extras) if extras else "Nothing the keeper lacks"):
+                problems.append(f"{member}: caption {caption!r}, extras {extras}")
+    visible = driver.execute_script(on_screen + ".length")
+    check("the Duplicates album shows each group side by side: keeper first and marked with its rule, the others' extras",
+          len(expected_groups) > 0 and len(shown) == len(expected_groups) and not problems and visible >= 2,
+          f"{len(shown)} of {len(expected_groups)} groups, {visible} pictures on screen; " + "; ".join(problems[:3]))
+    driver.find_element(By.ID, "album-groups").click()
+
     # The search field: suggestions while typing, results narrow the grid, the selection stays.
     driver.get(f"http://127.0.0.1:{port}/?limit=2")
     wait.until(lambda d: loaded_thumbnails(d) >= 3)
@@ -390,43 +427,6 @@ try:
     check(f"every corpus video ({len(videos)}) plays through the compatible route, or is refused as damaged (422)",
           not failed_videos, json.dumps(failed_videos)[:600])
     print(f"{len(videos) - len(refused_videos)} videos played, {len(refused_videos)} refused as damaged: {json.dumps(refused_videos)[:800]}")
-
-    # The Duplicates album's groups side by side, as GET /v1/duplicates lists them: the
-    # keeper first and marked with its rule, each other member with what it has that the
-    # keeper lacks (or that it has nothing), every picture loaded.
-    expected_groups = get_json("/v1/duplicates?kind=duplicate")["groups"]
-    driver.get(f"http://127.0.0.1:{port}/")
-    wait.until(lambda d: loaded_thumbnails(d) >= 3)
-    driver.find_element(By.ID, "tab-albums").click()
-    duplicates_album = '#album-list .album[data-album-id="smart.duplicates"]'
-    # Clicked from the page: the list is drawn again when the albums arrive.
-    wait.until(lambda d: d.execute_script(f"const a = document.querySelector('{duplicates_album}'); a && a.click(); return !!a"))
-    wait.until(lambda d: d.find_element(By.ID, "album-groups").is_displayed())
-    driver.find_element(By.ID, "album-groups").click()
-    on_screen = """return [...document.querySelectorAll('#group-list img')].filter(i => {
-        const r = i.getBoundingClientRect();
-        return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; })"""
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")) == len(expected_groups)
-               and d.execute_script(on_screen + ".every(i => i.complete && i.naturalWidth > 0)"))
-    shown = driver.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")
-    problems = []
-    for row, group in zip(shown, expected_groups):
-        members = row.find_elements(By.CSS_SELECTOR, ".dup-member")
-        ids = [m.get_attribute("data-asset-id") for m in members]
-        captions = [m.find_element(By.TAG_NAME, "figcaption").get_attribute("textContent") for m in members]
-        if ids != group["assets"] or "keeper" not in members[0].get_attribute("class"):
-            problems.append(f"{group['group']}: members {ids}")
-        elif captions[0] != f"Keep: {group['reasons']['keep']}":
-            problems.append(f"{group['group']}: keeper caption {captions[0]!r}")
-        for member, caption in zip(ids[1:], captions[1:]):
-            extras = group["reasons"]["extras"].get(member, [])
-            if caption != ("Has: " + ", ".join(extras) if extras else "Nothing the keeper lacks"):
-                problems.append(f"{member}: caption {caption!r}, extras {extras}")
-    visible = driver.execute_script(on_screen + ".length")
-    check("the Duplicates album shows each group side by side: keeper first and marked with its rule, the others' extras",
-          len(expected_groups) > 0 and len(shown) == len(expected_groups) and not problems and visible >= 2,
-          f"{len(shown)} of {len(expected_groups)} groups, {visible} pictures on screen; " + "; ".join(problems[:3]))
-    driver.find_element(By.ID, "album-groups").click()
 
     # Phone width: the grid still fits the window.
     driver.set_window_size(390, 844)
