@@ -1291,8 +1291,75 @@ function openAlbum(album) {
   state.album = album;
   $("album-title").textContent = album.title;
   $("album-header").hidden = false;
+  $("album-groups").hidden = !groupKind(album);
+  toggleGroups(false);
   selectTab("photos", false);
   reset();
+}
+
+// MARK: Duplicate and similar groups, side by side
+
+/// The kind of group an album shows (`duplicate`, `similar`), or null.
+function groupKind(album) {
+  return album && { "smart.duplicates": "duplicate", "smart.similar": "similar" }[album.id] || null;
+}
+
+/// Shows the album's groups side by side instead of its grid, or the grid again.
+function toggleGroups(show) {
+  $("album-groups").setAttribute("aria-pressed", String(show));
+  $("groups").hidden = !show;
+  $("photos").hidden = show;
+  if (show) showGroups(groupKind(state.album));
+  else requestAnimationFrame(layout);
+}
+
+async function showGroups(kind) {
+  const list = $("group-list");
+  list.replaceChildren();
+  $("groups-state").textContent = "Loading groups…";
+  try {
+    const answer = await api(`/v1/duplicates?kind=${encodeURIComponent(kind)}`);
+    $("groups-state").textContent = answer.groups.length ? "" : "No groups.";
+    for (const group of answer.groups) list.appendChild(groupRow(group));
+  } catch (error) {
+    $("groups-state").textContent = `Could not load groups: ${error.message}`;
+  }
+}
+
+/// One group: its members side by side, the keeper first and marked with the rule that
+/// chose it, each other member with what it has that the keeper lacks (what resolving
+/// copies onto the keeper).
+function groupRow(group) {
+  const row = document.createElement("div");
+  row.className = "dup-group";
+  row.dataset.group = group.group;
+  const title = document.createElement("h2");
+  title.textContent = group.keep
+    ? `${group.assets.length} copies · keep: ${group.reasons.keep}`
+    : `${group.assets.length} similar shots · pick the best`;
+  const members = document.createElement("div");
+  members.className = "dup-members";
+  const extras = (group.reasons && group.reasons.extras) || {};
+  for (const id of group.assets) {
+    const figure = document.createElement("figure");
+    figure.className = "dup-member";
+    figure.dataset.assetId = id;
+    const img = document.createElement("img");
+    img.alt = "";
+    img.loading = "lazy";
+    img.src = `/v1/assets/${encodeURIComponent(id)}/thumbnail?size=256`;
+    const caption = document.createElement("figcaption");
+    if (id === group.keep) {
+      figure.classList.add("keeper");
+      caption.textContent = `Keep: ${group.reasons.keep}`;
+    } else if (group.keep) {
+      caption.textContent = extras[id] && extras[id].length ? `Has: ${extras[id].join(", ")}` : "Nothing the keeper lacks";
+    }
+    figure.append(img, caption);
+    members.appendChild(figure);
+  }
+  row.append(title, members);
+  return row;
 }
 
 function closeAlbum() {
@@ -1308,6 +1375,8 @@ function selectTab(name, loadAlbums = true) {
   $("tab-albums").setAttribute("aria-selected", String(!photos));
   $("photos").hidden = !photos;
   $("albums").hidden = photos;
+  $("groups").hidden = true;
+  $("album-groups").setAttribute("aria-pressed", "false");
   $("chips").hidden = !photos;
   if (!photos) { $("album-header").hidden = true; if (loadAlbums) showAlbums(); }
   else if (state.album) $("album-header").hidden = false;
@@ -1422,6 +1491,7 @@ function start() {
   $("tab-photos").addEventListener("click", () => selectTab("photos"));
   $("tab-albums").addEventListener("click", () => selectTab("albums"));
   $("album-back").addEventListener("click", closeAlbum);
+  $("album-groups").addEventListener("click", () => toggleGroups($("groups").hidden));
   $("done").addEventListener("click", done);
   $("cancel").addEventListener("click", cancel);
   $("result-close").addEventListener("click", () => { $("result").hidden = true; });

@@ -61,6 +61,8 @@ def newest_photo(destination):
 
 
 subprocess.run([binary, "index", "--library", library, "--quiet", media, extra], check=True)
+# Hashes and groups, so the Duplicates album has its members (and later runs keep them).
+subprocess.run([binary, "duplicates", "--library", library, "--json"], check=True, stdout=subprocess.DEVNULL)
 port = free_port()
 # The embedding page, from another origin (another port), as a web app would embed the picker:
 # the server lets that origin frame the picker and receive its selection.
@@ -269,6 +271,42 @@ try:
         row.click()
         wait.until(lambda d: d.find_element(By.ID, "photos").is_displayed() and loaded_thumbnails(d) > 0)
         check("opening a region shows its assets", driver.find_element(By.ID, "album-title").text == regions[0]["title"])
+    # The Duplicates album's groups side by side, as GET /v1/duplicates lists them: the
+    # keeper first and marked with its rule, each other member with what it has that the
+    # keeper lacks (or that it has nothing), every picture loaded.
+    expected_groups = get_json("/v1/duplicates?kind=duplicate")["groups"]
+    driver.get(f"http://127.0.0.1:{port}/")
+    wait.until(lambda d: loaded_thumbnails(d) >= 3)
+    driver.find_element(By.ID, "tab-albums").click()
+    duplicates_album = '#album-list .album[data-album-id="smart.duplicates"]'
+    # Clicked from the page: the list is drawn again when the albums arrive.
+    wait.until(lambda d: d.execute_script(f"const a = document.querySelector('{duplicates_album}'); a && a.click(); return !!a"))
+    wait.until(lambda d: d.find_element(By.ID, "album-groups").is_displayed())
+    driver.find_element(By.ID, "album-groups").click()
+    on_screen = """return [...document.querySelectorAll('#group-list img')].filter(i => {
+        const r = i.getBoundingClientRect();
+        return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; })"""
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")) == len(expected_groups)
+               and d.execute_script(on_screen + ".every(i => i.complete && i.naturalWidth > 0)"))
+    shown = driver.find_elements(By.CSS_SELECTOR, "#group-list .dup-group")
+    problems = []
+    for row, group in zip(shown, expected_groups):
+        members = row.find_elements(By.CSS_SELECTOR, ".dup-member")
+        ids = [m.get_attribute("data-asset-id") for m in members]
+        captions = [m.find_element(By.TAG_NAME, "figcaption").get_attribute("textContent") for m in members]
+        if ids != group["assets"] or "keeper" not in members[0].get_attribute("class"):
+            problems.append(f"{group['group']}: members {ids}")
+        elif captions[0] != f"Keep: {group['reasons']['keep']}":
+            problems.append(f"{group['group']}: keeper caption {captions[0]!r}")
+        for member, caption in zip(ids[1:], captions[1:]):
+            extras = group["reasons"]["extras"].get(member, [])
+            if caption != ("Has: " + ", ".join(extras) if extras else "Nothing the keeper lacks"):
+                problems.append(f"{member}: caption {caption!r}, extras {extras}")
+    visible = driver.execute_script(on_screen + ".length")
+    check("the Duplicates album shows each group side by side: keeper first and marked with its rule, the others' extras",
+          len(expected_groups) > 0 and len(shown) == len(expected_groups) and not problems and visible >= 2,
+          f"{len(shown)} of {len(expected_groups)} groups, {visible} pictures on screen; " + "; ".join(problems[:3]))
+    driver.find_element(By.ID, "album-groups").click()
 
     # The search field: suggestions while typing, results narrow the grid, the selection stays.
     driver.get(f"http://127.0.0.1:{port}/?limit=2")

@@ -9,21 +9,9 @@ enum DuplicateBenchmark {
     /// Runs the grouping in a child process (`--duplicates-child N`), so its time and
     /// peak memory are the grouping's alone.
     static func run(executable: String, media: String, hashes: Int, runs: Int) throws -> [Row] {
-        var seconds: [Double] = [], peak = 0, pairs = 0, brute = 0.0
-        for _ in 0..<runs {
-            let output = NSTemporaryDirectory() + "mediaindex-bench-dup-\(getpid()).txt"
-            let m = try ProcessRunner.measure([executable, "--duplicates-child", String(hashes)], outputPath: output)
-            guard m.exitCode == 0, let text = try? String(contentsOfFile: output, encoding: .utf8) else {
-                throw BenchmarkError("the grouping child failed with \(m.exitCode)")
-            }
-            try? FileManager.default.removeItem(atPath: output)
-            let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            guard fields.count == 3 else { throw BenchmarkError("the grouping child printed '\(text)'") }
-            seconds.append(fields[0])
-            pairs = Int(fields[1])
-            brute = fields[2]
-            peak = max(peak, m.peakResidentBytes)
-        }
+        let measured = try children(executable, "--duplicates-child", hashes: hashes, runs: runs)
+        let seconds = measured.printed.map { $0[0] }
+        let pairs = Int(measured.printed.last?[1] ?? 0), brute = measured.printed.last?[2] ?? 0, peak = measured.peak
         let figure = Figure(values: seconds)
         var rows = [
             Row(measurement: "group \(hashes) hashes, radius \(DuplicateGate.duplicateRadius) (\(pairs) pairs)",
@@ -39,28 +27,36 @@ enum DuplicateBenchmark {
         return rows
     }
 
-    /// What `duplicates` does beyond the self-join, in a child (`--duplicates-lookup-child N`):
-    /// `DuplicateLookup.closePairs` over `hashes` pictures, each with two centre hashes.
-    static func lookup(executable: String, hashes: Int, runs: Int) throws -> Row {
-        var cpu: [Double] = [], wall: [Double] = [], peak = 0, pairs = 0
+    /// Runs `executable child hashes` `runs` times: the three numbers each run printed,
+    /// and the largest peak memory of a run.
+    static func children(_ executable: String, _ child: String, hashes: Int, runs: Int) throws
+        -> (printed: [[Double]], peak: Int) {
+        var printed: [[Double]] = [], peak = 0
         for _ in 0..<runs {
-            let output = NSTemporaryDirectory() + "mediaindex-bench-lookup-\(getpid()).txt"
-            let m = try ProcessRunner.measure([executable, "--duplicates-lookup-child", String(hashes)], outputPath: output)
+            let output = NSTemporaryDirectory() + "mediaindex-bench-dup-\(getpid()).txt"
+            let m = try ProcessRunner.measure([executable, child, String(hashes)], outputPath: output)
             guard m.exitCode == 0, let text = try? String(contentsOfFile: output, encoding: .utf8) else {
-                throw BenchmarkError("the lookup child failed with \(m.exitCode)")
+                throw BenchmarkError("\(child) failed with \(m.exitCode)")
             }
             try? FileManager.default.removeItem(atPath: output)
             let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            guard fields.count == 3 else { throw BenchmarkError("the lookup child printed '\(text)'") }
-            cpu.append(fields[0])
-            wall.append(fields[1])
-            pairs = Int(fields[2])
+            guard fields.count == 3 else { throw BenchmarkError("\(child) printed '\(text)'") }
+            printed.append(fields)
             peak = max(peak, m.peakResidentBytes)
         }
+        return (printed, peak)
+    }
+
+    /// What `duplicates` does beyond the self-join, in a child (`--duplicates-lookup-child N`):
+    /// `DuplicateLookup.closePairs` over `hashes` pictures, each with two centre hashes.
+    static func lookup(executable: String, hashes: Int, runs: Int) throws -> Row {
+        let measured = try children(executable, "--duplicates-lookup-child", hashes: hashes, runs: runs)
+        let cpu = measured.printed.map { $0[0] }, wall = measured.printed.map { $0[1] }
+        let pairs = Int(measured.printed.last?[2] ?? 0), peak = measured.peak
         let figure = Figure(values: cpu)
         return Row(measurement: "duplicates' lookup: \(hashes) pictures, whole and two centre hashes (\(pairs) pairs)",
-                   ours: String(format: "%.2f s of CPU, %.2f s wall; peak %@", figure.median, Figure(values: wall).median,
-                                mebibytes(peak)),
+                   ours: String(format: "%.2f s of CPU, %.2f s wall; peak ", figure.median, Figure(values: wall).median)
+                       + mebibytes(peak),
                    reference: "before: 22 s of CPU, 265 MB (3 M lookups among the whole hashes)", ratio: "-",
                    target: "≤ 5 s wall, ≤ 200 MB",
                    json: ["cpu_seconds": cpu, "wall_seconds": wall, "pairs": pairs, "peak_bytes": peak, "hashes": hashes])

@@ -52,6 +52,33 @@ struct HammingIndexTests {
         #expect(Set(found.map { [$0.query, $0.row] }) == expected)
     }
 
+    @Test("duplicates' lookup finds every pair whose whole hashes are within 8 bits or a centre within 6 of the other's whole, once, with the smallest distance, as a brute-force pass does")
+    func closePairsMatchBruteForce() {
+        let whole = Self.hashes(count: 1200, seed: 41)
+        // Centres: some a few bits off another picture's whole hash (a crop of it), some random.
+        var generator = SeededGenerator(seed: 42)
+        let crop1 = whole.indices.map { i -> UInt64? in
+            i % 3 == 0 ? whole[(i * 7) % whole.count] ^ (1 << (generator.next() % 64)) ^ (1 << (generator.next() % 64)) : generator.next()
+        }
+        let crop2 = whole.indices.map { i -> UInt64? in i % 5 == 0 ? nil : generator.next() }
+        var expected: [[Int]: Int] = [:]
+        for i in whole.indices {
+            for j in (i + 1)..<whole.count {
+                let wholes = (whole[i] ^ whole[j]).nonzeroBitCount
+                var centres: [Int] = []
+                for centre in [crop1[i], crop2[i]].compactMap({ $0 }) { centres.append((centre ^ whole[j]).nonzeroBitCount) }
+                for centre in [crop1[j], crop2[j]].compactMap({ $0 }) { centres.append((centre ^ whole[i]).nonzeroBitCount) }
+                let within = (wholes <= DuplicateGate.duplicateRadius ? [wholes] : [])
+                    + centres.filter { $0 <= DuplicateGate.centreRadius }
+                if let best = within.min() { expected[[i, j]] = best }
+            }
+        }
+        let found = DuplicateLookup.closePairs(whole: whole, crop1: crop1, crop2: crop2, threads: 2)
+        #expect(found.count == expected.count)
+        #expect(Dictionary(uniqueKeysWithValues: found.map { ([$0.first, $0.second], $0.distance) }) == expected)
+        #expect(expected.count > 100)
+    }
+
     @Test("the per-chunk allowances add up so that the pigeonhole holds: Σ (t + 1) > radius")
     func allowances() {
         for radius in 0...HammingIndex.maximumRadius {
