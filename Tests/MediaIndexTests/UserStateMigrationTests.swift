@@ -48,6 +48,15 @@ private enum StampedUserState {
 
 @Suite("The user state's migrations: Migrations/user-state/, one migrator, stores of earlier versions upgraded in place")
 struct UserStateMigrationTests {
+    /// The number of the last file in `Migrations/user-state/`: every store ends there.
+    static let latest: Int = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Migrations/user-state").standardized.path
+        let numbers = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasSuffix(".sql") }.compactMap { Int($0.prefix(4)) }
+        return numbers.max() ?? 0
+    }()
+
     private func recorded(_ library: MediaLibrary) throws -> [Int] {
         try library.read { db in
             try db.rows("SELECT version FROM userstate.schema_migrations ORDER BY version").compactMap { $0.int("version") }
@@ -65,7 +74,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         #expect(try recorded(library) == EmbeddedMigrations.userState.map(\.version))
-        #expect(try recorded(library) == [1, 2, 3, 4, 5])
+        #expect(try recorded(library) == Array(stride(from: 1, through: Self.latest, by: 1)))
         let libraryVersions = try library.read { db in
             try db.rows("SELECT version FROM main.schema_migrations").compactMap { $0.int("version") }
         }
@@ -78,7 +87,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let location = try StampedUserState.library(script: StampedUserState.version3, version: 3, in: folder)
         let library = try MediaLibrary(location: location)
-        #expect(try recorded(library) == [1, 2, 3, 4, 5])
+        #expect(try recorded(library) == Array(stride(from: 1, through: Self.latest, by: 1)))
         #expect(try library.read { db in
             try db.scalarInt("SELECT favorite FROM userstate.asset_user_state WHERE identifier = 'asset1'")
         } == 1)
@@ -90,7 +99,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let location = try StampedUserState.library(script: StampedUserState.version1, version: 1, in: folder)
         let library = try MediaLibrary(location: location)
-        #expect(try recorded(library) == [1, 2, 3, 4, 5])
+        #expect(try recorded(library) == Array(stride(from: 1, through: Self.latest, by: 1)))
         #expect(try columns(library).isSuperset(of: ["rating", "keywords", "title", "caption"]))
         #expect(try library.read { db in
             try db.scalarInt("SELECT count(*) FROM userstate.sqlite_master WHERE name = 'imported_favorites'")
