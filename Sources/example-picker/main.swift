@@ -16,7 +16,7 @@ do {
     options.limit = 20
     let page = try await library.fetchAssets(options)
     for asset in page.assets {
-        let file = await asset.url()?.path ?? "?"
+        let file = asset.url()?.path ?? "?"
         let taken = asset.creationDate.map { "\($0)" } ?? "undated"
         print(asset.id, asset.mediaType.rawValue, taken, asset.creationTimeZone?.identifier ?? "local time", file)
     }
