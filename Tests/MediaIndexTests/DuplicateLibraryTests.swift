@@ -105,11 +105,11 @@ struct DuplicateLibraryTests {
         #expect(resolution.keeper == keeper && Set(resolution.hidden) == Set(group.assets.filter { $0 != keeper }))
         #expect(resolution.merged == ["favorite", "album"])
         let kept = try #require(try library.blocking.asset(id: keeper))
-        #expect(kept.favorite)
+        #expect(kept.isFavorite)
         var inAlbum = FetchOptions.everyAsset
         inAlbum.album = .user(album.id)
         #expect(try library.blocking.fetchAssets(inAlbum).assets.map(\.id).contains(keeper))
-        #expect(try library.blocking.asset(id: other)?.hidden == true)
+        #expect(try library.blocking.asset(id: other)?.isHidden == true)
         #expect(resolution.hiddenPaths.allSatisfy { FileManager.default.fileExists(atPath: $0.displayString) })
         // Resolved: the group is gone; unhiding brings it back.
         #expect(try library.blocking.duplicateGroups(kind: .duplicate).isEmpty)

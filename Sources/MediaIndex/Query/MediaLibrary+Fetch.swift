@@ -186,13 +186,13 @@ extension MediaLibrary {
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
         for index in assets.indices {
             // A Takeout JSON's title and description (the primary's JSON is listed first).
-            if let json = assets[index].resources.first(where: { $0.role == .takeoutMetadata }),
+            if let json = assets[index].resources.first(where: { $0.type == .takeoutMetadata }),
                let values = TakeoutValues.decode(try takeout.rows([json.path.bytes]).first?.string("metadata")) {
                 assets[index].takeoutTitle = values.title
                 assets[index].takeoutDescription = values.description
             }
-            assets[index].favorite = rows[index].bool("user_favorite") ?? false
-            assets[index].hidden = rows[index].bool("user_hidden") ?? false
+            assets[index].isFavorite = rows[index].bool("user_favorite") ?? false
+            assets[index].isHidden = rows[index].bool("user_hidden") ?? false
             // A position a duplicate resolve copied onto an asset without one.
             if assets[index].location == nil, let latitude = rows[index].double("user_latitude"),
                let longitude = rows[index].double("user_longitude") {
@@ -222,7 +222,7 @@ extension Asset {
 
     /// The resource shown for the asset: the photo or video, else the first one.
     public var primaryResource: AssetResource? {
-        resources.first { $0.role.isPrimary } ?? resources.first
+        resources.first { $0.type.isPrimary } ?? resources.first
     }
 }
 

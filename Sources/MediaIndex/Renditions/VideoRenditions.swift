@@ -50,7 +50,7 @@ extension MediaLibrary.Blocking {
     ///   when as many transcodes as allowed are running; `LibraryError` for the cache.
     public func compatibleVideo(for asset: Asset, source: AssetResource, start: Bool = true) throws -> VideoRendition {
         let metadata = (try? library.read { db in try FileRecord.storedMetadata(ofPath: source.path, db: db) }) ?? nil
-        if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.contentType) { return .asIs(source) }
+        if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.uniformType?.preferredMIMEType) { return .asIs(source) }
         let cache = library.renditionCache
         let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "veryfast|crf23|aac160")
         if cache.cachedSize(key: key, fileExtension: "mp4") != nil {

@@ -28,8 +28,8 @@ extension MediaIndexAPI {
         if asset.mediaType == .video, movieNames.contains(role) {
             movie = asset.resource(for: version)
         } else if ["pairedVideo", "fullSizePairedVideo"].contains(role) {
-            let edited = version == .current ? asset.resources.first { $0.role == .fullSizePairedVideo } : nil
-            movie = edited ?? asset.resources.first { $0.role == .pairedVideo }
+            guard case .file(let file)? = asset.livePhotoMovie(version) else { return nil }
+            movie = file
         } else {
             return nil
         }
@@ -68,10 +68,10 @@ extension MediaIndexAPI {
         }
         switch state {
         case .asIs(let resource):
-            let etag = "\"\(asset.id)-\(asset.revision)-\(resource.role)-compatible\""
+            let etag = "\"\(asset.id)-\(asset.revision)-\(resource.type)-compatible\""
             if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
             let file = try OpenedFile(indexedPath: resource.path, of: library)
-            return try Self.fileResponse(file, length: file.size, contentType: resource.contentType ?? "video/mp4",
+            return try Self.fileResponse(file, length: file.size, contentType: resource.uniformType?.preferredMIMEType ?? "video/mp4",
                                          name: Self.fileName(resource.path), etag: etag, request)
         case .ready(let rendition):
             return try cachedRendition(rendition, contentType: "video/mp4", fileExtension: "mp4", request)
