@@ -10,7 +10,16 @@ public enum ExternalTool {
         FileManager.default.isExecutableFile(atPath: exiftool) && FileManager.default.isExecutableFile(atPath: ffmpeg)
     }
 
-    /// Runs `tool` with `arguments` and waits; its standard output.
+    /// A tool that ended with a status other than 0.
+    public struct Failure: Error, CustomStringConvertible {
+        public let tool: String
+        public let arguments: [String]
+        public let status: Int32
+        public var description: String { "\(tool) \(arguments.joined(separator: " ")) exited with status \(status)" }
+    }
+
+    /// Runs `tool` with `arguments` and waits; its standard output. Throws `Failure` when the
+    /// tool exits with a status other than 0.
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String]) throws -> Data {
         let process = Process()
@@ -22,6 +31,9 @@ public enum ExternalTool {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(tool: tool, arguments: arguments, status: process.terminationStatus)
+        }
         return data
     }
 }

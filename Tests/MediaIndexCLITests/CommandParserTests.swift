@@ -241,16 +241,23 @@ struct CommandParserErrorTests {
         #expect(error.commandPath == ["mediaindex", "roots", "remove"])
     }
 
-    @Test("a required option that is absent is named")
-    func missingRequiredOption() {
+    @Test("a required option that is absent is named; given, it is read without an optional")
+    func missingRequiredOption() throws {
         struct Needs: ParsableCommand {
             static let configuration = CommandConfiguration(name: "needs", abstract: "")
-            static let arguments: [ArgumentDefinition] = [.option("name", isRequired: true, help: "")]
-            init(parsed: ParsedArguments) {}
+            static let name = Argument.requiredOption("name", help: "")
+            static let arguments = declared(name)
+            var name: String
+            init(parsed: ParsedArguments) throws { name = try parsed[Self.name] }
         }
         #expect(throws: UsageError("Missing expected argument '--name <name>'", usage: "needs --name <name>", commandPath: ["needs"])) {
             try CommandParser(root: Needs.self).parse([])
         }
+        guard case .run(let command) = try CommandParser(root: Needs.self).parse(["--name", "x"]) else {
+            Issue.record("expected the command to run")
+            return
+        }
+        #expect((command as? Needs)?.name == "x")
     }
 }
 

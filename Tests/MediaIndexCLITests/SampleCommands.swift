@@ -4,15 +4,15 @@
 // specifications. `run` records what it saw through the context.
 
 struct SampleLibraryOptions: ParsableArguments {
-    static let arguments: [ArgumentDefinition] = [
-        .option("library", valueName: "dir", help: "The library directory."),
-    ]
+    static let library = Argument.option("library", valueName: "dir", as: RawArgument.self, help: "The library directory.")
+    static let arguments = declared(library)
     var library: String?
     var libraryBytes: [UInt8]?
 
     init(parsed: ParsedArguments) throws {
-        library = parsed.option("library") ?? parsed.environment["MEDIAINDEX_LIBRARY"]
-        libraryBytes = parsed.rawOption("library")?.bytes
+        let raw = try parsed[Self.library]
+        library = raw?.string ?? parsed.environment["MEDIAINDEX_LIBRARY"]
+        libraryBytes = raw?.bytes
     }
 }
 
@@ -36,11 +36,10 @@ struct SampleIndex: ParsableCommand {
         abstract: "Scan the roots and update the library.",
         discussion: "Only files whose size or modification time changed are read again."
     )
-    static let arguments = SampleLibraryOptions.arguments + [
-        .flag("quiet", short: "q", help: "Print nothing but errors."),
-        .option("jobs", short: "j", valueName: "n", default: "4", help: "How many files to read at once."),
-        .positional("paths", arity: .zeroOrMore, help: "Roots to scan; all roots when none is given."),
-    ]
+    static let quiet = Argument.flag("quiet", short: "q", help: "Print nothing but errors.")
+    static let jobs = Argument.option("jobs", short: "j", valueName: "n", default: 4, help: "How many files to read at once.")
+    static let paths = Argument.positionals("paths", help: "Roots to scan; all roots when none is given.")
+    static let arguments = SampleLibraryOptions.arguments + declared(quiet, jobs, paths)
 
     var libraryOptions: SampleLibraryOptions
     var quiet: Bool
@@ -49,9 +48,9 @@ struct SampleIndex: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         libraryOptions = try SampleLibraryOptions(parsed: parsed)
-        quiet = parsed.flag("quiet")
-        jobs = try parsed.option("jobs", as: Int.self) ?? 4
-        paths = parsed.positionals("paths")
+        quiet = try parsed[Self.quiet]
+        jobs = try parsed[Self.jobs]
+        paths = try parsed[Self.paths]
     }
 
     func validate() throws {
@@ -87,10 +86,9 @@ struct SampleRootsList: ParsableCommand {
 
 struct SampleRootsRemove: ParsableCommand {
     static let configuration = CommandConfiguration(name: "remove", abstract: "Stop indexing a root and forget its assets.")
-    static let arguments = SampleLibraryOptions.arguments + [
-        .flag("force", short: "f", help: "Remove even when user albums hold its assets."),
-        .positional("root", help: "The root folder, as `roots list` shows it."),
-    ]
+    static let force = Argument.flag("force", short: "f", help: "Remove even when user albums hold its assets.")
+    static let root = Argument.positional("root", as: RawArgument.self, help: "The root folder, as `roots list` shows it.")
+    static let arguments = SampleLibraryOptions.arguments + declared(force, root)
     var libraryOptions: SampleLibraryOptions
     var force: Bool
     var root: String
@@ -98,25 +96,27 @@ struct SampleRootsRemove: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         libraryOptions = try SampleLibraryOptions(parsed: parsed)
-        force = parsed.flag("force")
-        root = parsed.positional("root") ?? ""
-        rootBytes = parsed.rawPositional("root")?.bytes ?? []
+        force = try parsed[Self.force]
+        let raw = try parsed[Self.root]
+        root = raw.string
+        rootBytes = raw.bytes
     }
 }
 
 struct SampleAssets: ParsableCommand {
     static let configuration = CommandConfiguration(name: "assets", abstract: "List assets matching filters.")
-    static let arguments = SampleLibraryOptions.arguments + [
-        .option("format", valueName: "format", default: "table", help: "Output format: table, json or jsonl."),
-        .repeatableOption(
-            "size", valueName: "pixels",
-            help: "A thumbnail size to report, in pixels along the longer side; repeat the option for several sizes."
-        ),
-        .option("captured-after", valueName: "iso8601-date", help: "Only assets captured after this date."),
-        .option("limit", valueName: "n", help: "Show at most this many assets."),
-        .option("offset", valueName: "n", help: "Skip this many assets first."),
-        .flag("verbose", short: "v", help: "Show every column, however long the line."),
-    ]
+    static let format = Argument.option(
+        "format", valueName: "format", default: SampleFormat.table, help: "Output format: table, json or jsonl."
+    )
+    static let sizes = Argument.repeatableOption(
+        "size", valueName: "pixels", as: Int.self,
+        help: "A thumbnail size to report, in pixels along the longer side; repeat the option for several sizes."
+    )
+    static let capturedAfter = Argument.option("captured-after", valueName: "iso8601-date", help: "Only assets captured after this date.")
+    static let limit = Argument.option("limit", valueName: "n", as: Int.self, help: "Show at most this many assets.")
+    static let offset = Argument.option("offset", valueName: "n", as: Int.self, help: "Skip this many assets first.")
+    static let verbose = Argument.flag("verbose", short: "v", help: "Show every column, however long the line.")
+    static let arguments = SampleLibraryOptions.arguments + declared(format, sizes, capturedAfter, limit, offset, verbose)
     var format: SampleFormat
     var sizes: [Int]
     var limit: Int?
@@ -124,10 +124,10 @@ struct SampleAssets: ParsableCommand {
     var verbose: Bool
 
     init(parsed: ParsedArguments) throws {
-        format = try parsed.option("format", as: SampleFormat.self) ?? .table
-        sizes = try parsed.options("size", as: Int.self)
-        limit = try parsed.option("limit", as: Int.self)
-        offset = try parsed.option("offset", as: Int.self)
-        verbose = parsed.flag("verbose")
+        format = try parsed[Self.format]
+        sizes = try parsed[Self.sizes]
+        limit = try parsed[Self.limit]
+        offset = try parsed[Self.offset]
+        verbose = try parsed[Self.verbose]
     }
 }

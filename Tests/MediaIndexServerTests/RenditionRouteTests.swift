@@ -125,17 +125,7 @@ struct PhotoRenditionRouteTests {
 /// Runs ffmpeg (or ffprobe) to completion; its standard output.
 @discardableResult
 func runTool(_ tool: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw MissingValue(description: "\(tool) \(arguments) failed") }
-    return String(decoding: data, as: UTF8.self)
+    String(decoding: try ExternalTool.run("/usr/bin/" + tool, arguments), as: UTF8.self)
 }
 
 /// ffprobe's reading of a file: its streams and format.

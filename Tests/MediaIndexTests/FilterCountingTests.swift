@@ -67,7 +67,6 @@ struct FilterCountingTests {
     @Test("every describing filter, alone and with every kind filter, counts what it lists and pages every sort")
     func describingFilters() throws {
         let lib = try Self.library()
-        let sorts = AssetSortKey.allCases.filter { $0 != .albumOrder }.flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
         let kinds: [MediaFilter?] = [nil] + MediaFilter.named.map(\.filter)
         for (name, set) in Self.describingOptions {
             for kind in kinds {
@@ -75,13 +74,10 @@ struct FilterCountingTests {
                 options.includeAllBurstAssets = true
                 options.filter = kind
                 set(&options)
-                let listed = try lib.library.blocking.fetchAssets(options).assets
-                let counts = try lib.library.blocking.countAssets(options)
-                #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "\(name), \(String(describing: kind))")
-                #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "\(name), \(String(describing: kind))")
+                let listed = try Self.expectCountsMatchListing(lib, options, "\(name), \(String(describing: kind))")
                 guard kind == nil else { continue }
                 #expect(!listed.isEmpty, "\(name) finds something in the fixture")
-                for sort in sorts {
+                for sort in FilterCountingTests.everySort {
                     options.sort = sort
                     try Self.expectPagesWhole(lib, options, "\(name), \(sort)")
                 }
@@ -107,19 +103,32 @@ struct FilterCountingTests {
             var options = FetchOptions()
             options.filter = filter
             if recentlyAdded { options.album = .smart(.recentlyAdded) }
-            let listed = try lib.library.blocking.fetchAssets(options).assets
-            let counts = try lib.library.blocking.countAssets(options)
-            #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "\(filter)")
-            #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "\(filter)")
+            try Self.expectCountsMatchListing(lib, options, "\(filter)")
         }
     }
 
-    /// Pages of two give the whole listing of `options`, without a repeat or a gap.
-    static func expectPagesWhole(_ lib: SyntheticLibrary, _ options: FetchOptions, _ comment: String) throws {
+    /// Every sort but album order, both ways.
+    static let everySort = AssetSortKey.allCases.filter { $0 != .albumOrder }
+        .flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
+
+    /// Lists `options` and checks that its counts by kind agree with the listing; the listing.
+    @discardableResult
+    static func expectCountsMatchListing(_ lib: SyntheticLibrary, _ options: FetchOptions, _ comment: String) throws -> [Asset] {
+        let listed = try lib.library.blocking.fetchAssets(options).assets
+        let counts = try lib.library.blocking.countAssets(options)
+        #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "\(comment)")
+        #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "\(comment)")
+        return listed
+    }
+
+    /// Pages of `pageSize` give the whole listing of `options`, without a repeat or a gap.
+    static func expectPagesWhole(_ lib: SyntheticLibrary, _ options: FetchOptions, pageSize: Int = 2, _ comment: String) throws {
         var options = options
+        options.limit = nil
+        options.after = nil
         let whole = try lib.ids(options)
         var paged: [String] = []
-        options.limit = 2
+        options.limit = pageSize
         repeat {
             let page = try lib.library.blocking.fetchAssets(options)
             paged += page.assets.map(\.id.rawValue)
@@ -131,9 +140,8 @@ struct FilterCountingTests {
     @Test("every filter pages through every sort without a repeat or a gap")
     func pagesEverySort() throws {
         let lib = try Self.library()
-        let sorts = AssetSortKey.allCases.filter { $0 != .albumOrder }.flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
         for filter in everyFilter {
-            for sort in sorts {
+            for sort in FilterCountingTests.everySort {
                 var options = FetchOptions()
                 options.filter = filter
                 options.sort = sort
@@ -186,29 +194,14 @@ struct PlaceFilterCountingTests {
     @Test("--country and --place find their assets, count what they list and page through every sort")
     func countsAndPages() throws {
         let lib = try Self.library()
-        let sorts = AssetSortKey.allCases.filter { $0 != .albumOrder }
-            .flatMap { [AssetSort($0, ascending: true), AssetSort($0, ascending: false)] }
         for (index, testCase) in Self.cases.enumerated() {
             var options = FetchOptions()
             testCase.options(&options)
-            let listed = try lib.library.blocking.fetchAssets(options).assets
+            let listed = try FilterCountingTests.expectCountsMatchListing(lib, options, "case \(index)")
             #expect(Set(listed.map(\.id.rawValue)) == testCase.ids, "case \(index)")
-            let counts = try lib.library.blocking.countAssets(options)
-            #expect(counts.images == listed.filter { $0.mediaType == .image }.count, "case \(index)")
-            #expect(counts.videos == listed.filter { $0.mediaType == .video }.count, "case \(index)")
-            for sort in sorts {
+            for sort in FilterCountingTests.everySort {
                 options.sort = sort
-                options.limit = nil
-                options.after = nil
-                let whole = try lib.ids(options)
-                var paged: [String] = []
-                options.limit = 1
-                repeat {
-                    let page = try lib.library.blocking.fetchAssets(options)
-                    paged += page.assets.map(\.id.rawValue)
-                    options.after = page.nextCursor
-                } while options.after != nil && paged.count <= whole.count
-                #expect(paged == whole, "case \(index), \(sort)")
+                try FilterCountingTests.expectPagesWhole(lib, options, pageSize: 1, "case \(index), \(sort)")
             }
         }
     }

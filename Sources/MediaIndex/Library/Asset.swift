@@ -38,7 +38,7 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var place: Place?
     /// The IANA time zone of `location`.
     public var timeZone: String?
-    /// The UTC offset of the capture time in seconds (`creationDateText` carries it); nil when floating.
+    /// The UTC offset of the capture time in seconds (`captureTime` carries it); nil when floating.
     public var captureOffsetSeconds: Int?
     /// Where `captureOffsetSeconds` came from; nil for an asset without a capture time.
     public var captureOffsetSource: CaptureOffsetSource?

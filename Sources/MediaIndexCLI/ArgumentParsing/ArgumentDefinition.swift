@@ -1,5 +1,8 @@
-/// The declaration of one argument of a command: a flag, an option or a positional.
+/// The declaration of one argument of a command: a flag, an option or a positional,
+/// without its type; what help, the manual page, completions and the parser read.
 ///
+/// Commands make it through `Argument` (`Argument.option("limit", as: Int.self, …)`),
+/// whose `ArgumentKey` carries it with the type and reads the value back.
 /// Options and flags are keyed by their long name without dashes (`"library"` for
 /// `--library`); positionals by their name (`"root"`, shown as `<root>`).
 public struct ArgumentDefinition: Sendable, Equatable {

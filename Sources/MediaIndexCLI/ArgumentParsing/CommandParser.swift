@@ -195,8 +195,7 @@ public struct CommandParser: Sendable {
             definitions: declarations,
             presentFlags: scan.presentFlags,
             optionValues: scan.optionValues,
-            positionalValues: positionalValues,
-            positionalsInOrder: scan.positionalArguments
+            positionalValues: positionalValues
         )
         do {
             let instance = try command.init(parsed: parsed)

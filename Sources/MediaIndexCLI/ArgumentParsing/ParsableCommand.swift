@@ -1,17 +1,19 @@
 /// A group of arguments that reads itself from parsed values: a command, or a set of
 /// options shared by several commands (such as `--library`).
 ///
-/// Share a group by concatenating its declarations into a command's `arguments`
-/// (`LibraryOptions.arguments + [...]`) and building it in the command's
-/// `init(parsed:)` with `try LibraryOptions(parsed: parsed)`.
+/// Declare each argument once, as a static `ArgumentKey` (`Argument.flag`, `.option`,
+/// `.positional`…), list the keys in `arguments` with `declared(_:)`, and read them in
+/// `init(parsed:)` through the same keys. Share a group by concatenating its declarations
+/// into a command's `arguments` (`LibraryOptions.arguments + declared(...)`) and building
+/// it in the command's `init(parsed:)` with `try LibraryOptions(parsed: parsed)`.
 public protocol ParsableArguments: Sendable {
     /// The arguments, in the order help lists them and positionals are filled.
     static var arguments: [ArgumentDefinition] { get }
 
     /// Reads typed values from what the parser found.
     ///
-    /// - Throws: `UsageError` when a value does not convert (the typed accessors of
-    ///   `ParsedArguments` throw it), or `ValidationError`.
+    /// - Throws: `UsageError` when a value does not convert (reading a key throws it),
+    ///   or `ValidationError`.
     init(parsed: ParsedArguments) throws
 }
 
@@ -22,18 +24,17 @@ public protocol ParsableArguments: Sendable {
 ///
 ///     struct RootsRemove: ParsableCommand {
 ///         static let configuration = CommandConfiguration(name: "remove", abstract: "Stop indexing a root.")
-///         static let arguments = LibraryOptions.arguments + [
-///             .flag("force", short: "f", help: "Remove even when albums hold its assets."),
-///             .positional("root", help: "The root folder."),
-///         ]
+///         static let force = Argument.flag("force", short: "f", help: "Remove even when albums hold its assets.")
+///         static let root = Argument.positional("root", as: RawArgument.self, help: "The root folder.")
+///         static let arguments = LibraryOptions.arguments + declared(force, root)
 ///         var library: LibraryOptions
 ///         var force: Bool
 ///         var root: RawArgument
 ///
 ///         init(parsed: ParsedArguments) throws {
 ///             library = try LibraryOptions(parsed: parsed)
-///             force = parsed.flag("force")
-///             root = parsed.rawPositional("root") ?? ""   // required: the parser ensured it
+///             force = try parsed[Self.force]
+///             root = try parsed[Self.root]   // required: the parser ensured it is there
 ///         }
 ///         func run(in context: CommandContext) async throws { … }
 ///     }

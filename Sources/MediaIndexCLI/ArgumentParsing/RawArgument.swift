@@ -8,9 +8,8 @@ import Darwin
 ///
 /// On Linux a file name is any byte string; `CommandLine.arguments` replaces invalid
 /// UTF-8 with U+FFFD, which would turn such a path into one that does not exist. The
-/// parser matches option names on `string` but keeps `bytes`, so a command opens a
-/// path argument with `ParsedArguments.rawPositional(_:)` / `rawOption(_:)` and gets
-/// the exact bytes back.
+/// parser matches option names on `string` but keeps `bytes`, so a command declares a
+/// path argument with `as: RawArgument.self` and gets the exact bytes back.
 public struct RawArgument: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The argument's bytes, without the terminating NUL.
     public let bytes: [UInt8]

@@ -10,12 +10,13 @@ struct AlbumsCommand: ParsableCommand {
         discussion: "Smart albums other than Recents, Favorites and Hidden are listed only when they hold something."
     )
 
-    static let arguments = ReadOnlyListingOptions.arguments(json: "Print a JSON array of albums.")
+    static let json = Argument.flag("json", help: "Print a JSON array of albums.")
+    static let arguments = ReadOnlyListingOptions.arguments(json: json)
 
     var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        options = try ReadOnlyListingOptions(parsed: parsed)
+        options = try ReadOnlyListingOptions(parsed: parsed, json: Self.json)
     }
 
     func run(in context: CommandContext) async throws {
@@ -76,12 +77,11 @@ struct AlbumCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("action", help: "create, rename, delete, add, remove, move or key."),
-        .positional("arguments", arity: .zeroOrMore, help: "The album, then a title or asset identifiers."),
-        .option("to", valueName: "index", help: "For move: the 0-based position the assets move to."),
-        .flag("json", help: "Print the created album as JSON."),
-    ]
+    static let action = Argument.positional("action", help: "create, rename, delete, add, remove, move or key.")
+    static let values = Argument.positionals("arguments", help: "The album, then a title or asset identifiers.")
+    static let index = Argument.option("to", valueName: "index", as: Int.self, help: "For move: the 0-based position the assets move to.")
+    static let json = Argument.flag("json", help: "Print the created album as JSON.")
+    static let arguments = LibraryOptions.arguments + declared(action, values, index, json)
 
     static let actions = ["create", "rename", "delete", "add", "remove", "move", "key"]
 
@@ -93,10 +93,10 @@ struct AlbumCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        action = parsed.positional("action") ?? ""
-        values = parsed.positionals("arguments")
-        index = try parsed.option("to", as: Int.self)
-        json = parsed.flag("json")
+        action = try parsed[Self.action]
+        values = try parsed[Self.values]
+        index = try parsed[Self.index]
+        json = try parsed[Self.json]
     }
 
     func validate() throws {
@@ -158,64 +158,74 @@ struct AlbumCommand: ParsableCommand {
     }
 }
 
-/// `mediaindex favorite|unfavorite|hide|unhide ID…`.
-struct UserFlagCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(name: "favorite", abstract: "Mark assets as favorites.")
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("ids", arity: .oneOrMore, help: "Asset identifiers."),
-    ]
+/// A user flag that `favorite`, `unfavorite`, `hide` and `unhide` set or clear.
+enum UserFlag: Sendable {
+    case favorite, hidden
+}
 
-    var library: LibraryOptions
-    var ids: [String]
+/// `mediaindex favorite|unfavorite|hide|unhide ID…`: each command names its flag, the value
+/// it sets and the verb it reports; the identifiers, the library and the work are shared.
+protocol UserFlagCommand: ParsableCommand {
+    /// The flag the command changes.
+    static var flag: UserFlag { get }
+    /// The value it gives the flag.
+    static var value: Bool { get }
+    /// What the report says was done (`Hid`).
+    static var verb: String { get }
+    init(library: LibraryOptions, ids: [String])
+    var library: LibraryOptions { get }
+    var ids: [String] { get }
+}
+
+/// The identifiers every user-flag command takes.
+let userFlagIdentifiers = Argument.positionals("ids", isRequired: true, help: "Asset identifiers.")
+
+extension UserFlagCommand {
+    static var arguments: [ArgumentDefinition] { LibraryOptions.arguments + declared(userFlagIdentifiers) }
 
     init(parsed: ParsedArguments) throws {
-        library = try LibraryOptions(parsed: parsed)
-        ids = parsed.positionals("ids")
-    }
-
-    static func apply(_ command: UserFlagCommand, flag: String, value: Bool, in context: CommandContext) async throws {
-        let mediaLibrary = try command.library.open(.create, in: context)
-        let ids = try AssetArgument.identifiers(command.ids)
-        if flag == "favorite" { try await mediaLibrary.setFavorite(value, for: ids) }
-        else { try await mediaLibrary.setHidden(value, for: ids) }
-        let verb = flag == "favorite" ? (value ? "Marked as favorite" : "Unmarked as favorite") : (value ? "Hid" : "Unhid")
-        context.standardOutput.writeLine("\(verb): \(command.ids.count) asset\(command.ids.count == 1 ? "" : "s").")
+        self.init(library: try LibraryOptions(parsed: parsed), ids: try parsed[userFlagIdentifiers])
     }
 
     func run(in context: CommandContext) async throws {
-        try await Self.apply(self, flag: "favorite", value: true, in: context)
+        let mediaLibrary = try library.open(.create, in: context)
+        let identifiers = try AssetArgument.identifiers(ids)
+        switch Self.flag {
+        case .favorite: try await mediaLibrary.setFavorite(Self.value, for: identifiers)
+        case .hidden: try await mediaLibrary.setHidden(Self.value, for: identifiers)
+        }
+        context.standardOutput.writeLine("\(Self.verb): \(ids.count) asset\(ids.count == 1 ? "" : "s").")
     }
+}
+
+/// `mediaindex favorite ID…`.
+struct FavoriteCommand: UserFlagCommand {
+    static let configuration = CommandConfiguration(name: "favorite", abstract: "Mark assets as favorites.")
+    static let flag = UserFlag.favorite, value = true, verb = "Marked as favorite"
+    var library: LibraryOptions
+    var ids: [String]
 }
 
 /// `mediaindex unfavorite ID…`.
-struct UnfavoriteCommand: ParsableCommand {
+struct UnfavoriteCommand: UserFlagCommand {
     static let configuration = CommandConfiguration(name: "unfavorite", abstract: "Unmark favorite assets.")
-    static let arguments = UserFlagCommand.arguments
-    var base: UserFlagCommand
-    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
-    func run(in context: CommandContext) async throws {
-        try await UserFlagCommand.apply(base, flag: "favorite", value: false, in: context)
-    }
+    static let flag = UserFlag.favorite, value = false, verb = "Unmarked as favorite"
+    var library: LibraryOptions
+    var ids: [String]
 }
 
 /// `mediaindex hide ID…`.
-struct HideCommand: ParsableCommand {
+struct HideCommand: UserFlagCommand {
     static let configuration = CommandConfiguration(name: "hide", abstract: "Hide assets from listings (see --include-hidden).")
-    static let arguments = UserFlagCommand.arguments
-    var base: UserFlagCommand
-    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
-    func run(in context: CommandContext) async throws {
-        try await UserFlagCommand.apply(base, flag: "hidden", value: true, in: context)
-    }
+    static let flag = UserFlag.hidden, value = true, verb = "Hid"
+    var library: LibraryOptions
+    var ids: [String]
 }
 
 /// `mediaindex unhide ID…`.
-struct UnhideCommand: ParsableCommand {
+struct UnhideCommand: UserFlagCommand {
     static let configuration = CommandConfiguration(name: "unhide", abstract: "Show hidden assets again.")
-    static let arguments = UserFlagCommand.arguments
-    var base: UserFlagCommand
-    init(parsed: ParsedArguments) throws { base = try UserFlagCommand(parsed: parsed) }
-    func run(in context: CommandContext) async throws {
-        try await UserFlagCommand.apply(base, flag: "hidden", value: false, in: context)
-    }
+    static let flag = UserFlag.hidden, value = false, verb = "Unhid"
+    var library: LibraryOptions
+    var ids: [String]
 }

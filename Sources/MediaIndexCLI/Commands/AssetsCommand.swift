@@ -15,39 +15,14 @@ struct AssetsCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("filter", valueName: "expr", help: "Kinds of assets, e.g. 'images & !screenshots' (default: all)."),
-        .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
-        .flag("recursive", help: "With a folder --album: also every asset in its subfolders."),
-        .option("from", valueName: "date", help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."),
-        .option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day."),
-        .option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point."),
-        .option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees)."),
-        .option("country", valueName: "code|name", help: "Taken in this country: ISO code (jp) or English name (Japan); case-insensitive."),
-        .option("place", valueName: "name", help: "Taken in a place of this name at any level: city, subregion, region or country (accents and case ignored)."),
-        .option("make", valueName: "make", help: "Camera make, as 'mediaindex cameras' lists it (nikon finds NIKON CORPORATION; case-insensitive)."),
-        .option("model", valueName: "model", help: "Camera model, as 'mediaindex cameras' lists it (EOS 6D finds Canon EOS 6D; case-insensitive)."),
-        .option("min-pixels", valueName: "WxH|N", help: "At least W×H pixels, or N pixels in all (e.g. 1920x1080, 12000000)."),
-        .option("min-duration", valueName: "seconds", help: "At least this long."),
-        .option("max-duration", valueName: "seconds", help: "At most this long."),
-        .repeatableOption("type", valueName: "format", help: "Primary file format (jpeg, heic, mov, …); repeat for several."),
-        .repeatableOption("keyword", valueName: "keyword", help: "Has this keyword or one below it (Places finds Places|France|Paris); repeat for all of several."),
-        .repeatableOption("person", valueName: "name", help: "Shows this person (a whole name or one of its words); repeat for all of several."),
-        .option("min-rating", valueName: "stars", help: "Rated at least this many stars (-1 rejected … 5; your rating over the file's)."),
-        .option("rating", valueName: "stars", help: "Rated exactly this many stars (-1 rejected … 5)."),
-        .option("label", valueName: "label", help: "Has this colour label (Red, Green, …; case-insensitive)."),
-        .option("has-caption", valueName: "yes|no", help: "Has a caption (yes) or none (no)."),
-        .option("has-title", valueName: "yes|no", help: "Has a title (yes) or none (no)."),
-        .flag("include-hidden", help: "Include assets you hid."),
-        .flag("all-bursts", help: "Include every frame of a burst, not only its representative."),
-        .option("sort", valueName: "key", help: "captureDate (default), modificationDate, addedDate, fileName, duration, fileSize, albumOrder."),
-        .flag("reverse", help: "Reverse the sort's direction."),
-        .option("limit", valueName: "n", help: "Print at most this many assets (default: 100 in a table, all in JSON)."),
-        .option("after", valueName: "cursor", help: "Start after this cursor (a previous page's nextCursor)."),
-        .flag("count", help: "Print counts by media type instead of assets."),
-        .flag("json", help: "Print one JSON document: {\"assets\": [...], \"nextCursor\": ...}."),
-        .flag("jsonl", help: "Print one JSON asset per line."),
-    ]
+    static let limit = Argument.option(
+        "limit", valueName: "n", as: Int.self, help: "Print at most this many assets (default: 100 in a table, all in JSON)."
+    )
+    static let count = Argument.flag("count", help: "Print counts by media type instead of assets.")
+    static let json = Argument.flag("json", help: "Print one JSON document: {\"assets\": [...], \"nextCursor\": ...}.")
+    static let jsonLines = Argument.flag("jsonl", help: "Print one JSON asset per line.")
+    static let arguments = LibraryOptions.arguments + AssetListingOptions.filtersAndSort
+        + declared(limit, AssetListingOptions.after, count, json, jsonLines)
 
     var library: LibraryOptions
     var options = FetchOptions()
@@ -59,12 +34,13 @@ struct AssetsCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        if parsed.flag("json") && parsed.flag("jsonl") {
+        let json = try parsed[Self.json], jsonLines = try parsed[Self.jsonLines]
+        if json && jsonLines {
             throw ValidationError("--json and --jsonl cannot be used together")
         }
-        format = parsed.flag("json") ? .json : parsed.flag("jsonl") ? .jsonLines : .table
-        count = parsed.flag("count")
-        limit = try parsed.option("limit", as: Int.self)
+        format = json ? .json : jsonLines ? .jsonLines : .table
+        count = try parsed[Self.count]
+        limit = try parsed[Self.limit]
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         do {
             let parameters = try AssetListingParameters(reading: CommandLineParameters(parsed: parsed))
@@ -175,6 +151,99 @@ struct AssetsCommand: ParsableCommand {
     }
 }
 
+/// The options of `assets` (and `search`) that `AssetListingParameters` reads, declared
+/// once: each is the parameter of the same name in camel case (`--min-pixels` is
+/// `minPixels`), as `GET /v1/assets` takes it.
+enum AssetListingOptions {
+    static let filter = Argument.option(
+        "filter", valueName: "expr", help: "Kinds of assets, e.g. 'images & !screenshots' (default: all)."
+    )
+    static let album = Argument.option(
+        "album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."
+    )
+    static let recursive = Argument.flag("recursive", help: "With a folder --album: also every asset in its subfolders.")
+    static let from = Argument.option(
+        "from", valueName: "date",
+        help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."
+    )
+    static let to = Argument.option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day.")
+    static let near = Argument.option("near", valueName: "lat,lon,metres", help: "Taken within this many metres of a point.")
+    static let bbox = Argument.option("bbox", valueName: "south,west,north,east", help: "Taken inside this box (degrees).")
+    static let country = Argument.option(
+        "country", valueName: "code|name",
+        help: "Taken in this country: ISO code (jp) or English name (Japan); case-insensitive."
+    )
+    static let place = Argument.option(
+        "place", valueName: "name",
+        help: "Taken in a place of this name at any level: city, subregion, region or country (accents and case ignored)."
+    )
+    static let make = Argument.option(
+        "make", valueName: "make",
+        help: "Camera make, as 'mediaindex cameras' lists it (nikon finds NIKON CORPORATION; case-insensitive)."
+    )
+    static let model = Argument.option(
+        "model", valueName: "model",
+        help: "Camera model, as 'mediaindex cameras' lists it (EOS 6D finds Canon EOS 6D; case-insensitive)."
+    )
+    static let minPixels = Argument.option(
+        "min-pixels", valueName: "WxH|N", help: "At least W×H pixels, or N pixels in all (e.g. 1920x1080, 12000000)."
+    )
+    static let minDuration = Argument.option("min-duration", valueName: "seconds", as: Double.self, help: "At least this long.")
+    static let maxDuration = Argument.option("max-duration", valueName: "seconds", as: Double.self, help: "At most this long.")
+    static let types = Argument.repeatableOption(
+        "type", valueName: "format", help: "Primary file format (jpeg, heic, mov, …); repeat for several."
+    )
+    static let keywords = Argument.repeatableOption(
+        "keyword", valueName: "keyword",
+        help: "Has this keyword or one below it (Places finds Places|France|Paris); repeat for all of several."
+    )
+    static let people = Argument.repeatableOption(
+        "person", valueName: "name", help: "Shows this person (a whole name or one of its words); repeat for all of several."
+    )
+    static let minRating = Argument.option(
+        "min-rating", valueName: "stars", as: Double.self,
+        help: "Rated at least this many stars (-1 rejected … 5; your rating over the file's)."
+    )
+    static let rating = Argument.option(
+        "rating", valueName: "stars", as: Double.self, help: "Rated exactly this many stars (-1 rejected … 5)."
+    )
+    static let label = Argument.option("label", valueName: "label", help: "Has this colour label (Red, Green, …; case-insensitive).")
+    static let hasCaption = Argument.option("has-caption", valueName: "yes|no", help: "Has a caption (yes) or none (no).")
+    static let hasTitle = Argument.option("has-title", valueName: "yes|no", help: "Has a title (yes) or none (no).")
+    static let includeHidden = Argument.flag("include-hidden", help: "Include assets you hid.")
+    static let allBursts = Argument.flag("all-bursts", help: "Include every frame of a burst, not only its representative.")
+    static let sort = Argument.option(
+        "sort", valueName: "key",
+        help: "captureDate (default), modificationDate, addedDate, fileName, duration, fileSize, albumOrder."
+    )
+    static let reverse = Argument.flag("reverse", help: "Reverse the sort's direction.")
+    static let after = Argument.option("after", valueName: "cursor", help: "Start after this cursor (a previous page's nextCursor).")
+
+    /// The filters and the sort, in the order help lists them (`--after` comes after `--limit`).
+    static let filtersAndSort = declared(
+        filter, album, recursive, from, to, near, bbox, country, place, make, model, minPixels, minDuration, maxDuration,
+        types, keywords, people, minRating, rating, label, hasCaption, hasTitle, includeHidden, allBursts, sort, reverse
+    )
+
+    /// The keys by parameter name, one table per value type.
+    static let texts = byParameterName(
+        filter, album, from, to, near, bbox, country, place, make, model, minPixels, label, hasCaption, hasTitle, sort, after
+    )
+    static let lists = byParameterName(types, keywords, people)
+    static let flags = byParameterName(recursive, includeHidden, allBursts, reverse)
+    static let numbers = byParameterName(minDuration, maxDuration, minRating, rating)
+
+    /// `min-pixels` → `minPixels`.
+    static func parameterName(_ optionName: String) -> String {
+        let words = optionName.split(separator: "-")
+        return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+    }
+
+    private static func byParameterName<Value>(_ keys: ArgumentKey<Value>...) -> [String: ArgumentKey<Value>] {
+        Dictionary(uniqueKeysWithValues: keys.map { (parameterName($0.definition.name), $0) })
+    }
+}
+
 /// A command line's options as a `ParameterSource`: `minPixels` is `--min-pixels`.
 struct CommandLineParameters: ParameterSource {
     var parsed: ParsedArguments
@@ -182,12 +251,22 @@ struct CommandLineParameters: ParameterSource {
     func value(_ name: String) throws -> String? {
         // The command line takes a search as `search`'s argument, not as an option.
         if name == "q" { return nil }
-        return parsed.option(Self.optionName(name))
+        return try parsed[Self.key(name, in: AssetListingOptions.texts)]
     }
-    func values(_ name: String) -> [String] { parsed.options(Self.optionName(name)) }
-    func flag(_ name: String) throws -> Bool { parsed.flag(Self.optionName(name)) }
-    func number(_ name: String) throws -> Double? { try parsed.option(Self.optionName(name), as: Double.self) }
+    func values(_ name: String) -> [String] {
+        // Texts always convert.
+        (try? parsed[Self.key(name, in: AssetListingOptions.lists)]) ?? []
+    }
+    func flag(_ name: String) throws -> Bool { try parsed[Self.key(name, in: AssetListingOptions.flags)] }
+    func number(_ name: String) throws -> Double? { try parsed[Self.key(name, in: AssetListingOptions.numbers)] }
     func spelling(of name: String) -> String { "--" + Self.optionName(name) }
+
+    /// The option `AssetListingParameters` asks for by its parameter name; one it does not
+    /// declare is a programming error.
+    private static func key<Value>(_ name: String, in table: [String: ArgumentKey<Value>]) -> ArgumentKey<Value> {
+        guard let key = table[name] else { preconditionFailure("no option of 'assets' is the parameter '\(name)'") }
+        return key
+    }
 
     /// `minPixels` → `min-pixels`.
     static func optionName(_ name: String) -> String {

@@ -12,13 +12,13 @@ struct CamerasCommand: ParsableCommand {
             """
     )
 
-    static let arguments = ReadOnlyListingOptions.arguments(
-        json: "Print [{\"make\", \"count\", \"models\": [{\"model\", \"count\"}]}].")
+    static let json = Argument.flag("json", help: "Print [{\"make\", \"count\", \"models\": [{\"model\", \"count\"}]}].")
+    static let arguments = ReadOnlyListingOptions.arguments(json: json)
 
     var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        options = try ReadOnlyListingOptions(parsed: parsed)
+        options = try ReadOnlyListingOptions(parsed: parsed, json: Self.json)
     }
 
     func run(in context: CommandContext) async throws {

@@ -14,10 +14,9 @@ struct ChangesCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("since", valueName: "token", default: "0", help: "Report changes after this token."),
-        .flag("json", help: "Print {\"changes\": [...], \"currentToken\": N}."),
-    ]
+    static let since = Argument.option("since", valueName: "token", default: Int64(0), help: "Report changes after this token.")
+    static let json = Argument.flag("json", help: "Print {\"changes\": [...], \"currentToken\": N}.")
+    static let arguments = LibraryOptions.arguments + declared(since, json)
 
     static let tokenExpiredExitCode: Int32 = 3
 
@@ -27,8 +26,8 @@ struct ChangesCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        since = try parsed.option("since", as: Int64.self) ?? 0
-        json = parsed.flag("json")
+        since = try parsed[Self.since]
+        json = try parsed[Self.json]
     }
 
     func validate() throws {

@@ -14,14 +14,13 @@ struct DescribeCommand: ParsableCommand {
     )
 
     static let fields = ["rating", "title", "caption", "keywords"]
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("rating", valueName: "stars", help: "Stars from -1 (rejected) to 5."),
-        .option("title", help: "The title."),
-        .option("caption", help: "The caption."),
-        .repeatableOption("keyword", help: "A keyword (repeat for several)."),
-        .repeatableOption("clear", valueName: "field", help: "Clear a field: rating, title, caption or keywords."),
-        .positional("ids", arity: .oneOrMore, help: "Asset identifiers."),
-    ]
+    static let rating = Argument.option("rating", valueName: "stars", as: Int.self, help: "Stars from -1 (rejected) to 5.")
+    static let title = Argument.option("title", help: "The title.")
+    static let caption = Argument.option("caption", help: "The caption.")
+    static let keywords = Argument.repeatableOption("keyword", help: "A keyword (repeat for several).")
+    static let clear = Argument.repeatableOption("clear", valueName: "field", help: "Clear a field: rating, title, caption or keywords.")
+    static let ids = Argument.positionals("ids", isRequired: true, help: "Asset identifiers.")
+    static let arguments = LibraryOptions.arguments + declared(rating, title, caption, keywords, clear, ids)
 
     var library: LibraryOptions
     var ids: [String]
@@ -29,16 +28,16 @@ struct DescribeCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        ids = parsed.positionals("ids")
-        if let rating = try parsed.option("rating", as: Int.self) {
+        ids = try parsed[Self.ids]
+        if let rating = try parsed[Self.rating] {
             guard (-1...5).contains(rating) else { throw ValidationError("--rating takes -1 (rejected) to 5 stars, not \(rating)") }
             edit.rating = .set(rating)
         }
-        if let title = parsed.option("title") { edit.title = .set(title) }
-        if let caption = parsed.option("caption") { edit.caption = .set(caption) }
-        let keywords = parsed.options("keyword")
+        if let title = try parsed[Self.title] { edit.title = .set(title) }
+        if let caption = try parsed[Self.caption] { edit.caption = .set(caption) }
+        let keywords = try parsed[Self.keywords]
         if !keywords.isEmpty { edit.keywords = .set(keywords) }
-        for field in parsed.options("clear") {
+        for field in try parsed[Self.clear] {
             switch field {
             case "rating": edit.rating = .clear
             case "title": edit.title = .clear
@@ -68,10 +67,9 @@ struct ExportXMPCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .flag("dry-run", help: "List what would be written; write nothing."),
-        .flag("json", help: "Print [{\"id\", \"path\", \"outcome\"}] (outcome: written or sidecarExists)."),
-    ]
+    static let dryRun = Argument.flag("dry-run", help: "List what would be written; write nothing.")
+    static let json = Argument.flag("json", help: "Print [{\"id\", \"path\", \"outcome\"}] (outcome: written or sidecarExists).")
+    static let arguments = LibraryOptions.arguments + declared(dryRun, json)
 
     var library: LibraryOptions
     var dryRun: Bool
@@ -79,8 +77,8 @@ struct ExportXMPCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        dryRun = parsed.flag("dry-run")
-        json = parsed.flag("json")
+        dryRun = try parsed[Self.dryRun]
+        json = try parsed[Self.json]
     }
 
     func run(in context: CommandContext) async throws {

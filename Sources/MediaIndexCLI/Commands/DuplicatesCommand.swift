@@ -15,13 +15,12 @@ struct DuplicatesCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("action", arity: .zeroOrMore, help: "resolve GROUP, or nothing to list."),
-        .option("kind", valueName: "kind", help: "Only groups of this kind: same-file, duplicate or similar."),
-        .option("keep", valueName: "id", help: "For resolve: the member to keep (default: the group's keeper)."),
-        .flag("print0", help: "For resolve: print the hidden members' paths, NUL-terminated."),
-        .flag("json", help: "Print one JSON object per group, one per line."),
-    ]
+    static let action = Argument.positionals("action", help: "resolve GROUP, or nothing to list.")
+    static let kind = Argument.option("kind", valueName: "kind", help: "Only groups of this kind: same-file, duplicate or similar.")
+    static let keep = Argument.option("keep", valueName: "id", help: "For resolve: the member to keep (default: the group's keeper).")
+    static let print0 = Argument.flag("print0", help: "For resolve: print the hidden members' paths, NUL-terminated.")
+    static let json = Argument.flag("json", help: "Print one JSON object per group, one per line.")
+    static let arguments = LibraryOptions.arguments + declared(action, kind, keep, print0, json)
 
     var library: LibraryOptions
     var action: [String]
@@ -32,15 +31,15 @@ struct DuplicatesCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        action = parsed.positionals("action")
-        let kindText = parsed.option("kind")
+        action = try parsed[Self.action]
+        let kindText = try parsed[Self.kind]
         kind = kindText.flatMap(DuplicateKind.init(rawValue:))
         if kindText != nil && kind == nil {
             throw ValidationError("--kind must be same-file, duplicate or similar, not '\(kindText ?? "")'")
         }
-        keep = parsed.option("keep")
-        print0 = parsed.flag("print0")
-        json = parsed.flag("json")
+        keep = try parsed[Self.keep]
+        print0 = try parsed[Self.print0]
+        json = try parsed[Self.json]
     }
 
     func validate() throws {

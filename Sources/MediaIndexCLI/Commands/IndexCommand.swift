@@ -2,6 +2,35 @@ import Foundation
 import MediaIndex
 import MediaIndexInterface
 
+/// `--batch-size`, `--thumbnails` and `--size`, shared by `index` and `watch`; each
+/// command declares its own `--thumbnails`, with its words for when they are made.
+struct IndexRunOptions: Sendable {
+    static let batchSize = Argument.option("batch-size", valueName: "n", default: 1024, help: "Files committed per transaction.")
+    static let sizes = Argument.repeatableOption(
+        "size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."
+    )
+
+    /// `--batch-size`, the command's `--thumbnails`, then `--size`.
+    static func arguments(thumbnails: ArgumentKey<Bool>) -> [ArgumentDefinition] {
+        declared(batchSize, thumbnails, sizes)
+    }
+
+    /// Files committed per transaction.
+    var batchSize: Int
+    /// The thumbnail sizes to make after a run (256 unless `--size` says), or nil
+    /// without `--thumbnails`.
+    var thumbnailSizes: [Int]?
+
+    /// - Throws: `ValidationError` for a bad size, or `--size` without `--thumbnails`.
+    init(parsed: ParsedArguments, thumbnails: ArgumentKey<Bool>) throws {
+        batchSize = try parsed[Self.batchSize]
+        let sizes = try parsed[Self.sizes].map(ThumbnailArguments.size)
+        let makesThumbnails = try parsed[thumbnails]
+        if !makesThumbnails && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
+        thumbnailSizes = makesThumbnails ? (sizes.isEmpty ? [256] : sizes) : nil
+    }
+}
+
 /// `mediaindex index [ROOT...]`: registers roots and brings the library up to date.
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,17 +45,20 @@ struct IndexCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .positional("roots", arity: .zeroOrMore, help: "Folders to register and index."),
-        .flag("quiet", short: "q", help: "Print nothing but errors (for cron)."),
-        .flag("json", help: "Print the run's summary as JSON."),
-        .flag("wait", help: "Wait for another index run to finish instead of exiting with code 75."),
-        .flag("follow-symlinks", help: "Walk into symbolic links to folders under these roots (or every root), from now on."),
-        .flag("no-follow-symlinks", help: "Stop walking into symbolic links to folders under these roots (the default)."),
-        .option("batch-size", valueName: "n", default: "1024", help: "Files committed per transaction."),
-        .flag("thumbnails", help: "Then make thumbnails of the new and changed assets."),
-        .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
-    ]
+    static let roots = Argument.positionals("roots", as: RawArgument.self, help: "Folders to register and index.")
+    static let quiet = Argument.flag("quiet", short: "q", help: "Print nothing but errors (for cron).")
+    static let json = Argument.flag("json", help: "Print the run's summary as JSON.")
+    static let wait = Argument.flag("wait", help: "Wait for another index run to finish instead of exiting with code 75.")
+    static let followSymlinks = Argument.flag(
+        "follow-symlinks", help: "Walk into symbolic links to folders under these roots (or every root), from now on."
+    )
+    static let noFollowSymlinks = Argument.flag(
+        "no-follow-symlinks", help: "Stop walking into symbolic links to folders under these roots (the default)."
+    )
+    static let thumbnails = Argument.flag("thumbnails", help: "Then make thumbnails of the new and changed assets.")
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments
+        + declared(roots, quiet, json, wait, followSymlinks, noFollowSymlinks)
+        + IndexRunOptions.arguments(thumbnails: thumbnails)
 
     static let lockHeldExitCode: Int32 = 75
 
@@ -42,19 +74,19 @@ struct IndexCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        roots = parsed.rawPositionals("roots")
-        quiet = parsed.flag("quiet")
-        json = parsed.flag("json")
-        wait = parsed.flag("wait")
-        batchSize = try parsed.option("batch-size", as: Int.self) ?? 1024
-        if parsed.flag("follow-symlinks") && parsed.flag("no-follow-symlinks") {
+        roots = try parsed[Self.roots]
+        quiet = try parsed[Self.quiet]
+        json = try parsed[Self.json]
+        wait = try parsed[Self.wait]
+        let follow = try parsed[Self.followSymlinks], noFollow = try parsed[Self.noFollowSymlinks]
+        if follow && noFollow {
             throw ValidationError("--follow-symlinks and --no-follow-symlinks cannot be given together")
         }
-        followSymlinks = parsed.flag("follow-symlinks") ? true : parsed.flag("no-follow-symlinks") ? false : nil
+        followSymlinks = follow ? true : noFollow ? false : nil
         cacheOptions = try CacheOptions(parsed: parsed)
-        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
-        if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
-        thumbnailSizes = parsed.flag("thumbnails") ? (sizes.isEmpty ? [256] : sizes) : nil
+        let run = try IndexRunOptions(parsed: parsed, thumbnails: Self.thumbnails)
+        batchSize = run.batchSize
+        thumbnailSizes = run.thumbnailSizes
     }
 
     func validate() throws {

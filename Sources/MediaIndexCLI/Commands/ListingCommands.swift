@@ -11,10 +11,9 @@ struct ShowCommand: ParsableCommand {
         abstract: "Show one asset, by identifier or by the path of one of its files."
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("asset", help: "An asset identifier, or a file path."),
-        .flag("json", help: "Print the asset as JSON."),
-    ]
+    static let asset = Argument.positional("asset", as: RawArgument.self, help: "An asset identifier, or a file path.")
+    static let json = Argument.flag("json", help: "Print the asset as JSON.")
+    static let arguments = LibraryOptions.arguments + declared(asset, json)
 
     var library: LibraryOptions
     var key: RawArgument
@@ -22,8 +21,8 @@ struct ShowCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        key = parsed.rawPositional("asset") ?? RawArgument("")
-        json = parsed.flag("json")
+        key = try parsed[Self.asset]
+        json = try parsed[Self.json]
     }
 
     func run(in context: CommandContext) async throws {
@@ -90,11 +89,10 @@ struct ErrorsCommand: ParsableCommand {
         discussion: "A file is retried when it changes. --warnings lists instead the files that were read with warnings (a damaged structure, a size that could not be found): their assets hold what could be read."
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .option("limit", valueName: "n", help: "Print at most this many files (by path)."),
-        .flag("warnings", help: "List the files read with warnings instead, each warning on its own line."),
-        .flag("json", help: "Print a JSON array."),
-    ]
+    static let limit = Argument.option("limit", valueName: "n", as: Int.self, help: "Print at most this many files (by path).")
+    static let warnings = Argument.flag("warnings", help: "List the files read with warnings instead, each warning on its own line.")
+    static let json = Argument.flag("json", help: "Print a JSON array.")
+    static let arguments = LibraryOptions.arguments + declared(limit, warnings, json)
 
     var library: LibraryOptions
     var limit: Int?
@@ -103,10 +101,10 @@ struct ErrorsCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        limit = try parsed.option("limit", as: Int.self)
+        limit = try parsed[Self.limit]
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
-        warnings = parsed.flag("warnings")
-        json = parsed.flag("json")
+        warnings = try parsed[Self.warnings]
+        json = try parsed[Self.json]
     }
 
     func run(in context: CommandContext) async throws {
@@ -151,12 +149,13 @@ struct ErrorsCommand: ParsableCommand {
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(name: "stats", abstract: "Show counts over the library.")
 
-    static let arguments = ReadOnlyListingOptions.arguments(json: "Print the counts as JSON.")
+    static let json = Argument.flag("json", help: "Print the counts as JSON.")
+    static let arguments = ReadOnlyListingOptions.arguments(json: json)
 
     var options: ReadOnlyListingOptions
 
     init(parsed: ParsedArguments) throws {
-        options = try ReadOnlyListingOptions(parsed: parsed)
+        options = try ReadOnlyListingOptions(parsed: parsed, json: Self.json)
     }
 
     func run(in context: CommandContext) async throws {
@@ -197,11 +196,10 @@ struct RootsCommand: ParsableCommand {
         discussion: "Forgetting a root removes its files and assets from the library; the files themselves are never touched."
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + [
-        .positional("action", arity: .optional, help: "'remove' to forget a root."),
-        .positional("root", arity: .optional, help: "The root to forget."),
-        .flag("json", help: "Print the roots as JSON."),
-    ]
+    static let action = Argument.optionalPositional("action", help: "'remove' to forget a root.")
+    static let root = Argument.optionalPositional("root", as: RawArgument.self, help: "The root to forget.")
+    static let json = Argument.flag("json", help: "Print the roots as JSON.")
+    static let arguments = LibraryOptions.arguments + declared(action, root, json)
 
     var library: LibraryOptions
     var action: String?
@@ -210,9 +208,9 @@ struct RootsCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
-        action = parsed.positional("action")
-        root = parsed.rawPositional("root")
-        json = parsed.flag("json")
+        action = try parsed[Self.action]
+        root = try parsed[Self.root]
+        json = try parsed[Self.json]
     }
 
     func validate() throws {

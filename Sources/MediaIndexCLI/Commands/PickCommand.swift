@@ -19,13 +19,19 @@ struct PickCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .option("limit", valueName: "n", help: "How many items may be picked (default: 0, any number; 1 is single selection)."),
-        .option("filter", valueName: "expr", help: "Offer only these kinds of assets, e.g. 'images & !screenshots'."),
-        .option("include", valueName: "fields", help: "Hand over more than PhotosPicker does: path, location, or path,location."),
-        .flag("no-open", help: "Print the picker's address on standard error instead of opening a browser."),
-        .flag("json", help: "Print {\"assets\": [...]} in selection order."),
-    ]
+    static let limit = Argument.option(
+        "limit", valueName: "n", default: 0, helpDescribesDefault: true,
+        help: "How many items may be picked (default: 0, any number; 1 is single selection)."
+    )
+    static let filter = Argument.option(
+        "filter", valueName: "expr", help: "Offer only these kinds of assets, e.g. 'images & !screenshots'."
+    )
+    static let include = Argument.option(
+        "include", valueName: "fields", help: "Hand over more than PhotosPicker does: path, location, or path,location."
+    )
+    static let noOpen = Argument.flag("no-open", help: "Print the picker's address on standard error instead of opening a browser.")
+    static let json = Argument.flag("json", help: "Print {\"assets\": [...]} in selection order.")
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments + declared(limit, filter, include, noOpen, json)
 
     var library: LibraryOptions
     var cacheOptions: CacheOptions
@@ -38,20 +44,20 @@ struct PickCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         cacheOptions = try CacheOptions(parsed: parsed)
-        limit = try parsed.option("limit", as: Int.self) ?? 0
+        limit = try parsed[Self.limit]
         if limit < 0 { throw ValidationError("--limit must not be negative") }
-        filter = parsed.option("filter")
+        filter = try parsed[Self.filter]
         if let filter {
             do { _ = try MediaFilter(parsing: filter) } catch let error as MediaFilterParseError {
                 throw ValidationError("--filter: \(error.description)")
             }
         }
-        include = (parsed.option("include") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        include = (try parsed[Self.include] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         if let wrong = include.first(where: { !["path", "location"].contains($0) }) {
             throw ValidationError("--include takes path, location or path,location, not '\(wrong)'")
         }
-        noOpen = parsed.flag("no-open")
-        json = parsed.flag("json")
+        noOpen = try parsed[Self.noOpen]
+        json = try parsed[Self.json]
     }
 
     func run(in context: CommandContext) async throws {

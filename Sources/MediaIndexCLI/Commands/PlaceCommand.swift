@@ -16,21 +16,22 @@ struct PlaceCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = [
-        .option("at", valueName: "iso8601",
-                help: "The instant for the UTC offset (default: now); without an offset, a wall clock in the zone found."),
-        .flag("json", help: "Print {\"latitude\", \"longitude\", \"place\", \"timeZone\", \"utcOffset\", \"at\"}."),
-        .positional("position", help: "LAT,LON in decimal degrees, or - to read lines on standard input."),
-    ]
+    static let at = Argument.option(
+        "at", valueName: "iso8601",
+        help: "The instant for the UTC offset (default: now); without an offset, a wall clock in the zone found."
+    )
+    static let json = Argument.flag("json", help: "Print {\"latitude\", \"longitude\", \"place\", \"timeZone\", \"utcOffset\", \"at\"}.")
+    static let position = Argument.positional("position", help: "LAT,LON in decimal degrees, or - to read lines on standard input.")
+    static let arguments = declared(at, json, position)
 
     var position: String
     var at: PlaceQuery.QueryInstant?
     var json: Bool
 
     init(parsed: ParsedArguments) throws {
-        position = parsed.positional("position") ?? ""
-        json = parsed.flag("json")
-        if let text = parsed.option("at") {
+        position = try parsed[Self.position]
+        json = try parsed[Self.json]
+        if let text = try parsed[Self.at] {
             do {
                 at = try PlaceQuery.parseInstant(text)
             } catch {

@@ -14,7 +14,7 @@ public struct MediaIndexCommand: ParsableCommand {
         version: version,
         subcommands: [IndexCommand.self, WatchCommand.self, RootsCommand.self, StatsCommand.self, AssetsCommand.self, SearchCommand.self,
                       ShowCommand.self, CamerasCommand.self, ErrorsCommand.self, ChangesCommand.self, AlbumsCommand.self, AlbumCommand.self,
-                      UserFlagCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
+                      FavoriteCommand.self, UnfavoriteCommand.self, HideCommand.self, UnhideCommand.self,
                       DescribeCommand.self, ExportXMPCommand.self,
                       ThumbnailCommand.self, ThumbnailsCommand.self, DuplicatesCommand.self, ServeCommand.self, PickCommand.self, PlaceCommand.self],
         manualSections: [
@@ -39,15 +39,15 @@ public struct MediaIndexCommand: ParsableCommand {
 
 /// `--library DIR`, shared by every command.
 struct LibraryOptions: ParsableArguments {
-    static let arguments: [ArgumentDefinition] = [
-        .option("library", valueName: "dir",
-                help: "The library folder (default: $MEDIAINDEX_LIBRARY, else $XDG_DATA_HOME/mediaindex)."),
-    ]
+    static let library = Argument.option(
+        "library", valueName: "dir", help: "The library folder (default: $MEDIAINDEX_LIBRARY, else $XDG_DATA_HOME/mediaindex)."
+    )
+    static let arguments = declared(library)
 
     var explicitDirectory: String?
 
     init(parsed: ParsedArguments) throws {
-        explicitDirectory = parsed.option("library")
+        explicitDirectory = try parsed[Self.library]
     }
 
     func location(in context: CommandContext) -> LibraryLocation {
@@ -64,21 +64,21 @@ struct LibraryOptions: ParsableArguments {
 }
 
 /// `--library` and `--json`: all a listing that only reads the library takes (`albums`,
-/// `cameras`, `stats`). Declared with the command's own words for what `--json` prints:
-/// `ReadOnlyListingOptions.arguments(json: "Print …")`.
+/// `cameras`, `stats`). Each command declares its own `--json`, with its words for what
+/// it prints, and hands it over: `ReadOnlyListingOptions(parsed: parsed, json: Self.json)`.
 struct ReadOnlyListingOptions: Sendable {
-    /// The declarations of `--library` and of `--json`, with `help` for the latter.
-    static func arguments(json help: String) -> [ArgumentDefinition] {
-        LibraryOptions.arguments + [.flag("json", help: help)]
+    /// The declarations of `--library` and of the command's `--json`.
+    static func arguments(json: ArgumentKey<Bool>) -> [ArgumentDefinition] {
+        LibraryOptions.arguments + declared(json)
     }
 
     var library: LibraryOptions
     /// Whether `--json` was given.
     var json: Bool
 
-    init(parsed: ParsedArguments) throws {
+    init(parsed: ParsedArguments, json: ArgumentKey<Bool>) throws {
         library = try LibraryOptions(parsed: parsed)
-        json = parsed.flag("json")
+        self.json = try parsed[json]
     }
 
     /// The library, opened read-only.

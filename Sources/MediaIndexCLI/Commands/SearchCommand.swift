@@ -18,10 +18,9 @@ struct SearchCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = [
-        .positional("query", help: "The search, quoted as one argument."),
-        .flag("suggest", help: "Print completions of the query's last word, with counts, instead of assets."),
-    ] + AssetsCommand.arguments
+    static let query = Argument.positional("query", help: "The search, quoted as one argument.")
+    static let suggest = Argument.flag("suggest", help: "Print completions of the query's last word, with counts, instead of assets.")
+    static let arguments = declared(query, suggest) + AssetsCommand.arguments
 
     var listing: AssetsCommand
     var query: String
@@ -29,8 +28,8 @@ struct SearchCommand: ParsableCommand {
 
     init(parsed: ParsedArguments) throws {
         listing = try AssetsCommand(parsed: parsed)
-        query = parsed.positional("query") ?? ""
-        suggest = parsed.flag("suggest")
+        query = try parsed[Self.query]
+        suggest = try parsed[Self.suggest]
         if !suggest {
             do { listing.options.search = try SearchQuery(parsing: query) } catch let error as SearchQueryError {
                 throw ValidationError(error.description)

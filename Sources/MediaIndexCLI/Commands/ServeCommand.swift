@@ -20,16 +20,23 @@ struct ServeCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .option("listen", valueName: "address:port", default: "127.0.0.1:8423",
-                help: "Where to listen; anything but loopback requires the token for every request."),
-        .option("token-file", valueName: "file", help: "The token's file (default: serve.token in the library folder)."),
-        .option("allow-origin", valueName: "origin",
-                help: "Send CORS headers to this origin (e.g. https://app.example.com); none by default."),
-        .option("picker-origin", valueName: "origin",
-                help: "The origin that may embed the web picker and receives its selection (e.g. https://app.example.com); none but this server by default."),
-        .flag("no-watch", help: "Do not watch the roots; serve read-only (writes are refused)."),
-    ]
+    static let listen = Argument.option(
+        "listen", valueName: "address:port", default: "127.0.0.1:8423",
+        help: "Where to listen; anything but loopback requires the token for every request."
+    )
+    static let tokenFile = Argument.option(
+        "token-file", valueName: "file", help: "The token's file (default: serve.token in the library folder)."
+    )
+    static let allowedOrigin = Argument.option(
+        "allow-origin", valueName: "origin", help: "Send CORS headers to this origin (e.g. https://app.example.com); none by default."
+    )
+    static let pickerOrigin = Argument.option(
+        "picker-origin", valueName: "origin",
+        help: "The origin that may embed the web picker and receives its selection (e.g. https://app.example.com); none but this server by default."
+    )
+    static let noWatch = Argument.flag("no-watch", help: "Do not watch the roots; serve read-only (writes are refused).")
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments
+        + declared(listen, tokenFile, allowedOrigin, pickerOrigin, noWatch)
 
     static let watchedElsewhereExitCode: Int32 = 75
 
@@ -44,20 +51,20 @@ struct ServeCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         cacheOptions = try CacheOptions(parsed: parsed)
-        do { listen = try ListenAddress(parsing: parsed.option("listen") ?? "127.0.0.1:8423") } catch let error as ListenAddressError {
+        do { listen = try ListenAddress(parsing: parsed[Self.listen]) } catch let error as ListenAddressError {
             throw ValidationError("--listen: \(error.description)")
         }
-        tokenFile = parsed.option("token-file")
-        allowedOrigin = parsed.option("allow-origin")
+        tokenFile = try parsed[Self.tokenFile]
+        allowedOrigin = try parsed[Self.allowedOrigin]
         if let origin = allowedOrigin, origin != "*",
            !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) || origin.dropFirst(8).contains("/") {
             throw ValidationError("--allow-origin takes an origin such as https://app.example.com (scheme, host and port, no path), not '\(origin)'")
         }
-        pickerOrigin = parsed.option("picker-origin")
+        pickerOrigin = try parsed[Self.pickerOrigin]
         if let origin = pickerOrigin, !Self.isOrigin(origin) {
             throw ValidationError("--picker-origin takes one origin such as https://app.example.com (scheme, host and port, no path), not '\(origin)'")
         }
-        noWatch = parsed.flag("no-watch")
+        noWatch = try parsed[Self.noWatch]
     }
 
     /// Whether `text` is an http(s) origin: scheme, host and optional port, nothing else.

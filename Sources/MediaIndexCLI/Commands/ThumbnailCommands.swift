@@ -4,19 +4,21 @@ import MediaIndexInterface
 
 /// `--cache DIR`, `--cache-limit`, shared by the thumbnail commands and `index`.
 struct CacheOptions: ParsableArguments {
-    static let arguments: [ArgumentDefinition] = [
-        .option("cache", valueName: "dir",
-                help: "The thumbnail cache folder (default: $MEDIAINDEX_CACHE, else $XDG_CACHE_HOME/mediaindex)."),
-        .option("cache-limit", valueName: "MB",
-                help: "Trim the cache to 80% of this many megabytes when it grows past it (default: 2048)."),
-    ]
+    static let cache = Argument.option(
+        "cache", valueName: "dir", help: "The thumbnail cache folder (default: $MEDIAINDEX_CACHE, else $XDG_CACHE_HOME/mediaindex)."
+    )
+    static let cacheLimit = Argument.option(
+        "cache-limit", valueName: "MB", as: Int.self,
+        help: "Trim the cache to 80% of this many megabytes when it grows past it (default: 2048)."
+    )
+    static let arguments = declared(cache, cacheLimit)
 
     var explicitDirectory: String?
     var limitMegabytes: Int?
 
     init(parsed: ParsedArguments) throws {
-        explicitDirectory = parsed.option("cache")
-        limitMegabytes = try parsed.option("cache-limit", as: Int.self)
+        explicitDirectory = try parsed[Self.cache]
+        limitMegabytes = try parsed[Self.cacheLimit]
         if let limitMegabytes, limitMegabytes < 1 { throw ValidationError("--cache-limit must be at least 1 (MB)") }
     }
 
@@ -29,6 +31,11 @@ struct CacheOptions: ParsableArguments {
 
 /// `--size`, `--mode`, `--format` of the thumbnail commands.
 enum ThumbnailArguments {
+    /// `--mode`, the same in `thumbnail` and `thumbnails`.
+    static let mode = Argument.option(
+        "mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."
+    )
+
     static func size(_ text: String) throws -> Int {
         do { return try ThumbnailParameters.size(text) } catch let error as ParameterError { throw ValidationError(error.message) }
     }
@@ -68,13 +75,19 @@ struct ThumbnailCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .positional("asset", help: "An asset identifier, or a file path."),
-        .option("size", valueName: "pixels", default: "256", help: "The longer side (fit) or the square's side (fill)."),
-        .option("mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."),
-        .option("format", valueName: "format", default: "jpeg", help: "jpeg or webp (webp keeps transparency)."),
-        .flag("fast", help: "Print at once the file's own EXIF or HEIF thumbnail (or another cached size), even when smaller; it is written to the cache's fast/ folder, not into the keyed cache."),
-    ]
+    static let asset = Argument.positional("asset", as: RawArgument.self, help: "An asset identifier, or a file path.")
+    static let size = Argument.option(
+        "size", valueName: "pixels", default: "256", help: "The longer side (fit) or the square's side (fill)."
+    )
+    static let format = Argument.option(
+        "format", valueName: "format", default: "jpeg", help: "jpeg or webp (webp keeps transparency)."
+    )
+    static let fast = Argument.flag(
+        "fast",
+        help: "Print at once the file's own EXIF or HEIF thumbnail (or another cached size), even when smaller; it is written to the cache's fast/ folder, not into the keyed cache."
+    )
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments
+        + declared(asset, size, ThumbnailArguments.mode, format, fast)
 
     var library: LibraryOptions
     var cacheOptions: CacheOptions
@@ -85,11 +98,11 @@ struct ThumbnailCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         cacheOptions = try CacheOptions(parsed: parsed)
-        key = parsed.rawPositional("asset") ?? RawArgument("")
-        request = ThumbnailRequest(maxPixelSize: try ThumbnailArguments.size(parsed.option("size") ?? "256"),
-                                   mode: try ThumbnailArguments.mode(parsed.option("mode")),
-                                   format: try ThumbnailArguments.format(parsed.option("format")))
-        fast = parsed.flag("fast")
+        key = try parsed[Self.asset]
+        request = ThumbnailRequest(maxPixelSize: try ThumbnailArguments.size(parsed[Self.size]),
+                                   mode: try ThumbnailArguments.mode(parsed[ThumbnailArguments.mode]),
+                                   format: try ThumbnailArguments.format(parsed[Self.format]))
+        fast = try parsed[Self.fast]
     }
 
     func run(in context: CommandContext) async throws {
@@ -120,18 +133,23 @@ struct ThumbnailsCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .repeatableOption("size", valueName: "pixels", help: "A size to make; repeat for several (default: 256)."),
-        .option("mode", valueName: "mode", default: "fit", help: "fit: the whole picture; fill: a centred square."),
-        .option("format", valueName: "format", default: "jpeg", help: "jpeg or webp."),
-        .option("filter", valueName: "expr", help: "Only assets of these kinds, e.g. 'images & !screenshots'."),
-        .option("album", valueName: "album", help: "Only this album: its id, a smart album name, a user album title or a folder path."),
-        .flag("retry", help: "Try again assets whose thumbnails failed before."),
-        .flag("gc", help: "Remove thumbnails of deleted assets and old revisions, then trim the cache."),
-        .flag("failures", help: "List the assets whose thumbnails could not be made, or were made from the file's own small thumbnail, and why."),
-        .flag("quiet", short: "q", help: "Print nothing but errors."),
-        .flag("json", help: "Print the summary as JSON."),
-    ]
+    static let sizes = Argument.repeatableOption(
+        "size", valueName: "pixels", help: "A size to make; repeat for several (default: 256)."
+    )
+    static let format = Argument.option("format", valueName: "format", default: "jpeg", help: "jpeg or webp.")
+    static let filter = Argument.option(
+        "filter", valueName: "expr", help: "Only assets of these kinds, e.g. 'images & !screenshots'."
+    )
+    static let retry = Argument.flag("retry", help: "Try again assets whose thumbnails failed before.")
+    static let collect = Argument.flag("gc", help: "Remove thumbnails of deleted assets and old revisions, then trim the cache.")
+    static let failures = Argument.flag(
+        "failures",
+        help: "List the assets whose thumbnails could not be made, or were made from the file's own small thumbnail, and why."
+    )
+    static let quiet = Argument.flag("quiet", short: "q", help: "Print nothing but errors.")
+    static let json = Argument.flag("json", help: "Print the summary as JSON.")
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments
+        + declared(sizes, ThumbnailArguments.mode, format, filter, AssetListingOptions.album, retry, collect, failures, quiet, json)
 
     var library: LibraryOptions
     var cacheOptions: CacheOptions
@@ -145,23 +163,24 @@ struct ThumbnailsCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         cacheOptions = try CacheOptions(parsed: parsed)
-        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
+        let sizes = try parsed[Self.sizes].map(ThumbnailArguments.size)
         options.sizes = sizes.isEmpty ? [256] : sizes
-        options.mode = try ThumbnailArguments.mode(parsed.option("mode"))
-        options.format = try ThumbnailArguments.format(parsed.option("format"))
-        if let text = parsed.option("filter") {
+        options.mode = try ThumbnailArguments.mode(parsed[ThumbnailArguments.mode])
+        options.format = try ThumbnailArguments.format(parsed[Self.format])
+        let filterText = try parsed[Self.filter]
+        if let text = filterText {
             do { options.assets.filter = try MediaFilter(parsing: text) } catch let error as MediaFilterParseError {
                 throw ValidationError("--filter: \(error.description)")
             }
         }
-        albumKey = parsed.option("album")
-        options.retryFailures = parsed.flag("retry")
-        collect = parsed.flag("gc")
-        listFailures = parsed.flag("failures")
+        albumKey = try parsed[AssetListingOptions.album]
+        options.retryFailures = try parsed[Self.retry]
+        collect = try parsed[Self.collect]
+        listFailures = try parsed[Self.failures]
         if collect && listFailures { throw ValidationError("--gc and --failures cannot be used together") }
-        quiet = parsed.flag("quiet")
-        json = parsed.flag("json")
-        if collect && (albumKey != nil || parsed.option("filter") != nil || !sizes.isEmpty) {
+        quiet = try parsed[Self.quiet]
+        json = try parsed[Self.json]
+        if collect && (albumKey != nil || filterText != nil || !sizes.isEmpty) {
             throw ValidationError("--gc works on the whole cache; it takes no --size, --filter or --album")
         }
     }

@@ -24,18 +24,23 @@ struct WatchCommand: ParsableCommand {
             """
     )
 
-    static let arguments: [ArgumentDefinition] = LibraryOptions.arguments + CacheOptions.arguments + [
-        .positional("roots", arity: .zeroOrMore, help: "Folders to register and watch (default: every registered root)."),
-        .option("quiet-period", valueName: "seconds", default: "1",
-                help: "Seconds a folder must be quiet, and a written file closed, before indexing."),
-        .option("max-delay", valueName: "seconds", default: "1.5",
-                help: "Seconds a change waits at most while its folder stays busy."),
-        .option("poll-interval", valueName: "seconds", default: "60",
-                help: "Seconds between re-indexes of a root inotify cannot watch."),
-        .option("batch-size", valueName: "n", default: "1024", help: "Files committed per transaction."),
-        .flag("thumbnails", help: "Make thumbnails of the new and changed assets after each run."),
-        .repeatableOption("size", valueName: "pixels", help: "With --thumbnails: a size to make; repeat for several (default: 256)."),
-    ]
+    static let roots = Argument.positionals(
+        "roots", as: RawArgument.self, help: "Folders to register and watch (default: every registered root)."
+    )
+    static let quietPeriod = Argument.option(
+        "quiet-period", valueName: "seconds", default: 1.0,
+        help: "Seconds a folder must be quiet, and a written file closed, before indexing."
+    )
+    static let maximumDelay = Argument.option(
+        "max-delay", valueName: "seconds", default: 1.5, help: "Seconds a change waits at most while its folder stays busy."
+    )
+    static let pollInterval = Argument.option(
+        "poll-interval", valueName: "seconds", default: 60.0, help: "Seconds between re-indexes of a root inotify cannot watch."
+    )
+    static let thumbnails = Argument.flag("thumbnails", help: "Make thumbnails of the new and changed assets after each run.")
+    static let arguments = LibraryOptions.arguments + CacheOptions.arguments
+        + declared(roots, quietPeriod, maximumDelay, pollInterval)
+        + IndexRunOptions.arguments(thumbnails: thumbnails)
 
     static let alreadyWatchedExitCode: Int32 = 75
 
@@ -51,14 +56,13 @@ struct WatchCommand: ParsableCommand {
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         cacheOptions = try CacheOptions(parsed: parsed)
-        roots = parsed.rawPositionals("roots")
-        quietPeriod = try parsed.option("quiet-period", as: Double.self) ?? 1
-        maximumDelay = try parsed.option("max-delay", as: Double.self) ?? 1.5
-        pollInterval = try parsed.option("poll-interval", as: Double.self) ?? 60
-        batchSize = try parsed.option("batch-size", as: Int.self) ?? 1024
-        let sizes = try parsed.options("size").map(ThumbnailArguments.size)
-        if !parsed.flag("thumbnails") && !sizes.isEmpty { throw ValidationError("--size needs --thumbnails") }
-        thumbnailSizes = parsed.flag("thumbnails") ? (sizes.isEmpty ? [256] : sizes) : nil
+        roots = try parsed[Self.roots]
+        quietPeriod = try parsed[Self.quietPeriod]
+        maximumDelay = try parsed[Self.maximumDelay]
+        pollInterval = try parsed[Self.pollInterval]
+        let run = try IndexRunOptions(parsed: parsed, thumbnails: Self.thumbnails)
+        batchSize = run.batchSize
+        thumbnailSizes = run.thumbnailSizes
     }
 
     func validate() throws {
