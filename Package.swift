@@ -115,7 +115,7 @@ let package = Package(
         // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         // Made-up libraries at scale (seedSyntheticAssets): the bench and the tests.
-        .target(name: "MediaIndexTestSupport", dependencies: ["MediaIndex", "MediaMetadata"],
+        .target(name: "MediaIndexTestSupport", dependencies: ["MediaIndex", "MediaMetadata", "CorpusSupport"],
                 path: "Tests/MediaIndexTestSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport",

@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 import MediaIndex
 import MediaMetadata
@@ -20,7 +21,7 @@ extension MediaLibrary {
             }
             return
         }
-        var generator = SeededRandom(seed: UInt64(first) &+ 0x5EED)
+        var generator = SplitMix64(seed: UInt64(first) &+ 0x5EED)
         var made = 0
         while made < count {
             let batch = min(batchSize, count - made)
@@ -36,7 +37,7 @@ extension MediaLibrary {
     /// Synthetic asset `n`: a photo or (one in ten) a video, ten years of capture times
     /// with bursts, four makes, a position on one in four.
     private static func syntheticFile(_ n: Int, folderCount: Int, describe: Bool,
-                                      generator: inout SeededRandom) -> SeededFile {
+                                      generator: inout SplitMix64) -> SeededFile {
         let isVideo = generator.next() % 10 == 0
         var metadata = MediaMetadata(format: isVideo ? .quickTime : .jpeg)
         metadata.pixelWidth = isVideo ? 1920 : 4032
@@ -66,7 +67,7 @@ extension MediaLibrary {
     /// synthetic asset `n`, the same for the same `n`: what `describe:` seeds.
     static func syntheticDescription(_ n: Int) -> DescriptiveMetadata {
         let words = ["beach", "dog", "family", "sunset", "mountain", "city", "food", "party", "snow", "forest"]
-        var random = SeededRandom(seed: UInt64(n) &+ 0xD35C_0000)
+        var random = SplitMix64(seed: UInt64(n) &+ 0xD35C_0000)
         func keyword() -> String {
             // Skewed: the product of two uniform draws makes low numbers common.
             let index = Int(random.next() % 1000) * Int(random.next() % 1000) / 1000
@@ -76,19 +77,5 @@ extension MediaLibrary {
         let keywords = DescriptiveMetadata.keywordSet((0..<10).map { _ in keyword() })
         let caption = "A day at the \(words[Int(random.next() % 10)]) with the \(words[Int(random.next() % 10)])"
         return DescriptiveMetadata(keywords: keywords, caption: caption)
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood): small, fast and deterministic, for made-up data:
-/// the same numbers on every run.
-package struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

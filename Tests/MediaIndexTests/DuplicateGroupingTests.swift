@@ -1,14 +1,14 @@
+import CorpusSupport
 import Foundation
 import Testing
 @testable import MediaIndex
-import MediaIndexTestSupport
 
 @Suite("Hamming index: every pair within the radius, exactly")
 struct HammingIndexTests {
     /// Hashes in clusters (a centre and copies a few bits off) among random ones, as a
     /// library holds duplicates among unrelated photos.
     static func hashes(count: Int, seed: UInt64) -> [UInt64] {
-        var generator = SeededRandom(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var hashes: [UInt64] = []
         while hashes.count < count {
             let centre = generator.next()

@@ -1,7 +1,7 @@
+import CorpusSupport
 import Foundation
 import Testing
 @testable import MediaIndex
-import MediaIndexTestSupport
 
 /// The key asset and date range each folder album keeps in `folder_stats` (migration
 /// 10), against the same facts computed afresh from `assets`.
@@ -54,8 +54,8 @@ struct FolderAlbumKeyTests {
 
     /// A reproducible sequence of edits (SplitMix64).
     struct Random {
-        var generator: SeededRandom
-        init(state: UInt64) { generator = SeededRandom(seed: state) }
+        var generator: SplitMix64
+        init(state: UInt64) { generator = SplitMix64(seed: state) }
         mutating func next(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
     }
 
