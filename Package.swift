@@ -98,7 +98,7 @@ let package = Package(
         // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
         .executableTarget(
             name: "mediaindex-bench",
-            dependencies: ["MediaIndex", "MediaPlaces", "MediaThumbnails", "LoopbackHTTPClient"]
+            dependencies: ["MediaIndex", "MediaPlaces", "MediaThumbnails", "LoopbackHTTPClient", "MediaIndexTestSupport"]
         ),
 
         // The README's library example, built with the tests so it keeps compiling.
@@ -116,8 +116,12 @@ let package = Package(
         .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
         // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
+        // Made-up libraries at scale (seedSyntheticAssets): the bench and the tests.
+        .target(name: "MediaIndexTestSupport", dependencies: ["MediaIndex", "MediaMetadata", "CorpusSupport"],
+                path: "Tests/MediaIndexTestSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
-        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport"]),
+        .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport",
+                                                          "MediaIndexTestSupport"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport",
                                                              "LoopbackHTTPClient"]),
     ],

@@ -16,9 +16,9 @@ do {
     options.limit = 20
     let page = try await library.fetchAssets(options)
     for asset in page.assets {
-        let file = await asset.url()?.path ?? "?"
+        let file = asset.url()?.path ?? "?"
         let taken = asset.creationDate.map { "\($0)" } ?? "undated"
-        print(asset.id, asset.mediaType.rawValue, taken, asset.creationTimeZone?.identifier ?? "local time", file)
+        print(asset.id, asset.mediaType.rawValue, taken, asset.captureTime?.timeZone?.identifier ?? "local time", file)
     }
 
     // The next page starts after the cursor; it stays right while an index run writes.
@@ -35,9 +35,9 @@ do {
         print(album.title, album.count)
     }
 
-    // One asset again by its identifier, whole: favorite, hidden, albums, resources.
+    // One asset again by its identifier, whole: isFavorite, isHidden, albums, resources.
     if let first = page.assets.first, let again = try await library.asset(id: first.id) {
-        print(again.id, again.favorite ? "♥" : "", again.albums.map(\.description), again.resources.count)
+        print(again.id, again.isFavorite ? "♥" : "", again.albums.map(\.description), again.resources.count)
         let data = try await again.data()
         print("\(again.id): \(data.count) bytes")
     }

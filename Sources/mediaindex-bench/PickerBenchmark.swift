@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Benchmarks) import MediaIndex
+import MediaIndexTestSupport
 
 /// The web picker in headless Chromium on a seeded library: the first paint (navigation
 /// to the first screen of tiles holding their assets) and a jump to every year on the

@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexTestSupport
 
 /// Query latency on a large library while a writer commits batches beside it.
 enum QueryBenchmark {

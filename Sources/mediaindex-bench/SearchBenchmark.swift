@@ -1,5 +1,6 @@
 import Foundation
 import MediaIndex
+import MediaIndexTestSupport
 
 /// Search on a large library while a writer commits batches beside it, against the
 /// same words as `LIKE` scans; and what keeping the text index costs the writer.

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackHTTPClient
 import MediaIndex
+import MediaIndexTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

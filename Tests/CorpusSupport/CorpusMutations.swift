@@ -120,8 +120,9 @@ public enum CorpusMutations {
     }
 }
 
-/// A tiny deterministic generator (SplitMix64).
-public struct SplitMix64: Sendable {
+/// A tiny deterministic generator (SplitMix64, Steele, Lea and Flood): the same numbers on
+/// every run, for mutations and made-up data.
+public struct SplitMix64: Sendable, RandomNumberGenerator {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {

@@ -45,7 +45,7 @@ struct DuplicateRouteTests {
         #expect(object["keep"] as? String == group.keeper?.rawValue)
         let hidden = try require(object["hidden"] as? [String])
         #expect(hidden.count == 1)
-        #expect(try served.asset(try require(hidden.first))?.hidden == true)
+        #expect(try served.asset(try require(hidden.first))?.isHidden == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: served.root + "/small.jpg")) == before)
         #expect(try served.library.blocking.duplicateGroups(kind: .duplicate).isEmpty)
     }

@@ -140,7 +140,7 @@ struct RouteTests {
         #expect(whole.header("Accept-Ranges") == "bytes")
         let name = URL(fileURLWithPath: primary.path.displayString).lastPathComponent
         #expect(whole.header("Content-Disposition") == "inline; filename=\"\(name)\"; filename*=UTF-8''\(name)")
-        #expect(try served.get("/v1/assets/\(asset.id)/resources/\(primary.role.rawValue)").body == original)
+        #expect(try served.get("/v1/assets/\(asset.id)/resources/\(primary.type.rawValue)").body == original)
         let part = try served.get("/v1/assets/\(asset.id)/resources/primary", headers: ["Range": "bytes=100-199"])
         #expect(part.status == 206)
         #expect(part.body == Array(original[100...199]))

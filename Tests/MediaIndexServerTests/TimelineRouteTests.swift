@@ -72,7 +72,7 @@ struct TimelineRouteTests {
     func hiddenAssetsAreNotCounted() throws {
         let served = try ServedLibrary()
         let asset = try served.anyAsset()
-        let day = String(try require(asset.creationDateText, "a dated asset").prefix(10))
+        let day = String(try require(asset.captureTime?.iso8601, "a dated asset").prefix(10))
         let before = try Self.buckets(served.get("/v1/timeline"))
         #expect(try served.send("PUT", "/v1/assets/\(asset.id.rawValue)/hidden", headers: served.bearer).status == 200)
         let after = try Self.buckets(served.get("/v1/timeline"))

@@ -158,7 +158,7 @@ struct AlbumTests {
         try library.blocking.index(roots: [PathBytes(root)])
         page = try await library.fetchAssets(options)
         #expect(page.assets.map(\.id) == [asset.id])
-        #expect(page.assets.first?.favorite == true)
+        #expect(page.assets.first?.isFavorite == true)
         #expect(try await library.fetchAlbums().first { $0.id == album.id }?.count == 1)
     }
 }

@@ -225,7 +225,7 @@ struct AssetQueryTests {
         options.includeHidden = true
         #expect(try lib.library.blocking.countAssets(options) == AssetCounts(images: 7, videos: 2))
         let hidden = try #require(try await lib.library.asset(id: "movie"))
-        #expect(hidden.hidden)
+        #expect(hidden.isHidden)
     }
 
     @Test("the main query shapes use an index, never a full scan with a sort")

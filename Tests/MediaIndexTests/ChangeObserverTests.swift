@@ -102,9 +102,9 @@ struct ChangeObserverTests {
         try library.blocking.index(roots: [PathBytes(root)])
         var options = FetchOptions()
         options.sort = AssetSort(.fileName, ascending: true)
-        let result = try library.fetchResult(options)
+        let result = try await library.fetchResult(options)
         let pages = try await library.assets(in: result, at: 0..<2) + library.assets(in: result, at: 2..<10)
-        #expect(pages.map(\.id.rawValue) == result.identifiers)
+        #expect(pages.map(\.id) == result.identifiers)
         #expect(pages.map { $0.primaryResource?.path.lastComponentString } == ["a.jpg", "c.jpg", "d.jpg"])
         try FileManager.default.removeItem(atPath: root + "/c.jpg")
         try library.blocking.index()
@@ -114,7 +114,7 @@ struct ChangeObserverTests {
     }
 
     @Test("changeDetails gives the removed, inserted and changed positions and the moves of a real index run")
-    func details() throws {
+    func details() async throws {
         let folder = TemporaryFolder()
         let root = folder.file("photos")
         let camera = "ianare-exif-samples/jpg/"
@@ -128,9 +128,9 @@ struct ChangeObserverTests {
         var options = FetchOptions()
         options.sort = AssetSort(.fileName, ascending: true)
         options.limit = 2  // ignored: the whole result is diffed
-        let before = try library.fetchResult(options)
+        let before = try library.blocking.fetchResult(options)
         #expect(before.count == 5)
-        func id(_ name: String) throws -> String { try #require(try library.blocking.asset(path: PathBytes(root + "/" + name))?.id.rawValue) }
+        func id(_ name: String) throws -> Asset.ID { try #require(try library.blocking.asset(path: PathBytes(root + "/" + name))?.id) }
         let removedID = try id("c.jpg"), movedID = try id("a.jpg"), changedID = try id("d.jpg")
 
         // c goes, b arrives, a is renamed to z (same asset, now last), d's content changes.
@@ -143,8 +143,8 @@ struct ChangeObserverTests {
         try handle.close()
         try library.blocking.index()
 
-        let details = try library.changeDetails(for: options, from: before.token)
-        let after = try library.blocking.fetchAssets({ var all = options; all.limit = nil; return all }()).assets.map(\.id.rawValue)
+        let details = try library.blocking.changeDetails(for: options, from: before.token)
+        let after = try library.blocking.fetchAssets({ var all = options; all.limit = nil; return all }()).assets.map(\.id)
         #expect(details.hasIncrementalChanges)
         #expect(details.resultAfterChanges.identifiers == after)
         #expect(details.removedIndexes == IndexSet([before.identifiers.firstIndex(of: removedID)!]))
@@ -162,7 +162,7 @@ struct ChangeObserverTests {
         #expect(surviving == afterWithoutNew.filter { !moved.contains($0) }, "the others keep their order")
 
         // Chained: the next call starts from the result after.
-        let again = try library.changeDetails(for: options, from: details.resultAfterChanges.token)
+        let again = try await library.changeDetails(for: options, from: details.resultAfterChanges.token)
         #expect(again.hasIncrementalChanges)
         #expect(again.removedIndexes.isEmpty && again.insertedIndexes.isEmpty && again.moves.isEmpty)
     }
@@ -174,11 +174,11 @@ struct ChangeObserverTests {
         try copy(Self.tiny, to: root + "/a.jpg")
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("lib")))
         try library.blocking.index(roots: [PathBytes(root)])
-        let unread = try library.changeDetails(for: FetchOptions(), from: 0)
+        let unread = try library.blocking.changeDetails(for: FetchOptions(), from: 0)
         #expect(!unread.hasIncrementalChanges)
         #expect(unread.reason?.contains("fetchResult") == true)
         #expect(unread.resultAfterChanges.count == 1)
-        let future = try library.changeDetails(for: FetchOptions(), from: 99)
+        let future = try library.blocking.changeDetails(for: FetchOptions(), from: 99)
         #expect(!future.hasIncrementalChanges)
         #expect(future.reason?.contains("newer than any change") == true)
     }
@@ -189,7 +189,7 @@ struct ChangeObserverTests {
         #expect(ResultDiff.longestIncreasingSubsequence([3, 0, 1, 2]) == [1, 2, 3])
         #expect(ResultDiff.longestIncreasingSubsequence([]) == [])
         let diff = ResultDiff(before: ["a", "b", "c", "d"], after: ["b", "c", "d", "a"], changed: [])
-            .details(after: FetchResultSnapshot(identifiers: ["b", "c", "d", "a"], token: 1))
+            .details(after: FetchResult(identifiers: ["b", "c", "d", "a"], token: 1))
         #expect(diff.moves == [FetchResultChangeDetails.Move(from: 0, to: 3)])
         #expect(diff.removedIndexes.isEmpty && diff.insertedIndexes.isEmpty)
     }

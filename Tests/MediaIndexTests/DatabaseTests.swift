@@ -80,7 +80,7 @@ struct MigrationTests {
         let library = try MediaLibrary(location: location)
         let asset = try #require(try library.blocking.asset(id: "0123456789abc"))
         #expect(asset.make == "Google")
-        #expect(asset.creationDateText == "2023-11-01T15:11:17+01:00")
+        #expect(asset.captureTime?.iso8601 == "2023-11-01T15:11:17+01:00")
         #expect(asset.resources.map(\.path.displayString) == ["/photos/a.jpg"])
         #expect(try library.blocking.errors().map(\.message) == ["the file is empty"])
         #expect(try library.blocking.roots().map(\.path.displayString) == ["/photos"])
@@ -125,7 +125,7 @@ struct MigrationTests {
         #expect(versions == EmbeddedMigrations.all.map(\.version))
         let asset = try #require(try library.blocking.asset(id: "0123456789abc"))
         #expect(asset.hasAdjustments == false)
-        #expect(Set(asset.resources.map(\.role)) == [.photo, .takeoutMetadata])
+        #expect(Set(asset.resources.map(\.type)) == [.photo, .takeoutMetadata])
         // The migration's own work happened: the `.AAE` it used to ignore is read again.
         let aaeStat = try library.read { db in
             try db.scalarInt("SELECT mtime_ns FROM files WHERE path = CAST('/photos/IMG_1234.AAE' AS BLOB)")

@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 import Testing
 @testable import MediaIndex
@@ -7,7 +8,7 @@ struct HammingIndexTests {
     /// Hashes in clusters (a centre and copies a few bits off) among random ones, as a
     /// library holds duplicates among unrelated photos.
     static func hashes(count: Int, seed: UInt64) -> [UInt64] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var hashes: [UInt64] = []
         while hashes.count < count {
             let centre = generator.next()
@@ -95,19 +96,6 @@ struct HammingIndexTests {
         #expect(HammingIndex([42]).pairs(within: 10).isEmpty)
         let pairs = HammingIndex([7, 7, 7]).pairs(within: 0)
         #expect(pairs.count == 3 && pairs.allSatisfy { $0.distance == 0 })
-    }
-}
-
-/// SplitMix64: the same numbers on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

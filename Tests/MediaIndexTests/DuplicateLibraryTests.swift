@@ -166,11 +166,11 @@ struct DuplicateLibraryTests {
         #expect(resolution.keeper == keeper && Set(resolution.hidden) == Set(group.assets.filter { $0 != keeper }))
         #expect(resolution.merged == ["favorite", "album"])
         let kept = try #require(try library.blocking.asset(id: keeper))
-        #expect(kept.favorite)
+        #expect(kept.isFavorite)
         var inAlbum = FetchOptions.everyAsset
         inAlbum.album = .user(album.id)
         #expect(try library.blocking.fetchAssets(inAlbum).assets.map(\.id).contains(keeper))
-        #expect(try library.blocking.asset(id: other)?.hidden == true)
+        #expect(try library.blocking.asset(id: other)?.isHidden == true)
         #expect(resolution.hiddenPaths.allSatisfy { FileManager.default.fileExists(atPath: $0.displayString) })
         // Resolved: the group is gone; unhiding brings it back.
         #expect(try library.blocking.duplicateGroups(kind: .duplicate).isEmpty)
@@ -223,9 +223,9 @@ struct DuplicateLibraryTests {
         #expect(albums.first { $0.title == "Duplicates" }?.count == 4)
         #expect(!albums.contains { $0.title == "Similar" })
         // And in search: is:duplicate (or is:duplicates) and is:similar.
-        #expect(try library.search("is:duplicate").count == 4)
-        #expect(try library.search("is:duplicates -is:duplicate").count == 0)
-        #expect(try library.search("is:similar").count == 0)
+        #expect(try library.blocking.search("is:duplicate").count == 4)
+        #expect(try library.blocking.search("is:duplicates -is:duplicate").count == 0)
+        #expect(try library.blocking.search("is:similar").count == 0)
     }
 
     @Test("a duplicate group that does not exist is refused with its identifier")

@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 import Testing
 @testable import MediaIndex
@@ -51,16 +52,11 @@ struct FolderAlbumKeyTests {
         return result
     }
 
-    /// SplitMix64, for a reproducible sequence of edits.
+    /// A reproducible sequence of edits (SplitMix64).
     struct Random {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
+        var generator: SplitMix64
+        init(state: UInt64) { generator = SplitMix64(seed: state) }
+        mutating func next(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
     }
 
     @Test("kept keys and date ranges equal a fresh computation through inserts, deletes, moves, date edits and burst changes")

@@ -106,7 +106,7 @@ struct IdentityTests {
         let after = try library.assets()
         #expect(after.map(\.id) == [live.id])
         #expect(after.first?.mediaSubtypes.contains(.livePhoto) == true)
-        #expect(Set(after.first?.resources.map(\.role) ?? []) == [.photo, .pairedVideo])
+        #expect(Set(after.first?.resources.map(\.type) ?? []) == [.photo, .pairedVideo])
     }
 
     @Test("swapping two files' names: identifiers follow the content")

@@ -62,7 +62,7 @@ struct IndexRunTests {
 
     @Test("stored roles, statuses and pairing rules are the strings older libraries and the JSON hold")
     func storedStrings() {
-        // As docs/json.md's asset shape documents them (`resources[].role`, `pairingRule`) and migration 0001 checks.
+        // As docs/json.md's asset shape documents them (`resources[].type`, `pairingRule`) and migration 0001 checks.
         #expect(FileRole.allCases.map(\.rawValue) == ["photo", "video", "pairedVideo", "alternatePhoto", "sidecar",
                                                       "fullSizePhoto", "fullSizeVideo", "fullSizePairedVideo", "adjustmentData",
                                                       "takeoutMetadata", "takeoutAlbumMetadata"])

@@ -40,7 +40,7 @@ struct IndexerTests {
         // Every file is exactly one of: a resource of an asset, an error, or skipped.
         // An attached XMP sidecar, .AAE or Takeout JSON is a resource too, but counted as skipped (not media).
         let resourcePaths = try library.assets().flatMap(\.resources)
-            .filter { !$0.role.isDescribing }.map(\.path)
+            .filter { !$0.type.isDescribing }.map(\.path)
         let errorPaths = try library.blocking.errors().map(\.path)
         #expect(Set(resourcePaths).count == resourcePaths.count)
         #expect(Set(resourcePaths).isDisjoint(with: errorPaths))

@@ -225,10 +225,10 @@ struct AppleEditTests {
         let assets = try library.assets()
         try #require(assets.count == 1)
         let asset = assets[0]
-        let roles = Dictionary(uniqueKeysWithValues: asset.resources.map { ($0.path.lastComponentString, $0.role.rawValue) })
+        let roles = Dictionary(uniqueKeysWithValues: asset.resources.map { ($0.path.lastComponentString, $0.type.rawValue) })
         #expect(roles == ["IMG_7001.HEIC": "photo", "IMG_7001.MOV": "pairedVideo", "IMG_E7001.JPG": "fullSizePhoto",
                           "IMG_E7001.MOV": "fullSizePairedVideo", "IMG_7001.AAE": "adjustmentData"])
-        #expect(asset.resources.first?.role == .photo)
+        #expect(asset.resources.first?.type == .photo)
         #expect(asset.hasAdjustments)
         #expect(asset.adjustments?.formatIdentifier == "com.apple.photo")
         #expect(asset.adjustments?.editorBundleID == "com.apple.mobileslideshow")
@@ -317,7 +317,7 @@ struct AppleEditTests {
         try tree.remove("IMG_O7001.AAE")
         try library.blocking.index()
         let cleared = try #require(try library.assets().first)
-        #expect(!cleared.hasAdjustments && cleared.adjustments == nil && cleared.resources.map(\.role) == [.photo])
+        #expect(!cleared.hasAdjustments && cleared.adjustments == nil && cleared.resources.map(\.type) == [.photo])
     }
 
     @Test("other exporters' edit names join their original", arguments: [
@@ -331,7 +331,7 @@ struct AppleEditTests {
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let assets = try library.assets()
         try #require(assets.count == 1, "\(assets.map(\.resources))")
-        #expect(assets[0].resources.map(\.role) == [.photo, .fullSizePhoto])
+        #expect(assets[0].resources.map(\.type) == [.photo, .fullSizePhoto])
         #expect(assets[0].primaryResource?.path.lastComponentString == "IMG_7004.JPG")
         #expect(assets[0].hasAdjustments)
         // The first run inserted it: its insert says everything, nothing is deleted.
@@ -348,7 +348,7 @@ struct AppleEditTests {
         let assets = try library.assets()
         try #require(assets.count == 1)
         #expect(assets[0].resources.map(\.path.lastComponentString) == ["PXL_20230101_123456789.jpg", "PXL_20230101_123456789~2.jpg"])
-        #expect(assets[0].resources.map(\.role) == [.photo, .fullSizePhoto])
+        #expect(assets[0].resources.map(\.type) == [.photo, .fullSizePhoto])
     }
 
     @Test("an edit without its original is an asset of its own until the original comes")
@@ -358,7 +358,7 @@ struct AppleEditTests {
         let library = try MediaLibrary(location: tree.library)
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let alone = try #require(try library.assets().first)
-        #expect(alone.resources.map(\.role) == [.photo] && !alone.hasAdjustments)
+        #expect(alone.resources.map(\.type) == [.photo] && !alone.hasAdjustments)
 
         try tree.copy(LayoutFixtures.heic, to: "IMG_7001.HEIC")
         try library.blocking.index()
@@ -366,7 +366,7 @@ struct AppleEditTests {
         try #require(assets.count == 1)
         #expect(assets[0].id != alone.id)  // identity follows the original
         #expect(assets[0].primaryResource?.path.lastComponentString == "IMG_7001.HEIC")
-        #expect(assets[0].resources.map(\.role) == [.photo, .fullSizePhoto] && assets[0].hasAdjustments)
+        #expect(assets[0].resources.map(\.type) == [.photo, .fullSizePhoto] && assets[0].hasAdjustments)
     }
 
     @Test("a hostile .AAE is a readable error of its own file; the photo is untouched")
@@ -378,7 +378,7 @@ struct AppleEditTests {
         let library = try MediaLibrary(location: tree.library)
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let asset = try #require(try library.assets().first)
-        #expect(!asset.hasAdjustments && asset.resources.map(\.role) == [.photo])
+        #expect(!asset.hasAdjustments && asset.resources.map(\.type) == [.photo])
         let errors = try library.blocking.errors()
         #expect(errors.map(\.path.lastComponentString) == ["IMG_7001.AAE"])
         #expect(errors.first?.message.contains("adjustments file") == true)
@@ -399,7 +399,7 @@ struct RenamedLivePhotoTests {
         let assets = try library.assets()
         try #require(assets.count == 1)
         #expect(assets[0].pairingRule == .sameStemShortMovie)
-        #expect(assets[0].resources.map(\.role) == [.photo, .pairedVideo])
+        #expect(assets[0].resources.map(\.type) == [.photo, .pairedVideo])
         #expect(assets[0].playbackStyle == .livePhoto)
     }
 
@@ -444,7 +444,7 @@ struct PixelLayoutTests {
         try #require(assets.count == 1)
         #expect(assets[0].pairingRule == .rawPlusJpeg && assets[0].mediaSubtypes.contains(.raw))
         #expect(assets[0].primaryResource?.path.lastComponentString == "PXL_20231207_032111247." + cover)
-        #expect(assets[0].resources.map(\.role) == [.photo, .alternatePhoto])
+        #expect(assets[0].resources.map(\.type) == [.photo, .alternatePhoto])
     }
 
     @Test("a Pixel burst is one burst with the cover as its representative")
@@ -540,8 +540,8 @@ struct CorpusEditTests {
         #expect(try library.blocking.errors().isEmpty)
         let byName = Dictionary(uniqueKeysWithValues: assets.map { ($0.primaryResource?.path.lastComponentString ?? "", $0) })
         let heic = try #require(byName["IMG_1853.HEIC"]), wedding = try #require(byName["wedding.jpg"])
-        #expect(heic.resources.map(\.role.rawValue).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
-        #expect(wedding.resources.map(\.role.rawValue).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
+        #expect(heic.resources.map(\.type.rawValue).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
+        #expect(wedding.resources.map(\.type.rawValue).sorted() == ["adjustmentData", "fullSizePhoto", "photo"])
         #expect(heic.hasAdjustments && wedding.hasAdjustments)
         let text = try String(contentsOf: try #require(Corpus.media).appendingPathComponent(Self.folder + "IMG_1853.AAE"),
                               encoding: .utf8)

@@ -25,7 +25,7 @@ struct PairingCorpusTests {
             #expect(still.id == movie.id, "\(pair)")
             #expect(still.pairingRule?.rawValue == pair["by"])
             #expect(still.mediaType == .image && still.mediaSubtypes.contains(.livePhoto))
-            #expect(still.resources.map(\.role) == [.photo, .pairedVideo])
+            #expect(still.resources.map(\.type) == [.photo, .pairedVideo])
         }
         // And the non-pairs stay two assets, neither a live photo
         let notPaired = try #require(expected["notPaired"] as? [[String]])
@@ -35,7 +35,7 @@ struct PairingCorpusTests {
             let still = try asset(stillPath), movie = try asset(moviePath)
             #expect(still.id != movie.id, "\(reason)")
             #expect(!still.mediaSubtypes.contains(.livePhoto) && still.pairingRule == nil)
-            #expect(movie.mediaType == .video && movie.resources.map(\.role) == [.video])
+            #expect(movie.mediaType == .video && movie.resources.map(\.type) == [.video])
         }
         // And the motion photo is one asset whose embedded video was read in place
         for motion in try #require(expected["motionPhotos"] as? [[String: Any]]) {
@@ -45,7 +45,7 @@ struct PairingCorpusTests {
             #expect(still.pairingRule == .motionPhoto)
             #expect(still.resources.count == 1)
             let video = try #require(still.embeddedVideo)
-            #expect(abs((video.durationSeconds ?? 0) - duration) < 0.01)
+            #expect(abs((video.duration ?? 0) - duration) < 0.01)
         }
         // And RAW+JPEG is one asset, the JPEG primary
         for entry in try #require(expected["rawPlusJpeg"] as? [[String]]) {
@@ -54,7 +54,7 @@ struct PairingCorpusTests {
             let primary = try asset(jpeg), alternate = try asset(raw)
             #expect(primary.id == alternate.id)
             #expect(primary.pairingRule == .rawPlusJpeg)
-            #expect(primary.resources.map(\.role) == [.photo, .alternatePhoto])
+            #expect(primary.resources.map(\.type) == [.photo, .alternatePhoto])
             #expect(primary.resources.first?.path.displayString.hasSuffix(jpeg) == true)
         }
         // And every listed file has exactly the listed subtypes
@@ -87,8 +87,8 @@ struct PairingCorpusTests {
         var foundPairs = Set<[String]>()
         var motionPhotos = Set<String>()
         try library.forEachAsset { asset in
-            let primary = asset.resources.first { $0.role == .photo || $0.role == .video }
-            for movie in asset.resources where movie.role == .pairedVideo {
+            let primary = asset.resources.first { $0.type == .photo || $0.type == .video }
+            for movie in asset.resources where movie.type == .pairedVideo {
                 foundPairs.insert([primary?.path.displayString ?? "", movie.path.displayString])
             }
             if asset.mediaSubtypes.contains(.motionPhoto), let primary { motionPhotos.insert(primary.path.displayString) }
@@ -167,7 +167,7 @@ struct PairingChangeTests {
         #expect(assets.count == 1)
         #expect(assets.first?.id == before.id)
         #expect(assets.first?.mediaSubtypes.contains(.livePhoto) == true)
-        #expect(assets.first?.resources.map(\.role) == [.photo, .pairedVideo])
+        #expect(assets.first?.resources.map(\.type) == [.photo, .pairedVideo])
     }
 
     @Test("deleting the still leaves the movie as a plain video asset")
@@ -182,7 +182,7 @@ struct PairingChangeTests {
         let video = try #require(assets.first)
         #expect(video.mediaType == .video)
         #expect(video.mediaSubtypes.isEmpty && video.pairingRule == nil)
-        #expect(video.resources.map(\.role) == [.video])
+        #expect(video.resources.map(\.type) == [.video])
         #expect(AssetIdentifierFactory.isWellFormed(video.id.rawValue))
         let files = try library.read { db in try db.scalarInt("SELECT count(*) FROM files WHERE asset_id IS NULL AND status = 'media'") }
         #expect(files == 0)
@@ -199,7 +199,7 @@ struct PairingChangeTests {
         let photo = try #require(try library.assets().first)
         #expect(photo.id == paired.id)
         #expect(!photo.mediaSubtypes.contains(.livePhoto) && photo.pairingRule == nil)
-        #expect(photo.resources.map(\.role) == [.photo])
+        #expect(photo.resources.map(\.type) == [.photo])
     }
 
     @Test("replacing the movie by one with another identifier unpairs them")
@@ -277,7 +277,7 @@ struct PairingChangeTests {
         let pair = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
         #expect(pair.pairingRule == .rawPlusJpeg && pair.mediaSubtypes == [.raw])
-        #expect(pair.resources.map(\.role) == [.photo, .alternatePhoto])
+        #expect(pair.resources.map(\.type) == [.photo, .alternatePhoto])
 
         try tree.remove("r/IMG_7008.DNG")
         #expect(try library.blocking.index().unpaired == 1)

@@ -72,7 +72,7 @@ struct PlacesIndexTests {
             #expect(asset.captureOffsetSource?.rawValue == expected.source, "\(path)")
             // Shown as recorded: the camera's wall clock, with the offset.
             let clock = try #require(tags["ExifIFD:DateTimeOriginal"]?.string.flatMap(seconds(exiftool:)))
-            let recorded = try #require(asset.creationDateText.flatMap(CaptureDate.init(recordedText:)))
+            let recorded = try #require(asset.captureTime?.wallClock)
             #expect(recorded.utcOffsetSeconds == expected.offset, "\(path)")
             #expect(abs(recorded.sortTimestamp + Double(expected.offset) - clock) < 1, "\(path)")
             #expect(abs((asset.creationDate?.timeIntervalSince1970 ?? 0) - (clock - Double(expected.offset))) < 1, "\(path)")
@@ -107,7 +107,7 @@ struct PlacesIndexTests {
                 let offset = try zoneOffset(zone, at: instant)
                 #expect(asset.captureOffsetSeconds == offset, "\(path)")
                 #expect(abs((asset.creationDate?.timeIntervalSince1970 ?? 0) - instant) < 1, "\(path)")
-                let recorded = try #require(asset.creationDateText.flatMap(CaptureDate.init(recordedText:)))
+                let recorded = try #require(asset.captureTime?.wallClock)
                 #expect(abs(recorded.sortTimestamp + Double(offset) - (instant + Double(offset))) < 1, "\(path)")
                 #expect(recorded.utcOffsetSeconds == offset, "\(path)")
             } else {
@@ -128,7 +128,7 @@ struct PlacesIndexTests {
         #expect(asset.captureOffsetSource == CaptureOffsetSource.none)
         #expect(asset.captureOffsetSeconds == nil)
         let clock = try #require(Corpus.exiftool[path]?["ExifIFD:DateTimeOriginal"]?.string)
-        #expect(asset.creationDateText == CaptureDate(exif: clock)?.iso8601)
+        #expect(asset.captureTime?.iso8601 == CaptureDate(exif: clock)?.iso8601)
     }
 }
 
@@ -192,12 +192,12 @@ struct LocalDayTests {
         let (library, byName) = try indexFixtures(fixtures, in: scratch)
         let a = try #require(byName["a.jpg"]), b = try #require(byName["b.jpg"]), c = try #require(byName["c.mp4"])
         let d = try #require(byName["d.jpg"]), e = try #require(byName["e.jpg"])
-        #expect(a.creationDateText == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
-        #expect(b.creationDateText == "2023-07-01T08:30:00+09:00" && b.captureOffsetSource == .place)
+        #expect(a.captureTime?.iso8601 == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
+        #expect(b.captureTime?.iso8601 == "2023-07-01T08:30:00+09:00" && b.captureOffsetSource == .place)
         #expect(b.timeZone == "Asia/Tokyo" && b.place?.countryCode == "JP")
-        #expect(c.creationDateText == "2023-07-01T04:00:00+08:00" && c.captureOffsetSource == .place)
-        #expect(d.creationDateText == "2023-07-05T01:00:00" && d.captureOffsetSource == CaptureOffsetSource.none)
-        #expect(e.creationDateText == "2023-07-01T09:15:00+09:00" && e.captureOffsetSource == .neighbour)
+        #expect(c.captureTime?.iso8601 == "2023-07-01T04:00:00+08:00" && c.captureOffsetSource == .place)
+        #expect(d.captureTime?.iso8601 == "2023-07-05T01:00:00" && d.captureOffsetSource == CaptureOffsetSource.none)
+        #expect(e.captureTime?.iso8601 == "2023-07-01T09:15:00+09:00" && e.captureOffsetSource == .neighbour)
         // Sorting is by the true instant.
         #expect(a.creationDate == (try Self.utc("2023-06-30T23:30:00")))
         #expect(c.creationDate == (try Self.utc("2023-06-30T20:00:00")))
@@ -243,7 +243,7 @@ struct PlacesRefillTests {
         #expect(refilled.place == placed.place && refilled.timeZone == placed.timeZone)
         #expect(refilled.captureOffsetSeconds == placed.captureOffsetSeconds)
         #expect(refilled.captureOffsetSource == placed.captureOffsetSource)
-        #expect(refilled.creationDateText == placed.creationDateText)
+        #expect(refilled.captureTime?.iso8601 == placed.captureTime?.iso8601)
         let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
         #expect(changes.first?.fields.contains(.place) == true)
@@ -266,8 +266,8 @@ struct AlbumLocalDayTests {
         let (library, byName) = try indexFixtures(fixtures.map { ($0.name, photo, $0.tags) }, in: scratch)
         let late = try #require(byName["late.jpg"]), early = try #require(byName["early.jpg"])
         let floating = try #require(byName["floating.jpg"])
-        #expect(floating.creationDateText == "2023-07-05T23:30:00")
-        #expect(floating.creationDateText?.hasSuffix("Z") == false)
+        #expect(floating.captureTime?.iso8601 == "2023-07-05T23:30:00")
+        #expect(floating.captureTime?.iso8601.hasSuffix("Z") == false)
 
         func album(_ title: String, _ assets: [Asset]) throws -> Album {
             let created = try library.blocking.createAlbum(title: title)

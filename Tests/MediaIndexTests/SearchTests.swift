@@ -99,7 +99,7 @@ struct SearchTests {
         options.sort = AssetSort(.fileName)
         options.limit = nil
         #expect(try lib.library.blocking.fetchAssets(options).assets.map(\.id.rawValue) == ["long", "clip", "dog", "shot"])
-        #expect(try lib.library.search("camera:apple").identifiers == ["clip", "dog"])
+        #expect(try lib.library.blocking.search("camera:apple").identifiers == ["clip", "dog"])
     }
 
     @Test("favorites, hidden assets and albums are terms too")

@@ -75,9 +75,9 @@ struct SidecarTests {
         let assets = try library.assets()
         #expect(assets.count == 1)
         let asset = try #require(assets.first)
-        #expect(asset.resources.map(\.role) == [.photo, .sidecar])
+        #expect(asset.resources.map(\.type) == [.photo, .sidecar])
         #expect(asset.resources.last?.path.displayString == tree.path("p/photoshop.xmp"))
-        #expect(asset.resources.last?.contentType == "application/rdf+xml")
+        #expect(asset.resources.last?.uniformType?.preferredMIMEType == "application/rdf+xml")
 
         let sidecar = try #require(Corpus.exiftool[xmp])
         let file = try #require(Corpus.exiftool[jpeg])
@@ -92,19 +92,19 @@ struct SidecarTests {
         // exiftool: XMP-exif:DateTimeOriginal 2020:01:01 17:28:23 (the file adds .899614 subseconds).
         let sidecarDate = try #require(sidecar["XMP-exif:DateTimeOriginal"]?.string)
         // The sidecar's wall clock, with the offset of its position's zone.
-        #expect(asset.creationDateText?.hasPrefix(isoDate(exiftool: sidecarDate)) == true)
+        #expect(asset.captureTime?.iso8601.hasPrefix(isoDate(exiftool: sidecarDate)) == true)
 
         // Deleting the sidecar: the file's values come back.
         try tree.remove("p/photoshop.xmp")
         try library.blocking.index()
         let bare = try #require(try library.assets().first)
         #expect(bare.id == asset.id)
-        #expect(bare.resources.map(\.role) == [.photo])
+        #expect(bare.resources.map(\.type) == [.photo])
         // The file's own rating (its embedded xmp:Rating) comes back too.
         #expect(bare.rating == file["XMP-xmp:Rating"]?.number.map { Int($0) })
         #expect(abs((bare.location?.latitude ?? 0) - fileLatitude) < 1e-9)
         let subseconds = try #require(file["Composite:SubSecDateTimeOriginal"]?.string)
-        #expect(bare.creationDateText?.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
+        #expect(bare.captureTime?.iso8601.hasPrefix("2020-01-01T17:28:23.") == true, "file says \(subseconds)")
     }
 
     @Test("the real iPhone sidecar beside its HEIC attaches; where both agree the asset keeps those values")
@@ -116,11 +116,11 @@ struct SidecarTests {
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let asset = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
-        #expect(asset.resources.map(\.role) == [.photo, .sidecar])
+        #expect(asset.resources.map(\.type) == [.photo, .sidecar])
         let sidecar = try #require(Corpus.exiftool["photoprism/assets/examples/iphone_7.xmp"])
         #expect(abs((asset.location?.latitude ?? 0) - (sidecar["XMP-exif:GPSLatitude"]?.number ?? 0)) < 1e-9)
         #expect(abs((asset.location?.longitude ?? 0) - (sidecar["XMP-exif:GPSLongitude"]?.number ?? 0)) < 1e-9)
-        #expect(asset.creationDateText?.hasPrefix(isoDate(exiftool: sidecar["XMP-exif:DateTimeOriginal"]?.string ?? "")) == true)
+        #expect(asset.captureTime?.iso8601.hasPrefix(isoDate(exiftool: sidecar["XMP-exif:DateTimeOriginal"]?.string ?? "")) == true)
     }
 
     @Test("NAME.EXT.xmp attaches case-insensitively, and wins over NAME.xmp where both say something")
@@ -134,7 +134,7 @@ struct SidecarTests {
 
         let asset = try #require(try library.assets().first)
         #expect(try library.assets().count == 1)
-        #expect(asset.resources.map(\.role) == [.photo, .sidecar, .sidecar])
+        #expect(asset.resources.map(\.type) == [.photo, .sidecar, .sidecar])
         #expect(asset.rating == 5)
         // The exact-name sidecar has no location: the stem sidecar's fills it.
         #expect(asset.location?.latitude == 10.5 && asset.location?.longitude == 20.25)
@@ -153,15 +153,15 @@ struct SidecarTests {
         #expect(try library.assets().count == 2)
         let still = try #require(byPath[tree.path("s/IMG_7001.HEIC")])
         let movie = try #require(byPath[tree.path("s/IMG_7001.MOV")])
-        #expect(still.rating == 2 && still.resources.map(\.role) == [.photo, .sidecar])
-        #expect(movie.rating == nil && movie.resources.map(\.role) == [.video])
+        #expect(still.rating == 2 && still.resources.map(\.type) == [.photo, .sidecar])
+        #expect(movie.rating == nil && movie.resources.map(\.type) == [.video])
 
         // The sidecar says it is the movie's.
         try tree.write(sidecarXMP(rating: 4, forExtension: "mov"), to: "s/IMG_7001.xmp")
         try library.blocking.index()
         byPath = try pairingAssetsByPath(library)
         #expect(byPath[tree.path("s/IMG_7001.MOV")]?.rating == 4)
-        #expect(byPath[tree.path("s/IMG_7001.MOV")]?.resources.map(\.role) == [.video, .sidecar])
+        #expect(byPath[tree.path("s/IMG_7001.MOV")]?.resources.map(\.type) == [.video, .sidecar])
         #expect(byPath[tree.path("s/IMG_7001.HEIC")]?.rating == nil)
         #expect(byPath[tree.path("s/IMG_7001.HEIC")]?.id == still.id)
     }
@@ -182,17 +182,17 @@ struct SidecarTests {
         #expect(assets.count == 2)
         let byPath = try pairingAssetsByPath(library)
         let live = try #require(byPath[tree.path("l/IMG_7004.JPG")])
-        #expect(live.resources.map(\.role) == [.photo, .pairedVideo, .sidecar])
+        #expect(live.resources.map(\.type) == [.photo, .pairedVideo, .sidecar])
         #expect(live.rating == 3)
         let raw = try #require(byPath[tree.path("r/IMG_7008.jpg")])
-        #expect(raw.resources.map(\.role) == [.photo, .alternatePhoto, .sidecar])
+        #expect(raw.resources.map(\.type) == [.photo, .alternatePhoto, .sidecar])
         #expect(raw.rating == 1)
 
         // The RAW's JPEG deleted: the pair dissolves, the RAW's own asset takes its sidecar.
         try tree.remove("r/IMG_7008.jpg")
         try library.blocking.index()
         let alone = try #require(try pairingAssetsByPath(library)[tree.path("r/IMG_7008.DNG")])
-        #expect(alone.resources.map(\.role) == [.photo, .sidecar])
+        #expect(alone.resources.map(\.type) == [.photo, .sidecar])
         #expect(alone.rating == 1)
     }
 
@@ -215,7 +215,7 @@ struct SidecarTests {
         try tree.copy("media/" + canonJPEG, to: "w/photo.jpg")
         try library.blocking.index()
         let asset = try #require(try library.assets().first)
-        #expect(asset.resources.map(\.role) == [.photo, .sidecar])
+        #expect(asset.resources.map(\.type) == [.photo, .sidecar])
         #expect(asset.rating == 3)
         #expect(abs((asset.location?.latitude ?? 0) - (48 + 51.504 / 60)) < 1e-9)
         #expect(abs((asset.location?.longitude ?? 0) - (2 + 17.4 / 60)) < 1e-9)
@@ -241,9 +241,9 @@ struct SidecarTests {
         let rated = try #require(try library.assets().first)
         #expect(rated.id == plain.id && rated.revision == plain.revision)
         // The wall clock as recorded, with the offset of the sidecar's position (Sydney) when places are on.
-        #expect(rated.rating == 4 && rated.creationDateText?.hasPrefix("2001-02-03T04:05:06") == true)
+        #expect(rated.rating == 4 && rated.captureTime?.iso8601.hasPrefix("2001-02-03T04:05:06") == true)
         #expect(rated.location?.latitude == -33.5 && rated.location?.longitude == 151.25)
-        #expect(rated.resources.map(\.role) == [.photo, .sidecar])
+        #expect(rated.resources.map(\.type) == [.photo, .sidecar])
         var changes = try library.blocking.changes(since: token).changes
         #expect(changes.count == 1)
         #expect(changes.first?.kind == .updated && changes.first?.id == plain.id)
@@ -262,7 +262,7 @@ struct SidecarTests {
         try library.blocking.index()
         let edited = try #require(try library.assets().first)
         #expect(edited.id == plain.id && edited.revision == plain.revision + 1)
-        #expect(edited.rating == 4 && edited.creationDateText == rated.creationDateText && edited.location == rated.location)
+        #expect(edited.rating == 4 && edited.captureTime?.iso8601 == rated.captureTime?.iso8601 && edited.location == rated.location)
         changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated] && changes.first?.fields == ["revision"])
 
@@ -281,8 +281,8 @@ struct SidecarTests {
         try library.blocking.index()
         let back = try #require(try library.assets().first)
         #expect(back.id == plain.id)
-        #expect(back.rating == nil && back.creationDateText == plain.creationDateText && back.location == plain.location)
-        #expect(back.resources.map(\.role) == [.photo])
+        #expect(back.rating == nil && back.captureTime?.iso8601 == plain.captureTime?.iso8601 && back.location == plain.location)
+        #expect(back.resources.map(\.type) == [.photo])
         changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
     }
@@ -344,7 +344,7 @@ struct SidecarTests {
         try library.blocking.index()
         let after = try #require(try library.assets().first)
         #expect(after.id == before.id)
-        #expect(after.rating == nil && after.resources.map(\.role) == [.photo])
+        #expect(after.rating == nil && after.resources.map(\.type) == [.photo])
         #expect(try fileRow(library, tree.path("m/a.xmp"))?.assetID == nil)
     }
 
@@ -366,7 +366,7 @@ struct SidecarTests {
         #expect(summary.added == 2 && summary.failed == 0)
         #expect(try library.blocking.errors().isEmpty)
         let byPath = try pairingAssetsByPath(library)
-        #expect(byPath[tree.path("h/a.jpg")]?.resources.map(\.role) == [.photo, .sidecar])
+        #expect(byPath[tree.path("h/a.jpg")]?.resources.map(\.type) == [.photo, .sidecar])
         #expect(byPath[tree.path("h/a.jpg")]?.rating == nil)
         #expect(byPath[tree.path("h/b.jpg")]?.rating == 4)
     }
@@ -387,7 +387,7 @@ struct SidecarTests {
         let errors = try library.blocking.errors()
         #expect(errors.map(\.path.displayString) == [tree.path("u/a.xmp")])
         let asset = try #require(try library.assets().first)
-        #expect(asset.rating == nil && asset.resources.map(\.role) == [.photo])
+        #expect(asset.rating == nil && asset.resources.map(\.type) == [.photo])
     }
 
     /// Mode 000 and a new modification time: a mode change alone leaves size, mtime and
@@ -472,9 +472,9 @@ struct SidecarCorpusTests {
             if let partner = partners.first {
                 attached += 1
                 let asset = try #require(assetByPath[media + "/" + partner])
-                #expect(asset.resources.contains { $0.role == .sidecar && $0.path.displayString == path },
+                #expect(asset.resources.contains { $0.type == .sidecar && $0.path.displayString == path },
                         "\(relative) is not attached to \(partner)")
-                #expect(asset.resources.filter { $0.role != .sidecar }.map(\.path.displayString).contains(media + "/" + partner))
+                #expect(asset.resources.filter { $0.type != .sidecar }.map(\.path.displayString).contains(media + "/" + partner))
             } else {
                 #expect(assetByPath[path] == nil, "\(relative) is attached though no media file has its name")
             }

@@ -61,11 +61,11 @@ struct SonyClipSidecarTests {
         #expect(assets.count == 1, "the XML is never an asset")
         let asset = try #require(assets.first)
         #expect(asset.make == "Sony" && asset.model == "ILCE-7M4")
-        #expect(asset.creationDateText == "2025-02-24T11:33:06+01:00")
+        #expect(asset.captureTime?.iso8601 == "2025-02-24T11:33:06+01:00")
         #expect(abs((asset.location?.latitude ?? 0) - (48 + 51 / 60.0 + 29.4 / 3600)) < 1e-6)
-        #expect(asset.resources.map(\.role) == [.video, .sidecar])
+        #expect(asset.resources.map(\.type) == [.video, .sidecar])
         #expect(asset.resources.last?.path.displayString == scratch.root + "/" + stem + "M01.XML")
-        #expect(asset.resources.last?.contentType == "application/xml")
+        #expect(asset.resources.last?.uniformType?.preferredMIMEType == "application/xml")
     }
 
     @Test("an XML copied in after its clip attaches on the next run; without it the clip keeps its own values")
@@ -75,18 +75,18 @@ struct SonyClipSidecarTests {
         let library = try scratch.open()
         try library.blocking.index(roots: [PathBytes(scratch.root)])
         let before = try #require(try library.assets().first)
-        #expect(before.make == nil && before.creationDateText?.hasSuffix("Z") == true)
+        #expect(before.make == nil && before.captureTime?.iso8601.hasSuffix("Z") == true)
 
         FileManager.default.createFile(atPath: scratch.root + "/C0002M01.XML", contents: Data(clipXML.utf8))
         try library.blocking.index()
         let after = try #require(try library.assets().first)
         #expect(after.id == before.id)
-        #expect(after.make == "Sony" && after.creationDateText == "2025-02-24T11:33:06+01:00")
+        #expect(after.make == "Sony" && after.captureTime?.iso8601 == "2025-02-24T11:33:06+01:00")
 
         try scratch.remove("C0002M01.XML")
         try library.blocking.index()
         let without = try #require(try library.assets().first)
-        #expect(without.make == nil && without.creationDateText == before.creationDateText)
+        #expect(without.make == nil && without.captureTime?.iso8601 == before.captureTime?.iso8601)
     }
 
     @Test("an XML named like a clip's that holds no clip metadata is ignored")
@@ -96,6 +96,6 @@ struct SonyClipSidecarTests {
         FileManager.default.createFile(atPath: scratch.root + "/C0003M01.XML", contents: Data("<config/>".utf8))
         let library = try scratch.open()
         try library.blocking.index(roots: [PathBytes(scratch.root)])
-        #expect(try library.assets().first?.resources.map(\.role) == [.video])
+        #expect(try library.assets().first?.resources.map(\.type) == [.video])
     }
 }

@@ -259,9 +259,9 @@ struct TakeoutLayoutTests {
             #expect(asset.creationDate == Date(timeIntervalSince1970: Double(1425229200 + index * 3600)), "\(form.media)")
             #expect(!placesInstalled || asset.captureOffsetSource == .place, "\(form.media)")
             #expect(asset.location?.latitude == 40 + Double(index) && asset.location?.longitude == -3.5, "\(form.media)")
-            #expect(asset.resources.map(\.role) == [.photo, .takeoutMetadata], "\(form.media)")
+            #expect(asset.resources.map(\.type) == [.photo, .takeoutMetadata], "\(form.media)")
             #expect(asset.resources.last?.path.displayString == tree.path(folder + form.json))
-            #expect(asset.resources.last?.contentType == "application/json")
+            #expect(asset.resources.last?.uniformType?.preferredMIMEType == "application/json")
         }
         #expect(try library.blocking.errors().isEmpty)
     }
@@ -281,11 +281,11 @@ struct TakeoutLayoutTests {
         let byPath = try pairingAssetsByPath(library)
 
         let wedding = try asset(byPath, tree, "Photos from 2019/wedding.jpg")
-        #expect(wedding.resources.map(\.role) == [.photo, .takeoutMetadata])
+        #expect(wedding.resources.map(\.type) == [.photo, .takeoutMetadata])
         // exiftool: ExifIFD:DateTimeOriginal 2019:04:15 14:40:24 (SubSec .86): the file's, not the JSON's.
         let weddingEXIF = try #require(Corpus.exiftool[folder + "wedding.jpg"]?["ExifIFD:DateTimeOriginal"]?.string)
         #expect(weddingEXIF == "2019:04:15 14:40:24")
-        #expect(wedding.creationDateText?.hasPrefix("2019-04-15T14:40:24") == true)
+        #expect(wedding.captureTime?.iso8601.hasPrefix("2019-04-15T14:40:24") == true)
         #expect(wedding.location == nil)  // geoData and geoDataExif are both 0,0.
 
         // Stripped, Tulips.jpg takes the JSON's time: exiftool's Composite:DateTimeCreated
@@ -293,8 +293,8 @@ struct TakeoutLayoutTests {
         let created = try #require(Corpus.exiftool[folder + "Tulips.jpg"]?["Composite:DateTimeCreated"]?.string)
         #expect(created == "2019:07:04 16:24:01-07:00")
         let tulips = try asset(byPath, tree, "Photos from 2019/Tulips.jpg")
-        #expect(tulips.creationDateText == "2019-07-04T23:24:01Z")
-        #expect(tulips.resources.map(\.role) == [.photo, .takeoutMetadata])
+        #expect(tulips.captureTime?.iso8601 == "2019-07-04T23:24:01Z")
+        #expect(tulips.resources.map(\.type) == [.photo, .takeoutMetadata])
 
         // exiftool's JSON:Description of the sidecar is what the reader gives.
         let text = try Data(contentsOf: URL(fileURLWithPath: tree.path("Photos from 2019/Tulips.jpg.json")))
@@ -324,20 +324,20 @@ struct TakeoutLayoutTests {
         let date = try #require(exif["ExifIFD:DateTimeOriginal"]?.string)
         let offset = try #require(exif["ExifIFD:OffsetTimeOriginal"]?.string)
         let iso = date.prefix(10).replacingOccurrences(of: ":", with: "-") + "T" + date.dropFirst(11)
-        #expect(asset.creationDateText?.hasPrefix(iso) == true)
-        #expect(asset.creationDateText?.hasSuffix(offset) == true)
+        #expect(asset.captureTime?.iso8601.hasPrefix(iso) == true)
+        #expect(asset.captureTime?.iso8601.hasSuffix(offset) == true)
         let latitude = try #require(exif["Composite:GPSLatitude"]?.number)
         let longitude = try #require(exif["Composite:GPSLongitude"]?.number)
         #expect(abs((asset.location?.latitude ?? 0) - latitude) < 1e-6)
         #expect(abs((asset.location?.longitude ?? 0) - longitude) < 1e-6)
-        #expect(asset.resources.map(\.role) == [.photo, .takeoutMetadata])
+        #expect(asset.resources.map(\.type) == [.photo, .takeoutMetadata])
 
         // GPS stripped, date kept: the date stays the file's, the place is the JSON's.
         try exiftool(["-gps:all=", tree.path("t/IMG_2001.jpg")])
         try library.blocking.index()
         let partly = try #require(try library.assets().first)
         #expect(partly.id == asset.id)
-        #expect(partly.creationDateText == asset.creationDateText)
+        #expect(partly.captureTime?.iso8601 == asset.captureTime?.iso8601)
         #expect(partly.location?.latitude == 48.8584 && partly.location?.longitude == 2.2945)
     }
 
@@ -359,22 +359,22 @@ struct TakeoutLayoutTests {
         let original = try asset(byPath, tree, "e/IMG_3001.jpg"), edited = try asset(byPath, tree, "e/IMG_3001-edited.jpg")
         // One asset (see *Edits*): the JSON describes it, the edit is its rendering.
         #expect(edited.id == original.id)
-        #expect(original.creationDateText == utcISO(1500000000))
-        #expect(original.resources.map(\.role) == [.photo, .fullSizePhoto, .takeoutMetadata])
+        #expect(original.captureTime?.iso8601 == utcISO(1500000000))
+        #expect(original.resources.map(\.type) == [.photo, .fullSizePhoto, .takeoutMetadata])
         #expect(original.hasAdjustments)
         // Google Photos' German suffix is an edit too.
         let second = try asset(byPath, tree, "e/IMG_3002.jpg")
         #expect(try asset(byPath, tree, "e/IMG_3002-bearbeitet.jpg").id == second.id)
-        #expect(second.creationDateText == utcISO(1600000000))
+        #expect(second.captureTime?.iso8601 == utcISO(1600000000))
         let alone = try asset(byPath, tree, "e/IMG_3003-edited.jpg")
-        #expect(alone.creationDateText == utcISO(1400000000))
-        #expect(!alone.resources.contains { $0.role == .takeoutMetadata })
+        #expect(alone.captureTime?.iso8601 == utcISO(1400000000))
+        #expect(!alone.resources.contains { $0.type == .takeoutMetadata })
         // The JSON removed: the asset loses its date.
         try tree.remove("e/IMG_3001.jpg.json")
         try library.blocking.index()
         let after = try pairingAssetsByPath(library)
-        #expect(try asset(after, tree, "e/IMG_3001.jpg").creationDateText == nil)
-        #expect(try asset(after, tree, "e/IMG_3001-edited.jpg").creationDateText == nil)
+        #expect(try asset(after, tree, "e/IMG_3001.jpg").captureTime?.iso8601 == nil)
+        #expect(try asset(after, tree, "e/IMG_3001-edited.jpg").captureTime?.iso8601 == nil)
     }
 
     @Test("a JSON arriving after its photo attaches and updates it; the change feed names creationDate and location")
@@ -384,7 +384,7 @@ struct TakeoutLayoutTests {
         let library = try MediaLibrary(location: tree.library)
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let before = try #require(try library.assets().first)
-        #expect(before.creationDateText == nil && before.location == nil)
+        #expect(before.captureTime?.iso8601 == nil && before.location == nil)
         let token = try library.blocking.currentChangeToken()
         try tree.write(takeoutJSON(title: "IMG_4001.jpg", timestamp: 1425229200, latitude: 1.5, longitude: 2.5),
                        to: "l/IMG_4001.jpg.supplemental-metadata.json")
@@ -392,7 +392,7 @@ struct TakeoutLayoutTests {
         #expect(summary.added == 0)
         let after = try #require(try library.assets().first)
         #expect(after.id == before.id)
-        #expect(after.creationDateText == utcISO(1425229200))
+        #expect(after.captureTime?.iso8601 == utcISO(1425229200))
         let changes = try library.blocking.changes(since: token).changes
         #expect(changes.map(\.kind) == [.updated])
         // The place and the local time follow the position and the date.
@@ -413,8 +413,8 @@ struct TakeoutLayoutTests {
             try library.blocking.index(roots: [PathBytes(tree.root)])
             var byPath = try pairingAssetsByPath(library)
             favorite = try asset(byPath, tree, "f/IMG_5001.jpg")
-            #expect(favorite.favorite)
-            #expect(try !asset(byPath, tree, "f/IMG_5002.jpg").favorite)
+            #expect(favorite.isFavorite)
+            #expect(try !asset(byPath, tree, "f/IMG_5002.jpg").isFavorite)
 
             // The user unmarks it; the JSON is rewritten and indexed again: it stays unmarked.
             try library.blocking.setFavorite(false, for: [favorite.id])
@@ -422,8 +422,8 @@ struct TakeoutLayoutTests {
                            to: "f/IMG_5001.jpg.json")
             try library.blocking.index()
             byPath = try pairingAssetsByPath(library)
-            #expect(try !asset(byPath, tree, "f/IMG_5001.jpg").favorite)
-            #expect(try asset(byPath, tree, "f/IMG_5001.jpg").creationDateText == utcISO(1425229300))
+            #expect(try !asset(byPath, tree, "f/IMG_5001.jpg").isFavorite)
+            #expect(try asset(byPath, tree, "f/IMG_5001.jpg").captureTime?.iso8601 == utcISO(1425229300))
         }
 
         // library.sqlite rebuilt from the files: the user's choice still stands.
@@ -432,7 +432,7 @@ struct TakeoutLayoutTests {
         try library.blocking.index(roots: [PathBytes(tree.root)])
         let byPath = try pairingAssetsByPath(library)
         #expect(try asset(byPath, tree, "f/IMG_5001.jpg").id == favorite.id)
-        #expect(try !asset(byPath, tree, "f/IMG_5001.jpg").favorite)
+        #expect(try !asset(byPath, tree, "f/IMG_5001.jpg").isFavorite)
     }
 
     @Test("an album folder's metadata.json gives the folder album its title")
@@ -476,7 +476,7 @@ struct TakeoutLayoutTests {
         // The wrong-typed JSON attaches and says nothing: the file's values stand.
         let byPath = try pairingAssetsByPath(library)
         let second = try asset(byPath, tree, "h/IMG_7002.jpg")
-        #expect(second.resources.map(\.role) == [.photo, .takeoutMetadata])
-        #expect(second.creationDateText == (try asset(byPath, tree, "h/IMG_7001.jpg")).creationDateText)
+        #expect(second.resources.map(\.type) == [.photo, .takeoutMetadata])
+        #expect(second.captureTime?.iso8601 == (try asset(byPath, tree, "h/IMG_7001.jpg")).captureTime?.iso8601)
     }
 }

@@ -14,17 +14,18 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var mediaType: MediaType
     /// Live photo, screenshot, panorama…
     public var mediaSubtypes: MediaSubtypes
-    /// The capture time as the file records it, ISO 8601: with the offset when known,
-    /// `Z` for UTC, no suffix when only the local time is known. The JSON's `creationDate`.
-    public var creationDateText: String?
+    /// The capture time: the instant with the offset it was written with; nil when the
+    /// file records none. The JSON's `creationDate` (as `captureTime.iso8601`).
+    public var captureTime: CaptureTime?
     /// Size as displayed, after orientation.
     public var pixelWidth: Int?
     /// Height as displayed, after orientation.
     public var pixelHeight: Int?
     /// EXIF orientation 1–8.
     public var orientation: Int?
-    /// A video's length, or a live photo's movie's.
-    public var durationSeconds: Double?
+    /// A video's length in seconds, or a live photo's movie's (PHAsset's `duration`); nil
+    /// for a still, or when the file does not say. The JSON's `durationSeconds`.
+    public var duration: TimeInterval?
     /// A video's frames per second.
     public var frameRate: Double?
     /// A video's codec (`hvc1`, `avc1`…).
@@ -37,7 +38,7 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var place: Place?
     /// The IANA time zone of `location`.
     public var timeZone: String?
-    /// The UTC offset of the capture time in seconds (`creationDateText` carries it); nil when floating.
+    /// The UTC offset of the capture time in seconds (`captureTime` carries it); nil when floating.
     public var captureOffsetSeconds: Int?
     /// Where `captureOffsetSeconds` came from; nil for an asset without a capture time.
     public var captureOffsetSource: CaptureOffsetSource?
@@ -125,10 +126,10 @@ public struct Asset: Sendable, Equatable, Identifiable {
     /// The `description` of its Google Takeout JSON: the caption written in Google
     /// Photos; nil without one (or when empty).
     public var takeoutDescription: String?
-    /// The user marked it a favorite (user state, kept by identifier).
-    public var favorite: Bool = false
-    /// The user hid it; hidden assets are left out of fetches unless asked for.
-    public var hidden: Bool = false
+    /// The user marked it a favorite (user state, kept by identifier). The JSON's `favorite`.
+    public var isFavorite: Bool = false
+    /// The user hid it; hidden assets are left out of fetches unless asked for. The JSON's `hidden`.
+    public var isHidden: Bool = false
     /// The user albums that hold it, by title (their `Album.id`s).
     public var albums: [Album.ID] = []
 
@@ -146,30 +147,12 @@ public struct Asset: Sendable, Equatable, Identifiable {
 }
 
 extension Asset {
-    /// The moment of capture (PHAsset's `creationDate`). When the file records only the
-    /// local time (`creationTimeZone` is nil), that wall-clock time is read as UTC: the
-    /// same instant sorting and `FetchOptions.capturedFrom` use.
-    public var creationDate: Date? {
-        recordedCapture.map { Date(timeIntervalSince1970: $0.sortTimestamp) }
-    }
+    /// The identifier's text (PHAsset's `localIdentifier`); `id` is the typed `Asset.ID`.
+    public var localIdentifier: String { id.rawValue }
 
-    /// The capture's recorded offset from UTC as a fixed-offset time zone; nil when the
-    /// file records only the local time.
-    public var creationTimeZone: TimeZone? {
-        recordedCapture?.utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) }
-    }
-
-    /// The capture's local wall-clock time as the camera showed it (Gregorian calendar,
-    /// year to nanosecond), with `timeZone` set when the offset is known.
-    public var creationDateComponents: DateComponents? {
-        guard let capture = recordedCapture else { return nil }
-        return DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: creationTimeZone,
-                              year: capture.year, month: capture.month, day: capture.day, hour: capture.hour,
-                              minute: capture.minute, second: capture.second, nanosecond: capture.nanosecond)
-    }
-
-    /// The recorded capture date, parsed back from its ISO 8601 text.
-    var recordedCapture: CaptureDate? { creationDateText.flatMap(CaptureDate.init(recordedText:)) }
+    /// The moment of capture (PHAsset's `creationDate`): `captureTime.date`. When the
+    /// file records only the local time, that wall-clock time is read as UTC.
+    public var creationDate: Date? { captureTime?.date }
 }
 
 extension CaptureDate {
@@ -242,7 +225,7 @@ extension Asset {
     /// `fullSizeVideo` for a video) when the asset has one, else the primary resource.
     public var renderingResource: AssetResource? {
         let edited: FileRole = mediaType == .video ? .fullSizeVideo : .fullSizePhoto
-        return resources.first { $0.role == edited } ?? primaryResource
+        return resources.first { $0.type == edited } ?? primaryResource
     }
 
     /// What an Apple adjustments file (`IMG_1234.AAE`, a property list) says.
@@ -265,8 +248,8 @@ public struct EmbeddedVideo: Sendable, Equatable {
     public var offset: Int64
     /// Its length in bytes.
     public var length: Int64
-    /// Its duration, when its header says.
-    public var durationSeconds: Double?
+    /// Its length in seconds, when its header says (the JSON's `durationSeconds`).
+    public var duration: TimeInterval?
 }
 
 /// One file of an asset, as PHAssetResource.
@@ -275,13 +258,22 @@ public struct AssetResource: Sendable, Equatable {
     /// `alternatePhoto`, `fullSizePhoto`, `fullSizeVideo`, `fullSizePairedVideo`,
     /// `adjustmentData`; and `sidecar` (an XMP sidecar) or `takeoutMetadata` (a Google
     /// Takeout JSON).
-    public var role: FileRole
+    /// (PHAssetResource's `type`; the JSON's `role`.)
+    public var type: FileRole
     /// The file's exact path (its bytes; names need not be UTF-8).
     public var path: PathBytes
     /// The file's size.
     public var bytes: Int64
-    /// Its MIME type (`image/jpeg`, `video/quicktime`…), when the format has one.
-    public var contentType: String?
+    /// Its type: uniform type identifier, MIME type (the JSON's `contentType`) and
+    /// extension, from the format recognised when the file was indexed; nil for a
+    /// format MediaIndex does not know.
+    public var uniformType: UniformType?
+
+    /// The file's name (PHAssetResource's `originalFilename`), for display (invalid UTF-8
+    /// shown as U+FFFD; `path` has the exact bytes).
+    public var originalFilename: String { String(decoding: path.lastComponent, as: UTF8.self) }
+    /// The uniform type identifier (PHAssetResource's `uniformTypeIdentifier`): `uniformType`'s.
+    public var uniformTypeIdentifier: String? { uniformType?.identifier }
 }
 
 /// A file that could not be read, as `mediaindex errors` lists it.

@@ -138,10 +138,10 @@ package enum AssetFields {
               value: { .array($0.mediaSubtypes.names.map(Asset.FieldValue.string)) }),
         // Written with the resolved offset; `local_time` is the wall clock days are taken from.
         .init(.creationDate, columns: [.creationDate, .creationTimestamp, .localTime], readCount: 1,
-              read: { a, v in a.creationDateText = v[0].text },
+              read: { a, v in a.captureTime = v[0].text.flatMap(CaptureDate.init(recordedText:)).map(CaptureTime.init) },
               fill: { [$0.capture.creationDateText, $0.capture.time?.instant.timeIntervalSince1970,
                        $0.capture.time?.wallClockSeconds] },
-              value: { .init($0.creationDateText) }, sort: (.captureDate, .captureSort)),
+              value: { .init($0.captureTime?.iso8601) }, sort: (.captureDate, .captureSort)),
         .init(.captureOffset, columns: [.captureOffset], read: { a, v in a.captureOffsetSeconds = v[0].int },
               fill: { [$0.capture.time?.offsetSeconds] },
               value: { a in a.captureOffsetSeconds.map { .string(CaptureResolution.offsetText($0)) } ?? .null },
@@ -153,7 +153,7 @@ package enum AssetFields {
         .init(.pixelWidth, Column.pixelWidth, \.pixelWidth, fill: { $0.displaySize?.width }),
         .init(.pixelHeight, Column.pixelHeight, \.pixelHeight, fill: { $0.displaySize?.height }),
         .init(.orientation, Column("orientation"), \.orientation, fill: { $0.metadata.orientation ?? 1 }),
-        .init(.durationSeconds, Column.duration, \.durationSeconds, metadata: \.durationSeconds,
+        .init(.durationSeconds, Column.duration, \.duration, metadata: \.durationSeconds,
               sort: (.duration, .durationSort)),
         .init(.frameRate, Column("frame_rate"), \.frameRate, metadata: \.frameRate),
         .init(.location, columns: [.latitude, .longitude, .altitude], read: { a, v in
@@ -198,7 +198,7 @@ package enum AssetFields {
         .init(.embeddedVideo, columns: [.embeddedVideoOffset, .embeddedVideoLength, .embeddedVideoDuration],
               read: { a, v in
                   a.embeddedVideo = v[0].int64.map {
-                      EmbeddedVideo(offset: $0, length: v[1].int64 ?? 0, durationSeconds: v[2].double)
+                      EmbeddedVideo(offset: $0, length: v[1].int64 ?? 0, duration: v[2].double)
                   }
               }, fill: { source in
                   let video = source.metadata.motionPhoto
@@ -206,10 +206,10 @@ package enum AssetFields {
                           video?.videoDurationSeconds]
               }, value: { a in a.embeddedVideo.map { v in
                   .object([("offset", .int(Int(v.offset))), ("length", .int(Int(v.length))),
-                           ("durationSeconds", .init(v.durationSeconds))])
+                           ("durationSeconds", .init(v.duration))])
               } ?? .null }),
-        .init(.favorite, value: { .bool($0.favorite) }),
-        .init(.hidden, value: { .bool($0.hidden) }),
+        .init(.favorite, value: { .bool($0.isFavorite) }),
+        .init(.hidden, value: { .bool($0.isHidden) }),
         .init(.albums, value: { .array($0.albums.map { .string($0.userAlbumIdentifier ?? $0.description) }) }),
         .init(.rating, Column.rating, \.rating, metadata: \.rating),
         .init(.keywords, columns: [.keywords, .keywordKey], readCount: 1,
@@ -453,8 +453,8 @@ extension AssetResource {
     /// the path's exact bytes in base64 when they are not UTF-8.
     package var fieldValue: Asset.FieldValue {
         var members: [(String, Asset.FieldValue)] = [
-            ("role", .string(role.rawValue)), ("path", .string(path.displayString)), ("bytes", .int(Int(bytes))),
-            ("contentType", .init(contentType)),
+            ("role", .string(type.rawValue)), ("path", .string(path.displayString)), ("bytes", .int(Int(bytes))),
+            ("contentType", .init(uniformType?.preferredMIMEType)),
         ]
         // A name that is not UTF-8 cannot be a JSON string; its exact bytes ride along.
         if !path.isValidUTF8 { members.append(("pathBase64", .string(Data(path.bytes).base64EncodedString()))) }

@@ -33,9 +33,9 @@ enum AssetQueries {
                 guard let assetID = row.int64("asset_id") else { continue }
                 let role = FileRole(stored: row.string("role")), path = PathBytes(row.blob("path") ?? [])
                 result[assetID, default: []].append(AssetResource(
-                    role: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
-                    contentType: row.string("format").flatMap(MediaFormat.init(rawValue:))?.contentType
-                        ?? role.flatMap { Self.describingContentType($0, path: path) }))
+                    type: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
+                    uniformType: row.string("format").flatMap(MediaFormat.init(rawValue:)).map(UniformType.init)
+                        ?? role.flatMap { Self.describingType($0, path: path) }))
             }
         }
         return result
@@ -67,11 +67,11 @@ enum AssetQueries {
 
     /// The MIME type of a describing resource: an XMP sidecar's (a Sony clip XML's),
     /// Apple adjustments', a Takeout JSON's.
-    static func describingContentType(_ role: FileRole, path: PathBytes) -> String? {
+    static func describingType(_ role: FileRole, path: PathBytes) -> UniformType? {
         switch role {
-        case .sidecar: SidecarFile.isClipXML(path) ? "application/xml" : "application/rdf+xml"
-        case .adjustmentData: "application/x-plist"
-        case .takeoutMetadata, .takeoutAlbumMetadata: "application/json"
+        case .sidecar: SidecarFile.isClipXML(path) ? .xml : .xmp
+        case .adjustmentData: .propertyList
+        case .takeoutMetadata, .takeoutAlbumMetadata: .json
         default: nil
         }
     }

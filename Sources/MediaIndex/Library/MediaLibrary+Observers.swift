@@ -19,9 +19,9 @@ public struct LibraryChangeBatch: Sendable, Equatable {
 
 /// The identifiers of a fetch's whole result at one change token, in its order
 /// (PHFetchResult): the starting point for `changeDetails(for:from:)`.
-public struct FetchResultSnapshot: Sendable, Equatable {
+public struct FetchResult: Sendable, Equatable {
     /// Asset identifiers in the fetch's sort order (`FetchOptions.limit` and `after` are ignored).
-    public var identifiers: [String]
+    public var identifiers: [Asset.ID]
     /// The change token the result was read at.
     public var token: ChangeToken
     /// How many assets the result holds.
@@ -59,7 +59,7 @@ public struct FetchResultChangeDetails: Sendable, Equatable {
     /// Assets that changed position relative to the others (the fewest such moves).
     public var moves: [Move]
     /// The result after the changes: pass its `token` as `from` next time.
-    public var resultAfterChanges: FetchResultSnapshot
+    public var resultAfterChanges: FetchResult
     /// Whether any asset moved.
     public var hasMoves: Bool { !moves.isEmpty }
 }
@@ -79,13 +79,66 @@ extension MediaLibrary {
         observation.hub.subscribe(library: self, after: token)
     }
 
+    /// The whole result of `options` at the current token, as identifiers (PHFetchResult),
+    /// kept so that `changeDetails(for:from:)` can diff against it later; read its assets
+    /// a page at a time with `assets(in:at:)`. See `Blocking.fetchResult(_:)`.
+    ///
+    /// - Throws: as `Blocking.fetchResult(_:)`.
+    public func fetchResult(_ options: FetchOptions) async throws -> FetchResult {
+        try await offExecutor { try $0.fetchResult(options) }
+    }
+
+    /// How the result of `options` changed since the result read at `token`. See
+    /// `Blocking.changeDetails(for:from:)`.
+    ///
+    /// - Throws: as `Blocking.changeDetails(for:from:)`.
+    public func changeDetails(for options: FetchOptions, from token: ChangeToken) async throws -> FetchResultChangeDetails {
+        try await offExecutor { try $0.changeDetails(for: options, from: token) }
+    }
+
+    static func snapshotKey(_ options: FetchOptions) -> FetchOptions {
+        var key = options
+        key.limit = nil
+        key.after = nil
+        return key
+    }
+
+    /// The ordered identifiers (and favorite flags) of the whole result, with the
+    /// token, in one read transaction.
+    func readSnapshot(_ options: FetchOptions) throws -> StoredSnapshot {
+        let query = try AssetQuery(Self.snapshotKey(options))
+        let column = AssetQuery.sortColumn(query.sort.key)
+        let direction = query.sort.ascending ? "ASC" : "DESC"
+        let (whereSQL, whereValues) = query.whereClause(includingCursor: false)
+        let sql = """
+            SELECT a.identifier, coalesce(s.favorite, 0) AS favorite
+            FROM \(query.from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
+            ORDER BY \(column) \(direction), a.id \(direction)
+            """
+        return try read { db in
+            try query.checkSearch(db: db)
+            let token = ChangeToken(rawValue: Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0))
+            var identifiers: [Asset.ID] = []
+            var favorites: [Asset.ID: Bool] = [:]
+            let statement = try db.cachedStatement(sql)
+            try statement.forEachRow(query.fromValues + whereValues) { row in
+                let identifier = Asset.ID(stored: row[0].text ?? "")
+                identifiers.append(identifier)
+                if row[1].int64 == 1 { favorites[identifier] = true }
+            }
+            return StoredSnapshot(result: FetchResult(identifiers: identifiers, token: token), favorites: favorites)
+        }
+    }
+}
+
+extension MediaLibrary.Blocking {
     /// The whole result of `options` at the current token, kept so that
     /// `changeDetails(for:from:)` can diff against it later.
     ///
     /// - Throws: `AssetQueryError` for a bad option, `LibraryError` when the database fails.
-    public func fetchResult(_ options: FetchOptions) throws -> FetchResultSnapshot {
-        let snapshot = try readSnapshot(options)
-        observation.snapshots.store(snapshot, for: Self.snapshotKey(options))
+    public func fetchResult(_ options: FetchOptions) throws -> FetchResult {
+        let snapshot = try library.readSnapshot(options)
+        library.observation.snapshots.store(snapshot, for: MediaLibrary.snapshotKey(options))
         return snapshot.result
     }
 
@@ -99,31 +152,31 @@ extension MediaLibrary {
     ///
     /// - Throws: `AssetQueryError` for a bad option, `LibraryError` when the database fails.
     public func changeDetails(for options: FetchOptions, from token: ChangeToken) throws -> FetchResultChangeDetails {
-        let key = Self.snapshotKey(options)
-        let after = try readSnapshot(options)
-        observation.snapshots.store(after, for: key)
+        let key = MediaLibrary.snapshotKey(options)
+        let after = try library.readSnapshot(options)
+        library.observation.snapshots.store(after, for: key)
         func reload(_ reason: String) -> FetchResultChangeDetails {
             FetchResultChangeDetails(hasIncrementalChanges: false, reason: reason, removedIndexes: [],
                                      insertedIndexes: [], changedIndexes: [], moves: [],
                                      resultAfterChanges: after.result)
         }
         do {
-            _ = try hasChanges(since: token, of: [])
+            _ = try library.hasChanges(since: token, of: [])
         } catch let error as LibraryError {
             switch error {
             case .changeTokenExpired, .changeTokenFromTheFuture: return reload(error.description)
             default: throw error
             }
         }
-        guard let before = observation.snapshots.snapshot(for: key, token: token) else {
+        guard let before = library.observation.snapshots.snapshot(for: key, token: token) else {
             return reload("the result at token \(token) was not read by this library object; fetch it with fetchResult")
         }
-        guard before.result.count <= Self.maximumDiffableResultCount,
-              after.result.count <= Self.maximumDiffableResultCount else {
-            return reload("the result has more than \(Self.maximumDiffableResultCount) assets")
+        guard before.result.count <= MediaLibrary.maximumDiffableResultCount,
+              after.result.count <= MediaLibrary.maximumDiffableResultCount else {
+            return reload("the result has more than \(MediaLibrary.maximumDiffableResultCount) assets")
         }
-        var changed = Set(try blocking.changes(since: token).changes
-            .filter { $0.kind != .inserted && $0.kind != .deleted }.map(\.id.rawValue))
+        var changed = Set(try changes(since: token).changes
+            .filter { $0.kind != .inserted && $0.kind != .deleted }.map(\.id))
         for (identifier, favorite) in after.favorites where before.favorites[identifier] != favorite {
             changed.insert(identifier)
         }
@@ -132,47 +185,13 @@ extension MediaLibrary {
         details.reason = nil
         return details
     }
-
-    static func snapshotKey(_ options: FetchOptions) -> FetchOptions {
-        var key = options
-        key.limit = nil
-        key.after = nil
-        return key
-    }
-
-    /// The ordered identifiers (and favorite flags) of the whole result, with the
-    /// token, in one read transaction.
-    private func readSnapshot(_ options: FetchOptions) throws -> StoredSnapshot {
-        let query = try AssetQuery(Self.snapshotKey(options))
-        let column = AssetQuery.sortColumn(query.sort.key)
-        let direction = query.sort.ascending ? "ASC" : "DESC"
-        let (whereSQL, whereValues) = query.whereClause(includingCursor: false)
-        let sql = """
-            SELECT a.identifier, coalesce(s.favorite, 0) AS favorite
-            FROM \(query.from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
-            ORDER BY \(column) \(direction), a.id \(direction)
-            """
-        return try read { db in
-            try query.checkSearch(db: db)
-            let token = ChangeToken(rawValue: Int64(try db.scalarInt("SELECT max(token) FROM changes") ?? 0))
-            var identifiers: [String] = []
-            var favorites: [String: Bool] = [:]
-            let statement = try db.cachedStatement(sql)
-            try statement.forEachRow(query.fromValues + whereValues) { row in
-                let identifier = row[0].text ?? ""
-                identifiers.append(identifier)
-                if row[1].int64 == 1 { favorites[identifier] = true }
-            }
-            return StoredSnapshot(result: FetchResultSnapshot(identifiers: identifiers, token: token), favorites: favorites)
-        }
-    }
 }
 
 /// A result kept for a later diff, with what else a change can be seen in.
 struct StoredSnapshot: Sendable {
-    var result: FetchResultSnapshot
+    var result: FetchResult
     /// Identifiers of the favorites in the result.
-    var favorites: [String: Bool]
+    var favorites: [Asset.ID: Bool]
 }
 
 /// The observation state of one `MediaLibrary`: the change observer thread and the
@@ -206,16 +225,16 @@ final class SnapshotStore: @unchecked Sendable {
 
 /// The difference between two orderings of identifiers.
 struct ResultDiff {
-    var before: [String]
-    var after: [String]
+    var before: [Asset.ID]
+    var after: [Asset.ID]
     /// Identifiers whose asset changed in place.
-    var changed: Set<String>
+    var changed: Set<Asset.ID>
 
-    func details(after result: FetchResultSnapshot) -> FetchResultChangeDetails {
-        var beforeIndex: [String: Int] = [:]
+    func details(after result: FetchResult) -> FetchResultChangeDetails {
+        var beforeIndex: [Asset.ID: Int] = [:]
         beforeIndex.reserveCapacity(before.count)
         for (index, identifier) in before.enumerated() { beforeIndex[identifier] = index }
-        var afterIndex: [String: Int] = [:]
+        var afterIndex: [Asset.ID: Int] = [:]
         afterIndex.reserveCapacity(after.count)
         for (index, identifier) in after.enumerated() { afterIndex[identifier] = index }
 

@@ -36,7 +36,7 @@ extension MediaLibrary {
     /// `Blocking.assets(in:at:)`.
     ///
     /// - Throws: as `Blocking.assets(in:at:)`.
-    public func assets(in result: FetchResultSnapshot, at range: Range<Int>) async throws -> [Asset] {
+    public func assets(in result: FetchResult, at range: Range<Int>) async throws -> [Asset] {
         try await offExecutor { try $0.assets(in: result, at: range) }
     }
 }
@@ -107,7 +107,7 @@ extension MediaLibrary.Blocking {
     /// the result was read is left out; one changed since is read as it is now.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
-    public func assets(in result: FetchResultSnapshot, at range: Range<Int>) throws -> [Asset] {
+    public func assets(in result: FetchResult, at range: Range<Int>) throws -> [Asset] {
         let identifiers = Array(result.identifiers[range.clamped(to: result.identifiers.indices)])
         guard !identifiers.isEmpty else { return [] }
         let found: [Asset] = try library.read { db in
@@ -120,12 +120,12 @@ extension MediaLibrary.Blocking {
                         coalesce(s.hidden, 0) AS user_hidden
                     FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
                     WHERE a.identifier IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
-                    """, chunk)
+                    """, chunk.map(\.rawValue))
                 found += try MediaLibrary.assetsWithUserState(rows, db: db)
             }
             return found
         }
-        let byIdentifier = Dictionary(found.map { ($0.id.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        let byIdentifier = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return identifiers.compactMap { byIdentifier[$0] }
     }
 
@@ -191,13 +191,13 @@ extension MediaLibrary {
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")
         for index in assets.indices {
             // A Takeout JSON's title and description (the primary's JSON is listed first).
-            if let json = assets[index].resources.first(where: { $0.role == .takeoutMetadata }),
+            if let json = assets[index].resources.first(where: { $0.type == .takeoutMetadata }),
                let values = TakeoutValues.decode(try takeout.rows([json.path.bytes]).first?.string("metadata")) {
                 assets[index].takeoutTitle = values.title
                 assets[index].takeoutDescription = values.description
             }
-            assets[index].favorite = rows[index].bool("user_favorite") ?? false
-            assets[index].hidden = rows[index].bool("user_hidden") ?? false
+            assets[index].isFavorite = rows[index].bool("user_favorite") ?? false
+            assets[index].isHidden = rows[index].bool("user_hidden") ?? false
             // A position a duplicate resolve copied onto an asset without one.
             if assets[index].location == nil, let latitude = rows[index].double("user_latitude"),
                let longitude = rows[index].double("user_longitude") {
@@ -213,7 +213,7 @@ extension MediaLibrary {
 extension Asset {
     /// The primary resource's file URL (Exyte's `getURL()`): the photo of a live photo,
     /// the JPEG of a RAW+JPEG pair; nil for an asset without files.
-    public func url() async -> URL? { primaryResource?.fileURL }
+    public func url() -> URL? { primaryResource?.fileURL }
 
     /// The primary resource's bytes, read whole on MediaIndex's threads: for app code
     /// that shows or shares one item.
@@ -227,7 +227,7 @@ extension Asset {
 
     /// The resource shown for the asset: the photo or video, else the first one.
     public var primaryResource: AssetResource? {
-        resources.first { $0.role.isPrimary } ?? resources.first
+        resources.first { $0.type.isPrimary } ?? resources.first
     }
 }
 

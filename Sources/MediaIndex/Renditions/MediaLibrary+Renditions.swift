@@ -30,6 +30,28 @@ extension Asset {
     public func resource(for version: RenditionVersion) -> AssetResource? {
         version == .current ? renderingResource : primaryResource
     }
+
+    /// Where a live photo's movie is: a file of the asset, or the MP4 inside a motion
+    /// photo's still.
+    public enum LivePhotoMovie: Sendable, Equatable {
+        /// A movie file: `pairedVideo`, or the edited `fullSizePairedVideo`.
+        case file(AssetResource)
+        /// The movie inside `in`'s file (a motion photo), at `EmbeddedVideo`'s bytes.
+        case embedded(EmbeddedVideo, in: AssetResource)
+    }
+
+    /// The live photo's movie (PhotoKit's paired video), the one accessor for it: for the
+    /// `current` version the edited movie (`fullSizePairedVideo`) when there is one, else
+    /// the paired movie file, else the movie inside a motion photo's still; nil for an
+    /// asset without a movie of its own (a still, or a video).
+    public func livePhotoMovie(_ version: RenditionVersion = .current) -> LivePhotoMovie? {
+        if version == .current, let edited = resources.first(where: { $0.type == .fullSizePairedVideo }) {
+            return .file(edited)
+        }
+        if let paired = resources.first(where: { $0.type == .pairedVideo }) { return .file(paired) }
+        if let embeddedVideo, let still = primaryResource { return .embedded(embeddedVideo, in: still) }
+        return nil
+    }
 }
 
 extension MediaLibrary {

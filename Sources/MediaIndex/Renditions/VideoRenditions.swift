@@ -50,7 +50,7 @@ extension MediaLibrary.Blocking {
     ///   when as many transcodes as allowed are running; `LibraryError` for the cache.
     public func compatibleVideo(for asset: Asset, source: AssetResource, start: Bool = true) throws -> VideoRendition {
         let metadata = (try? library.read { db in try FileRecord.storedMetadata(ofPath: source.path, db: db) }) ?? nil
-        if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.contentType) { return .asIs(source) }
+        if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.uniformType?.preferredMIMEType) { return .asIs(source) }
         let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "superfast|crf23|aac160")
         return try videoRendition(of: asset, source: source, slice: nil, key: key, duration: metadata?.durationSeconds,
                                   colour: metadata?.videoColour, start: start)
@@ -75,7 +75,7 @@ extension MediaLibrary.Blocking {
         let key = MediaLibrary.renditionKey(asset, source: primary, kind: "h264-embedded\(slice.offset)-\(slice.length)",
                                             options: "superfast|crf23|aac160")
         return try videoRendition(of: asset, source: primary, slice: slice, key: key,
-                                  duration: movie?.durationSeconds ?? video.durationSeconds, colour: movie?.videoColour, start: start)
+                                  duration: movie?.durationSeconds ?? video.duration, colour: movie?.videoColour, start: start)
     }
 
     /// The cached rendition under `key`, or the transcode of `source` (of `slice` of it) that

@@ -2,20 +2,16 @@ import Foundation
 import Synchronization
 
 extension MediaLibrary {
-    /// The whole result of a search, in the order of `options` (newest first by
-    /// default), at the current change token: a fetch result, so
-    /// `changeDetails(for:from:)` with the same options diffs it later.
+    /// The whole result of a search, as identifiers: a fetch result. See
+    /// `Blocking.search(_:options:)`.
     ///
     /// ```swift
-    /// let result = try library.search("beach camera:canon -is:screenshot")
+    /// let result = try await library.search("beach camera:canon -is:screenshot")
     /// ```
     ///
-    /// - Throws: `SearchQueryError` for a query that cannot be read or names an album
-    ///   that does not exist; `AssetQueryError`, `LibraryError` as `fetchResult` does.
-    public func search(_ query: String, options: FetchOptions = FetchOptions()) throws -> FetchResultSnapshot {
-        var options = options
-        options.search = try SearchQuery(parsing: query)
-        return try fetchResult(options)
+    /// - Throws: as `Blocking.search(_:options:)`.
+    public func search(_ query: String, options: FetchOptions = FetchOptions()) async throws -> FetchResult {
+        try await offExecutor { try $0.search(query, options: options) }
     }
 
     /// Completions for the last word of `text`, with how many assets each finds. See
@@ -24,6 +20,24 @@ extension MediaLibrary {
     /// - Throws: `LibraryError.database` when the database fails.
     public func searchSuggestions(for text: String, limit: Int = 10) async throws -> [SearchSuggestion] {
         try await offExecutor { try $0.searchSuggestions(for: text, limit: limit) }
+    }
+}
+
+extension MediaLibrary.Blocking {
+    /// The whole result of a search, in the order of `options` (newest first by
+    /// default), at the current change token: a fetch result, so
+    /// `changeDetails(for:from:)` with the same options diffs it later.
+    ///
+    /// ```swift
+    /// let result = try library.blocking.search("beach camera:canon -is:screenshot")
+    /// ```
+    ///
+    /// - Throws: `SearchQueryError` for a query that cannot be read or names an album
+    ///   that does not exist; `AssetQueryError`, `LibraryError` as `fetchResult` does.
+    public func search(_ query: String, options: FetchOptions = FetchOptions()) throws -> FetchResult {
+        var options = options
+        options.search = try SearchQuery(parsing: query)
+        return try fetchResult(options)
     }
 }
 

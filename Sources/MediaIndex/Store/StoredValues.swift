@@ -23,7 +23,7 @@ extension StoredEnumeration {
     }
 }
 
-/// The role a file plays in its asset (`files.role`, `AssetResource.role`): PhotoKit's
+/// The role a file plays in its asset (`files.role`, `AssetResource.type`): PhotoKit's
 /// `PHAssetResourceType` names, and MediaIndex's own for the files that describe an asset.
 public enum FileRole: String, Sendable, CaseIterable, StoredEnumeration {
     case photo, video

@@ -515,12 +515,12 @@ extension MediaLibrary {
             var stillTime: Double?
             if let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: primary.path, db: db) })) ?? nil {
                 if let seconds = metadata.stillImageTimeSeconds { stillTime = seconds }
-                else if metadata.hasStillImageTime == true, let duration = asset.durationSeconds { stillTime = duration / 2 }
+                else if metadata.hasStillImageTime == true, let duration = asset.duration { stillTime = duration / 2 }
             }
             let location = try confinedLocation(of: primary)
             return try ThumbnailGenerator.thumbnail(ofFileAtBytes: location.path, beneath: location.root,
                                                     request: request, videoFrameTime: stillTime,
-                                                    durationSeconds: asset.durationSeconds)
+                                                    durationSeconds: asset.duration)
         }
         // By the path's bytes: a name that is not UTF-8 would not survive a String.
         let (format, orientation) = stillFormatAndOrientation(of: asset, resource: primary)
@@ -549,7 +549,7 @@ extension MediaLibrary {
     /// resource) is made with: the index already knows them, so the file is not read for
     /// them again. An edited rendering has its own (Photos writes it upright).
     func stillFormatAndOrientation(of asset: Asset, resource: AssetResource) -> (MediaFormat?, Int) {
-        let format = resource.contentType.flatMap(MediaFormat.init(contentType:))
+        let format = resource.uniformType?.format
         guard resource != asset.primaryResource else { return (format, asset.orientation ?? 1) }
         let metadata = (try? read({ db in try FileRecord.storedMetadata(ofPath: resource.path, db: db) })) ?? nil
         return (metadata?.format ?? format, metadata?.orientation ?? 1)

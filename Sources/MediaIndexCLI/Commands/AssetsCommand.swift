@@ -135,12 +135,12 @@ struct AssetsCommand: ParsableCommand {
         let rows = page.assets.map { a -> [String] in
             var type = a.mediaType.rawValue
             if a.mediaSubtypes.contains(.livePhoto) { type = "live" }
-            if a.favorite { type += " ♥" }
-            if a.hidden { type += " (hidden)" }
-            return [a.id.description, type, a.creationDateText.map(dates.string(asRecorded:)) ?? "-",
+            if a.isFavorite { type += " ♥" }
+            if a.isHidden { type += " (hidden)" }
+            return [a.id.description, type, a.captureTime.map(dates.string(asRecorded:)) ?? "-",
                     a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
                     a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
-                    a.durationSeconds.map { HumanReadable.duration(seconds: $0) } ?? "",
+                    a.duration.map { HumanReadable.duration(seconds: $0) } ?? "",
                     [a.cameraMake, a.cameraModel].compactMap { $0 }.joined(separator: " "),
                     a.primaryResource?.path.displayString ?? ""]
         }

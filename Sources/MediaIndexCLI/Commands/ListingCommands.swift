@@ -36,10 +36,10 @@ struct ShowCommand: ParsableCommand {
             ("Identifier", asset.id.description),
             ("Type", ([asset.mediaType.rawValue] + asset.mediaSubtypes.names).joined(separator: ", ")),
         ]
-        if let date = asset.creationDateText { lines.append(("Created", dates.string(asRecorded: date))) }
+        if let time = asset.captureTime { lines.append(("Created", dates.string(asRecorded: time))) }
         if let w = asset.pixelWidth, let h = asset.pixelHeight { lines.append(("Size", "\(w) × \(h)")) }
         if let o = asset.orientation, o != 1 { lines.append(("Orientation", String(o))) }
-        if let d = asset.durationSeconds { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
+        if let d = asset.duration { lines.append(("Duration", HumanReadable.duration(seconds: d))) }
         if let r = asset.frameRate { lines.append(("Frame rate", String(format: "%.3g fps", r))) }
         if let c = asset.videoCodec { lines.append(("Codec", c)) }
         let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
@@ -65,12 +65,12 @@ struct ShowCommand: ParsableCommand {
         }
         if let t = asset.takeoutTitle { lines.append(("Takeout title", t)) }
         if let d = asset.takeoutDescription { lines.append(("Description", d)) }
-        lines.append(("Favorite", asset.favorite ? "yes" : "no"))
-        lines.append(("Hidden", asset.hidden ? "yes" : "no"))
+        lines.append(("Favorite", asset.isFavorite ? "yes" : "no"))
+        lines.append(("Hidden", asset.isHidden ? "yes" : "no"))
         lines.append(("Albums", asset.albums.isEmpty ? "none" : asset.albums.map(\.rawValue).joined(separator: ", ")))
         lines.append(("Revision", String(asset.revision)))
         for resource in asset.resources {
-            lines.append(("Resource", "\(resource.role.rawValue): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.contentType ?? "?"))"))
+            lines.append(("Resource", "\(resource.type.rawValue): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.uniformType?.preferredMIMEType ?? "?"))"))
         }
         let width = lines.map { $0.0.count }.max() ?? 0
         for (label, value) in lines {

@@ -1,4 +1,5 @@
 import Foundation
+import MediaIndex
 import MediaMetadata
 
 /// Shows the library's ISO 8601 capture dates as `2023-11-01 15:11`.
@@ -42,12 +43,23 @@ public struct LocalDateFormatter: Sendable {
     /// everywhere. Text that is not such a date comes back unchanged.
     public func string(asRecorded text: String) -> String {
         guard let parsed = Self.parse(text) else { return text }
-        let civil = parsed.civil
+        return recorded(parsed.civil, offset: parsed.utcOffsetSeconds, inUTC: text.hasSuffix("Z") || text.hasSuffix("z"))
+    }
+
+    /// An asset's capture time as `string(asRecorded:)` shows its text, from the value.
+    public func string(asRecorded time: CaptureTime) -> String {
+        let wall = time.dateComponents
+        let civil = CaptureDate(year: wall.year ?? 0, month: wall.month ?? 1, day: wall.day ?? 1, hour: wall.hour ?? 0,
+                                minute: wall.minute ?? 0, second: wall.second ?? 0)
+        return recorded(civil, offset: time.utcOffsetSeconds, inUTC: time.utcOffsetSeconds == 0)
+    }
+
+    private func recorded(_ civil: CaptureDate, offset: Int?, inUTC: Bool) -> String {
         var result = "\(civil.year.paddedYear)-\(HumanReadable.twoDigits(civil.month))-\(HumanReadable.twoDigits(civil.day))"
         result += " \(HumanReadable.twoDigits(civil.hour)):\(HumanReadable.twoDigits(civil.minute))"
         if includesSeconds { result += ":\(HumanReadable.twoDigits(civil.second))" }
-        if let offset = parsed.utcOffsetSeconds {
-            if offset == 0 && (text.hasSuffix("Z") || text.hasSuffix("z")) {
+        if let offset {
+            if offset == 0 && inUTC {
                 result += " UTC"
             } else {
                 let minutes = abs(offset) / 60

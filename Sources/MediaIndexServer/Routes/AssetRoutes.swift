@@ -70,7 +70,7 @@ extension MediaIndexAPI {
     /// a hidden asset when `request` (a read) may not see hidden assets.
     func existingAsset(_ id: String, _ request: HTTPRequest? = nil) throws -> Asset {
         guard let assetID = Asset.ID(id), let asset = try library.blocking.asset(id: assetID),
-              !(asset.hidden && request.map { !seesHidden($0) } == true) else {
+              !(asset.isHidden && request.map { !seesHidden($0) } == true) else {
             throw APIError.notFound(LibraryError.assetNotFound(id).description)
         }
         return asset

@@ -31,8 +31,8 @@ extension MediaIndexAPI {
         } else if role == "embeddedVideo", asset.embeddedVideo != nil {
             return try compatibleVideo(of: asset, request) { try library.blocking.compatibleEmbeddedVideo(for: asset) }
         } else if ["pairedVideo", "fullSizePairedVideo"].contains(role) {
-            let edited = version == .current ? asset.resources.first { $0.role == .fullSizePairedVideo } : nil
-            movie = edited ?? asset.resources.first { $0.role == .pairedVideo }
+            guard case .file(let file)? = asset.livePhotoMovie(version) else { return nil }
+            movie = file
         } else {
             return nil
         }
@@ -75,10 +75,10 @@ extension MediaIndexAPI {
         guard let state = answer else { return nil }
         switch state {
         case .asIs(let resource):
-            let etag = "\"\(asset.id)-\(asset.revision)-\(resource.role)-compatible\""
+            let etag = "\"\(asset.id)-\(asset.revision)-\(resource.type)-compatible\""
             if let refusal = FilePreconditions.ifMatchRefusal(request, etag: etag) { throw refusal }
             let file = try OpenedFile(indexedPath: resource.path, of: library)
-            return try Self.fileResponse(file, length: file.size, contentType: resource.contentType ?? "video/mp4",
+            return try Self.fileResponse(file, length: file.size, contentType: resource.uniformType?.preferredMIMEType ?? "video/mp4",
                                          name: Self.fileName(resource.path), etag: etag, request)
         case .ready(let rendition):
             return try cachedRendition(rendition, contentType: "video/mp4", fileExtension: "mp4", request)

@@ -24,11 +24,11 @@ extension MediaIndexAPI {
             served = (primary.path, UInt64(max(0, video.offset)), UInt64(max(0, video.length)), "video/mp4",
                       Self.fileStem(primary.path) + ".mp4")
         } else if let resource = role == "primary" ? asset.resource(for: version ?? .original)
-                    : asset.resources.first(where: { $0.role.rawValue == role }) {
-            served = (resource.path, 0, nil, resource.contentType ?? "application/octet-stream",
+                    : asset.resources.first(where: { $0.type.rawValue == role }) {
+            served = (resource.path, 0, nil, resource.uniformType?.preferredMIMEType ?? "application/octet-stream",
                       Self.fileName(resource.path))
         } else {
-            var roles = ["primary"] + asset.resources.map(\.role.rawValue)
+            var roles = ["primary"] + asset.resources.map(\.type.rawValue)
             if asset.embeddedVideo != nil { roles.append("embeddedVideo") }
             throw APIError.notFound("asset \(id) has no \(role) resource; it has " + roles.joined(separator: ", "))
         }
