@@ -33,19 +33,19 @@ struct CaptureTimeSettingTests {
         let (indexed, byName) = try indexFixtures(Self.fixtures, in: scratch)
         var library = indexed
         let a = try #require(byName["a.jpg"]), c = try #require(byName["c.mp4"])
-        #expect(a.creationDateText == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
-        #expect(c.creationDateText == "2023-07-01T04:00:00+08:00" && c.captureOffsetSource == .place)
+        #expect(a.captureTime?.iso8601 == "2023-07-01T08:30:00+09:00" && a.captureOffsetSource == .exif)
+        #expect(c.captureTime?.iso8601 == "2023-07-01T04:00:00+08:00" && c.captureOffsetSource == .place)
         let token = try library.blocking.currentChangeToken()
 
         // The camera was set to Tokyo time, but the photo was taken in New York (-04:00 in July).
         try library.blocking.setCaptureTime(.offset(seconds: -4 * 3600), for: [a.id])
         try library.blocking.setCaptureTime(.zone("America/New_York"), for: [c.id])
         var adjusted = try Self.asset("a.jpg", in: library)
-        #expect(adjusted.creationDateText == "2023-07-01T08:30:00-04:00" && adjusted.captureOffsetSource == .user)
+        #expect(adjusted.captureTime?.iso8601 == "2023-07-01T08:30:00-04:00" && adjusted.captureOffsetSource == .user)
         #expect(adjusted.captureOffsetSeconds == -4 * 3600)
         #expect(adjusted.creationDate == (try LocalDayTests.utc("2023-07-01T12:30:00")))
         let movie = try Self.asset("c.mp4", in: library)
-        #expect(movie.creationDateText == "2023-06-30T16:00:00-04:00" && movie.captureOffsetSource == .user)
+        #expect(movie.captureTime?.iso8601 == "2023-06-30T16:00:00-04:00" && movie.captureOffsetSource == .user)
         #expect(movie.creationDate == c.creationDate)
         // The movie moves to the day New York saw; the photo keeps its wall-clock day.
         #expect(try Self.names(on: "2023-06-30", in: library) == ["c.mp4"])
@@ -59,20 +59,20 @@ struct CaptureTimeSettingTests {
 
         // Re-indexing keeps it; so does a rebuild of library.sqlite (the setting is user state).
         try library.blocking.index()
-        #expect(try Self.asset("a.jpg", in: library).creationDateText == "2023-07-01T08:30:00-04:00")
+        #expect(try Self.asset("a.jpg", in: library).captureTime?.iso8601 == "2023-07-01T08:30:00-04:00")
         library = try MediaLibrary(location: LibraryLocation(directory: scratch.folder.file("elsewhere")))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: scratch.location.databasePath + suffix) }
         let rebuilt = try scratch.open()
         try rebuilt.blocking.index(roots: [PathBytes(scratch.root)])
         adjusted = try Self.asset("a.jpg", in: rebuilt)
-        #expect(adjusted.id == a.id && adjusted.creationDateText == "2023-07-01T08:30:00-04:00" && adjusted.captureOffsetSource == .user)
-        #expect(try Self.asset("c.mp4", in: rebuilt).creationDateText == "2023-06-30T16:00:00-04:00")
+        #expect(adjusted.id == a.id && adjusted.captureTime?.iso8601 == "2023-07-01T08:30:00-04:00" && adjusted.captureOffsetSource == .user)
+        #expect(try Self.asset("c.mp4", in: rebuilt).captureTime?.iso8601 == "2023-06-30T16:00:00-04:00")
 
         // Clearing gives them back to the other rules.
         try rebuilt.blocking.setCaptureTime(nil, for: [a.id, c.id])
-        #expect(try Self.asset("a.jpg", in: rebuilt).creationDateText == "2023-07-01T08:30:00+09:00")
+        #expect(try Self.asset("a.jpg", in: rebuilt).captureTime?.iso8601 == "2023-07-01T08:30:00+09:00")
         #expect(try Self.asset("a.jpg", in: rebuilt).captureOffsetSource == .exif)
-        #expect(try Self.asset("c.mp4", in: rebuilt).creationDateText == "2023-07-01T04:00:00+08:00")
+        #expect(try Self.asset("c.mp4", in: rebuilt).captureTime?.iso8601 == "2023-07-01T04:00:00+08:00")
         try rebuilt.blocking.index()
         #expect(try Self.asset("c.mp4", in: rebuilt).captureOffsetSource == .place)
     }

@@ -57,9 +57,12 @@ struct HammingIndexTests {
     func closePairsMatchBruteForce() {
         let whole = Self.hashes(count: 1200, seed: 41)
         // Centres: some a few bits off another picture's whole hash (a crop of it), some random.
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let crop1 = whole.indices.map { i -> UInt64? in
-            i % 3 == 0 ? whole[(i * 7) % whole.count] ^ (1 << (generator.next() % 64)) ^ (1 << (generator.next() % 64)) : generator.next()
+            guard i % 3 == 0 else { return generator.next() }
+            let first: UInt64 = 1 << (generator.next() % 64)
+            let second: UInt64 = 1 << (generator.next() % 64)
+            return whole[(i * 7) % whole.count] ^ first ^ second
         }
         let crop2 = whole.indices.map { i -> UInt64? in i % 5 == 0 ? nil : generator.next() }
         var expected: [[Int]: Int] = [:]
