@@ -72,6 +72,24 @@ struct SearchPlanTests {
         #expect(try lib.library.blocking.fetchAssets(options).assets.map(\.id.rawValue) == second.page)
     }
 
+    @Test("the walk answers as the plain query for keywords, several words and filters beside them",
+          arguments: ["keyword:places", "keyword:places camera:canon", "sunset forest", "sunset camera:canon -type:video"])
+    func sameAsPlain(_ text: String) throws {
+        let lib = try Self.seeded()
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: text)
+        options.limit = 10
+        try lib.library.read { db in
+            let query = try AssetQuery(options)
+            let probed = try SearchPlan.probedPage(query, db: db)
+            let (sql, values) = query.pageSQL()
+            let plain = try db.rows(sql, values).map { $0.int64("row_id") }
+            if !text.contains("camera") { #expect(probed != nil) }
+            if let probed { #expect(probed.map { $0.int64("row_id") } == plain) }
+            #expect(plain.count == 11)
+        }
+    }
+
     @Test("counts of words alone come from the text index, burst frames and hidden assets left out")
     func counts() throws {
         let lib = try Self.seeded()

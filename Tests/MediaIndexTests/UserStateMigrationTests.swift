@@ -65,7 +65,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let library = try MediaLibrary(location: LibraryLocation(directory: folder.file("library")))
         #expect(try recorded(library) == EmbeddedMigrations.userState.map(\.version))
-        #expect(try recorded(library) == [1, 2, 3, 4])
+        #expect(try recorded(library) == [1, 2, 3, 4, 6])
         let libraryVersions = try library.read { db in
             try db.rows("SELECT version FROM main.schema_migrations").compactMap { $0.int("version") }
         }
@@ -78,7 +78,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let location = try StampedUserState.library(script: StampedUserState.version3, version: 3, in: folder)
         let library = try MediaLibrary(location: location)
-        #expect(try recorded(library) == [1, 2, 3, 4])
+        #expect(try recorded(library) == [1, 2, 3, 4, 6])
         #expect(try library.read { db in
             try db.scalarInt("SELECT favorite FROM userstate.asset_user_state WHERE identifier = 'asset1'")
         } == 1)
@@ -90,7 +90,7 @@ struct UserStateMigrationTests {
         let folder = TemporaryFolder()
         let location = try StampedUserState.library(script: StampedUserState.version1, version: 1, in: folder)
         let library = try MediaLibrary(location: location)
-        #expect(try recorded(library) == [1, 2, 3, 4])
+        #expect(try recorded(library) == [1, 2, 3, 4, 6])
         #expect(try columns(library).isSuperset(of: ["rating", "keywords", "title", "caption"]))
         #expect(try library.read { db in
             try db.scalarInt("SELECT count(*) FROM userstate.sqlite_master WHERE name = 'imported_favorites'")

@@ -29,7 +29,9 @@ enum UserStateStore {
 
     /// The tables an unstamped store of an earlier MediaIndex holds (and the ones this
     /// version adds: a store holding only these is ours).
-    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations"]
+    static let tables: Set<String> = ["asset_user_state", "albums", "album_assets", "imported_favorites", "schema_migrations",
+                                      "user_text", "user_text_data", "user_text_idx", "user_text_content",
+                                      "user_text_docsize", "user_text_config"]
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.

@@ -20,27 +20,34 @@ enum SearchPlan {
     /// The first page (one row more than the limit) walking the capture order, or nil
     /// when the plain query is cheaper or the walk found too few within its budget.
     static func probedPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row]? {
-        guard let text = try fileOnly(query, db: db), let limit = query.limit, query.from == "assets a",
-              query.sort.key == .captureDate, query.recentlyAddedSince == nil,
-              let newest = try db.scalarInt("SELECT max(id) FROM assets"), newest > 0 else { return nil }
+        guard let limit = query.limit, query.from == "assets a", query.sort.key == .captureDate,
+              query.recentlyAddedSince == nil else { return nil }
+        var probing = query
+        if let text = try fileOnly(query, db: db) {
+            // No asset's own words take part: the words are a test of the text index alone.
+            probing.conditions = query.conditions.map { condition in
+                if condition.sql == text.condition.sql { return SQLCondition(sql: membership, values: [text.match]) }
+                let first = "(" + text.condition.sql + " AND "
+                guard condition.sql.hasPrefix(first) else { return condition }
+                return SQLCondition(sql: "(" + membership + " AND " + condition.sql.dropFirst(first.count),
+                                    values: [text.match] + condition.values.dropFirst(text.condition.values.count))
+            }
+        }
+        let matches = memberships(probing.conditions)
+        guard !matches.isEmpty, let newest = try db.scalarInt("SELECT max(id) FROM assets"), newest > 0 else { return nil }
+        // Each test's share of the newest assets, as if independent.
         let window = min(newest, sampleWindow)
-        let hits = try db.scalarInt("""
-            SELECT count(*) FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid > ?
-            """, [text.match, newest - window]) ?? 0
-        let share = Double(hits) / Double(window)
+        var share = 1.0
+        for match in matches {
+            let hits = try db.scalarInt("""
+                SELECT count(*) FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid > ?
+                """, [match, newest - window]) ?? 0
+            share *= Double(hits) / Double(window)
+        }
         guard share > 0, share * share * Double(newest) > probeCostRatio * Double(limit + 1) else { return nil }
         let budget = min(newest, Int(4 * Double(limit + 1) / share) + 64)
-
-        var probing = query
-        let probe = SQLCondition(sql: """
-            EXISTS (SELECT 1 FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid = a.id)
-            """, values: [text.match])
-        probing.conditions = query.conditions.map { condition in
-            if condition.sql == text.condition.sql { return probe }
-            let first = "(" + text.condition.sql + " AND "
-            guard condition.sql.hasPrefix(first) else { return condition }
-            return SQLCondition(sql: "(" + probe.sql + " AND " + condition.sql.dropFirst(first.count),
-                                values: probe.values + condition.values.dropFirst(text.condition.values.count))
+        probing.conditions = probing.conditions.map {
+            SQLCondition(sql: $0.sql.replacingOccurrences(of: membership, with: probe), values: $0.values)
         }
         let direction = query.sort.ascending ? "ASC" : "DESC"
         var after = ""
@@ -56,6 +63,27 @@ enum SearchPlan {
         let (sql, values) = probing.pageSQL()
         let rows = try db.rows(sql, values)
         return rows.count > limit || budget >= newest ? rows : nil
+    }
+
+    /// A condition's test that an asset is among the text index's matches, which the
+    /// plain plan reads whole ...
+    static let membership = SearchExpression.textCondition("").sql
+    /// ... and the same test asked of the text index for one asset.
+    static let probe = "EXISTS (SELECT 1 FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ? AND rowid = a.id)"
+
+    /// The text index queries that `conditions` test membership of (words, keywords), in order.
+    static func memberships(_ conditions: [SQLCondition]) -> [String] {
+        var found: [String] = []
+        for condition in conditions {
+            var bound = 0
+            var rest = Substring(condition.sql)
+            while let range = rest.range(of: membership) {
+                bound += rest[..<range.upperBound].filter { $0 == "?" }.count
+                if bound <= condition.values.count, let match = condition.values[bound - 1] as? String { found.append(match) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        return found
     }
 
     /// Photo and video counts of words alone (hidden assets not yet subtracted), read
