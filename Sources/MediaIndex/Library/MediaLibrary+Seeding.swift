@@ -24,6 +24,7 @@ extension MediaLibrary {
             try writer.write { db in for (name, _) in indexes { try db.execute("DROP INDEX \(name)") } }
             defer {
                 try? writer.write { db in for (_, sql) in indexes { try db.execute(sql) } }
+                try? writer.write { db in try SearchTextIndex.tidy(db, changed: count) }
                 // The index builds went through the WAL; copy them into the database and
                 // empty it, so readers do not look up every page in a large WAL.
                 try? writer.write { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }

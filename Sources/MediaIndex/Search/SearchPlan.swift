@@ -49,20 +49,27 @@ enum SearchPlan {
         probing.conditions = probing.conditions.map {
             SQLCondition(sql: $0.sql.replacingOccurrences(of: membership, with: probe), values: $0.values)
         }
-        let direction = query.sort.ascending ? "ASC" : "DESC"
+        // The walk stops at the page's end, or at the budget's last asset in the order:
+        // past it, the plain query is cheaper.
+        let direction = query.sort.ascending ? "ASC" : "DESC", comparison = query.sort.ascending ? ">" : "<"
         var after = ""
+        var afterValues: [DatabaseValueConvertible] = []
         if let cursor = query.cursor {
-            after = " WHERE (a.capture_sort, a.id) \(query.sort.ascending ? ">" : "<") (?, ?)"
-            probing.fromValues = [cursor.value, cursor.rowID]
+            after = " WHERE (a.capture_sort, a.id) \(comparison) (?, ?)"
+            afterValues = [cursor.value, cursor.rowID]
         }
-        probing.from = """
-            (SELECT a.id FROM assets a INDEXED BY assets_by_capture\(after)
-                ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT \(budget)) c
-            CROSS JOIN assets a ON a.id = c.id
-            """
+        let bound = try db.row("""
+            SELECT a.capture_sort, a.id FROM assets a INDEXED BY assets_by_capture\(after)
+            ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT 1 OFFSET \(budget - 1)
+            """, afterValues)
+        if let bound, let capture = bound.double("capture_sort"), let id = bound.int64("id") {
+            probing.conditions.append(SQLCondition(sql: "(a.capture_sort, a.id) \(query.sort.ascending ? "<=" : ">=") (?, ?)",
+                                                   values: [capture, id]))
+        }
+        probing.from = "assets a INDEXED BY assets_by_capture"
         let (sql, values) = probing.pageSQL()
         let rows = try db.rows(sql, values)
-        return rows.count > limit || budget >= newest ? rows : nil
+        return rows.count > limit || bound == nil ? rows : nil
     }
 
     /// A condition's test that an asset is among the text index's matches, which the
