@@ -8,10 +8,13 @@ import Testing
 @Suite("Search plans and coverage")
 struct SearchPlanTests {
     /// 4000 synthetic assets with ten keywords and a caption each (`sunset` is in about
-    /// 70% of them), every seventh a burst frame that does not stand for its burst, a few hidden.
+    /// 70% of them) and 1000 newer ones without, every seventh a burst frame that does not stand for its burst, a few hidden.
     static func seeded() throws -> SyntheticLibrary {
         let lib = try SyntheticLibrary()
         try lib.library.seedSyntheticAssets(count: 4000, batchSize: 1000, describe: true)
+        // The newest thousand, an import without keywords or captions: the share is read
+        // across the library, not from the newest assets alone.
+        try lib.library.seedSyntheticAssets(count: 1000, batchSize: 1000, startingAt: 4000)
         try lib.library.requireWriter().write { db in
             try db.execute("UPDATE assets SET is_burst_representative = 0 WHERE id % 7 = 0")
         }
