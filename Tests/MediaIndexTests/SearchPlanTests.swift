@@ -8,10 +8,13 @@ import Testing
 @Suite("Search plans and coverage")
 struct SearchPlanTests {
     /// 4000 synthetic assets with ten keywords and a caption each (`sunset` is in about
-    /// 70% of them), every seventh a burst frame that does not stand for its burst, a few hidden.
+    /// 70% of them) and 1000 newer ones without, every seventh a burst frame that does not stand for its burst, a few hidden.
     static func seeded() throws -> SyntheticLibrary {
         let lib = try SyntheticLibrary()
         try lib.library.seedSyntheticAssets(count: 4000, batchSize: 1000, describe: true)
+        // The newest thousand, an import without keywords or captions: the share is read
+        // across the library, not from the newest assets alone.
+        try lib.library.seedSyntheticAssets(count: 1000, batchSize: 1000, startingAt: 4000)
         try lib.library.requireWriter().write { db in
             try db.execute("UPDATE assets SET is_burst_representative = 0 WHERE id % 7 = 0")
         }
@@ -70,6 +73,24 @@ struct SearchPlanTests {
         let second = try Self.reference(lib, like: "sunset", video: video,
                                         after: (last?.double("capture_sort") ?? 0, last?.int64("id") ?? 0), limit: 10)
         #expect(try lib.library.blocking.fetchAssets(options).assets.map(\.id.rawValue) == second.page)
+    }
+
+    @Test("the walk answers as the plain query for keywords, several words and filters beside them",
+          arguments: ["keyword:places", "keyword:places camera:canon", "sunset forest", "sunset camera:canon -type:video"])
+    func sameAsPlain(_ text: String) throws {
+        let lib = try Self.seeded()
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: text)
+        options.limit = 10
+        try lib.library.read { db in
+            let query = try AssetQuery(options)
+            let probed = try SearchPlan.probedPage(query, db: db)
+            let (sql, values) = query.pageSQL()
+            let plain = try db.rows(sql, values).map { $0.int64("row_id") }
+            if !text.contains("camera") { #expect(probed != nil) }
+            if let probed { #expect(probed.map { $0.int64("row_id") } == plain) }
+            #expect(plain.count == 11)
+        }
     }
 
     @Test("counts of words alone come from the text index, burst frames and hidden assets left out")

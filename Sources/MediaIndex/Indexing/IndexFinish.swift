@@ -43,6 +43,7 @@ struct IndexFinish {
         try ChangeLog.coalesce(after: lastTokenBefore, db: db)
         for root in roots { try RootStore(db: db).markIndexed(root.id, now: now) }
         try Tombstones.purge(olderThan: now - tombstoneRetention, db: db)
+        try SearchTextIndex.tidy(db, changed: summary.added + summary.updated + summary.removed)
         try ChangeLog.trim(now: now, db: db)
         summary.timings.finish = Indexer.seconds(since: started) - summary.timings.pair
     }

@@ -54,8 +54,12 @@ extension MediaLibrary {
                 """).compactMap { row in row.string("name").flatMap { n in row.string("sql").map { (n, $0) } } }
         }
         try writer.write { db in for (name, _) in indexes { try db.execute("DROP INDEX \(name)") } }
+        let assetsBefore = try writer.write { db in try db.scalarInt("SELECT count(*) FROM assets") ?? 0 }
         defer {
             try? writer.write { db in for (_, sql) in indexes { try db.execute(sql) } }
+            try? writer.write { db in
+                try SearchTextIndex.tidy(db, changed: (try db.scalarInt("SELECT count(*) FROM assets") ?? 0) - assetsBefore)
+            }
             // The index builds went through the WAL; copy them into the database and
             // empty it, so readers do not look up every page in a large WAL.
             try? writer.write { db in _ = try db.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
