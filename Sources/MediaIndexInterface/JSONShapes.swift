@@ -7,10 +7,12 @@ import MediaMetadata
 public enum JSONShapes {
     /// An asset, as `show --json` prints it: the field table's fields
     /// (`AssetFields.all`), in its order.
-    public static func asset(_ a: Asset) -> JSON {
+    /// With `fields` (`--fields`, `fields=`), only those keys, each written even when empty.
+    public static func asset(_ a: Asset, fields: AssetFieldSelection? = nil) -> JSON {
         .object(AssetFields.all.compactMap { declaration in
+            if let fields, !fields.contains(declaration.field) { return nil }
             let value = declaration.value(a)
-            if declaration.omittedWhenEmpty, case .null = value { return nil }
+            if fields == nil, declaration.omittedWhenEmpty, case .null = value { return nil }
             return (declaration.field.rawValue, JSON(value))
         })
     }
@@ -95,8 +97,10 @@ public enum JSONShapes {
     }
 
     /// A page of assets, as `assets --json` prints it: `{"assets": [...], "nextCursor": ...}`.
-    public static func assetPage(_ assets: [Asset], nextCursor: String?) -> JSON {
-        .object([("assets", .array(assets.map(asset))), ("nextCursor", nextCursor.map(JSON.string) ?? .null)])
+    /// With `fields`, each asset holds only those keys.
+    public static func assetPage(_ assets: [Asset], nextCursor: String?, fields: AssetFieldSelection? = nil) -> JSON {
+        .object([("assets", .array(assets.map { asset($0, fields: fields) })),
+                 ("nextCursor", nextCursor.map(JSON.string) ?? .null)])
     }
 
     /// Counts by media type, as `assets --count --json` prints them.

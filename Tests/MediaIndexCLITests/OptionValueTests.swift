@@ -44,6 +44,7 @@ private let badValues: [String: (value: String, says: String)] = [
     "within": ("-3", "kilometres above 0"),
     "offset": ("+25:00", "between -14:00 and +14:00"),
     "zone": ("Mars/Olympus", "IANA time zone"),
+    "fields": ("creatoinDate", "did you mean 'creationDate'?"),
 ]
 
 /// Options whose value is free text or a path, checked when used (an album's name, a

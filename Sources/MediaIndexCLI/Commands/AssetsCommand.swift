@@ -22,7 +22,7 @@ struct AssetsCommand: ParsableCommand {
     static let json = Argument.flag("json", help: "Print one JSON document: {\"assets\": [...], \"nextCursor\": ...}.")
     static let jsonLines = Argument.flag("jsonl", help: "Print one JSON asset per line.")
     static let arguments = LibraryOptions.arguments + AssetListingOptions.filtersAndSort
-        + declared(limit, AssetListingOptions.after, count, json, jsonLines)
+        + declared(limit, AssetListingOptions.after, count, json, jsonLines, FieldsOption.fields)
 
     var library: LibraryOptions
     var options = FetchOptions()
@@ -31,6 +31,7 @@ struct AssetsCommand: ParsableCommand {
     var limit: Int?
     var count: Bool
     var format: OutputFormat
+    var fields: AssetFieldSelection?
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
@@ -40,6 +41,8 @@ struct AssetsCommand: ParsableCommand {
         }
         format = json ? .json : jsonLines ? .jsonLines : .table
         count = try parsed[Self.count]
+        fields = try FieldsOption.selection(parsed)
+        if fields != nil && count { throw ValidationError("--fields chooses the keys of assets; --count prints counts instead") }
         limit = try parsed[Self.limit]
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
         do {
@@ -81,7 +84,7 @@ struct AssetsCommand: ParsableCommand {
                     var pageOptions = options
                     pageOptions.limit = limit.map { min(1000, $0 - printed) } ?? 1000
                     let page = try await mediaLibrary.fetchAssets(pageOptions)
-                    for asset in page.assets { context.standardOutput.writeLine(JSONShapes.asset(asset).compactText) }
+                    for asset in page.assets { context.standardOutput.writeLine(JSONShapes.asset(asset, fields: fields).compactText) }
                     printed += page.assets.count
                     guard let next = page.nextCursor, limit.map({ printed < $0 }) ?? true else { break }
                     options.after = next
@@ -97,12 +100,12 @@ struct AssetsCommand: ParsableCommand {
                         guard let next = page.nextCursor else { break }
                         options.after = next
                     }
-                    let document = JSONShapes.assetPage(all, nextCursor: nil)
+                    let document = JSONShapes.assetPage(all, nextCursor: nil, fields: fields)
                     context.standardOutput.writeLine(document.prettyText)
                 } else {
                     options.limit = limit
                     let page = try await mediaLibrary.fetchAssets(options)
-                    let document = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor)
+                    let document = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor, fields: fields)
                     context.standardOutput.writeLine(document.prettyText)
                 }
             case .table:
@@ -124,6 +127,12 @@ struct AssetsCommand: ParsableCommand {
     }
 
     private func printTable(_ page: AssetPage, context: CommandContext) {
+        if let fields {
+            let (columns, rows) = FieldsOption.table(page.assets, fields)
+            context.standardOutput.writeLine(TableRenderer(columns: columns).render(rows, maxWidth: context.terminalWidth))
+            if let next = page.nextCursor { context.standardOutput.writeLine("More: --after \(next)") }
+            return
+        }
         let dates = LocalDateFormatter()
         let table = TableRenderer(columns: [
             TableColumn("ID", isTruncatable: false), TableColumn("TYPE", isTruncatable: false),

@@ -13,22 +13,28 @@ struct ShowCommand: ParsableCommand {
 
     static let asset = Argument.positional("asset", as: RawArgument.self, help: "An asset identifier, or a file path.")
     static let json = Argument.flag("json", help: "Print the asset as JSON.")
-    static let arguments = LibraryOptions.arguments + declared(asset, json)
+    static let arguments = LibraryOptions.arguments + declared(asset, json, FieldsOption.fields)
 
     var library: LibraryOptions
     var key: RawArgument
     var json: Bool
+    var fields: AssetFieldSelection?
 
     init(parsed: ParsedArguments) throws {
         library = try LibraryOptions(parsed: parsed)
         key = try parsed[Self.asset]
         json = try parsed[Self.json]
+        fields = try FieldsOption.selection(parsed)
     }
 
     func run(in context: CommandContext) async throws {
         let asset = try await AssetArgument.asset(named: key, in: library.open(.readOnly, in: context))
         if json {
-            context.standardOutput.writeLine(JSONShapes.asset(asset).prettyText)
+            context.standardOutput.writeLine(JSONShapes.asset(asset, fields: fields).prettyText)
+            return
+        }
+        if let fields {
+            for line in FieldsOption.lines(asset, fields) { context.standardOutput.writeLine(line) }
             return
         }
         let dates = LocalDateFormatter(includesSeconds: true)

@@ -30,6 +30,9 @@ struct SearchCommand: ParsableCommand {
         listing = try AssetsCommand(parsed: parsed)
         query = try parsed[Self.query]
         suggest = try parsed[Self.suggest]
+        if suggest && listing.fields != nil {
+            throw ValidationError("--fields chooses the keys of assets; --suggest prints completions instead")
+        }
         if !suggest {
             do { listing.options.search = try SearchQuery(parsing: query) } catch let error as SearchQueryError {
                 throw ValidationError(error.description)

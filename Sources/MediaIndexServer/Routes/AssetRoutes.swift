@@ -9,7 +9,7 @@ extension MediaIndexAPI {
         let version = try library.blocking.dataVersion()
         let key = answerKey(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
-        let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["period", "limit", "count"],
+        let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["period", "limit", "count", "fields"],
                                         repeatable: ["type"])
         let limit = try query.integer("limit") ?? 100
         guard limit <= Self.maximumLimit else {
@@ -17,6 +17,8 @@ extension MediaIndexAPI {
         }
         guard limit >= 0 else { throw APIError.badRequest("limit must not be negative") }
         let count = try query.flag("count")
+        let fields = try query.fields()
+        if count && fields != nil { throw APIError.badRequest("fields chooses the keys of assets; count=true answers with counts") }
         if searchRequired, try query.value("q") == nil {
             throw APIError.badRequest("/v1/search needs q, the search (such as q=beach camera:canon); see docs/search.md")
         }
@@ -31,7 +33,7 @@ extension MediaIndexAPI {
             json = JSONShapes.counts(try library.blocking.countAssets(options))
         } else {
             let page = try library.blocking.fetchAssets(options)
-            json = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor)
+            json = JSONShapes.assetPage(page.assets, nextCursor: page.nextCursor, fields: fields)
         }
         return cachedJSONResponse(json, key: key, version: version, lifetime: lifetime)
     }
@@ -62,8 +64,8 @@ extension MediaIndexAPI {
         let version = try library.blocking.dataVersion()
         let key = answerKey(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
-        _ = try QueryParameters(request.query, known: [])
-        return cachedJSONResponse(JSONShapes.asset(try existingAsset(id, request)), key: key, version: version)
+        let fields = try QueryParameters(request.query, known: ["fields"]).fields()
+        return cachedJSONResponse(JSONShapes.asset(try existingAsset(id, request), fields: fields), key: key, version: version)
     }
 
     /// The asset with identifier `id`; any other form of id is not found, and neither is

@@ -53,4 +53,14 @@ struct QueryParameters: ParameterSource {
     }
 
     func spelling(of name: String) -> String { name }
+
+    /// `fields=id,creationDate,…`: the asset keys a listing or an asset answers with; nil when absent.
+    ///
+    /// - Throws: `APIError.badRequest` with `--fields`' sentence, for a name that is no field.
+    func fields() throws(APIError) -> AssetFieldSelection? {
+        guard let text = items.first(where: { $0.name == "fields" })?.value else { return nil }
+        do { return try AssetFieldSelection(parsing: text) } catch {
+            throw APIError.badRequest(code: "badParameter", "fields: \(error.description)")
+        }
+    }
 }
