@@ -7,7 +7,8 @@ import MediaPlaces
 // read from a row, how a file's metadata fills it, how the shape writes it and the sort
 // key that orders by it. `Asset`'s reading from rows, the query's column list, the
 // metadata columns the indexer writes, the change feed's names and the JSON shape
-// (`JSONShapes.asset`, CLI and HTTP) are all derived from `AssetFields.all`.
+// (`JSONShapes.asset`, CLI and HTTP) and the names `--fields` and HTTP `fields=` take
+// (`AssetFieldSelection`) are all derived from `AssetFields.all`.
 //
 // Adding a field: a property of `Asset`, an `Asset.Field` constant and an entry below
 // (in the place its JSON key goes), a migration adding its column, and the parser in
