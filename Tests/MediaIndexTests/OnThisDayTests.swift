@@ -66,6 +66,11 @@ struct OnThisDayTests {
         #expect(try listed("02-28", now: now) == ["leap.jpg", "eve.jpg"])
         #expect(try listed("02-28", now: try instant("2028-07-15T12:00:00")) == ["eve.jpg"])
         #expect(try listed("02-29", now: now) == ["leap.jpg"])
+        // The search term takes the same day (in the years before this machine's).
+        var search = FetchOptions.everyAsset
+        search.search = try SearchQuery(parsing: "on:07-01")
+        #expect(Self.names(try library.blocking.fetchAssets(search).assets) == ["late.jpg", "west-early.jpg", "floating.jpg", "video.mp4"])
+        #expect(throws: SearchQueryError.self) { try SearchQuery(parsing: "on:02-30") }
         // Only earlier years: in 2027 this year's photo is a memory too.
         #expect(try listed("07-01", now: try instant("2027-01-01T12:00:00")).contains("this-year.jpg"))
     }

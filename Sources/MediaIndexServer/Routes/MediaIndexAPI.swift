@@ -86,7 +86,9 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     static func lifetime(of options: FetchOptions) -> Duration? {
         switch options.album {
         case .smart(.recentlyAdded)?, .smart(.onThisDay)?: return clockBoundLifetime
-        default: return options.onThisDay == nil ? nil : clockBoundLifetime
+        default:
+            let searchesOnThisDay = options.search?.text.lowercased().contains("on:") == true
+            return options.onThisDay == nil && !searchesOnThisDay ? nil : clockBoundLifetime
         }
     }
     /// How long a thumbnail's place is remembered without asking the cache.
