@@ -39,7 +39,7 @@ public struct ParameterError: Error, Equatable, CustomStringConvertible {
 /// album named, decoded the same way from either.
 public struct AssetListingParameters: Sendable {
     /// The names this decoder reads, in camel case.
-    public static let names = ["q", "filter", "album", "recursive", "from", "to", "near", "within", "bbox", "country", "place", "make", "model", "minPixels",
+    public static let names = ["q", "filter", "album", "recursive", "from", "to", "onThisDay", "near", "within", "bbox", "country", "place", "make", "model", "minPixels",
                                "minDuration", "maxDuration", "type", "includeHidden", "allBursts", "sort",
                                "reverse", "after", "keyword", "person", "minRating", "rating", "label",
                                "hasCaption", "hasTitle"]
@@ -109,7 +109,7 @@ public struct AssetListingParameters: Sendable {
         options.after = try source.value("after")
     }
 
-    /// `from` and `to`: a date or a time without a zone is the camera's wall clock (its
+    /// `from`, `to` and `onThisDay`: a date or a time without a zone is the camera's wall clock (its
     /// day); one with a zone an instant.
     mutating func readCaptureRange(from source: some ParameterSource) throws {
         if let text = try source.value("from") {
@@ -123,6 +123,12 @@ public struct AssetListingParameters: Sendable {
             case .instant(let date): options.capturedBefore = date
             case .localTime(let date): options.capturedBeforeLocalTime = date
             }
+        }
+        if let text = try source.value("onThisDay") {
+            guard let onThisDay = OnThisDay(text) else {
+                throw ParameterError("\(source.spelling(of: "onThisDay")) takes MM-DD (such as 07-01) or today, not '\(text)'")
+            }
+            options.onThisDay = onThisDay
         }
     }
 

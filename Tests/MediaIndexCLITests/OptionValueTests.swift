@@ -17,6 +17,7 @@ private let badValues: [String: (value: String, says: String)] = [
     "listen": ("127.0.0.1:99999", "port"),
     "allow-origin": ("app.example.com", "origin"),
     "to": ("2024-13-45", "takes a date"),
+    "on-this-day": ("02-30", "MM-DD"),
     "album --to": ("-1", "negative"),
     "since": ("-1", "negative"),
     "cache-limit": ("0", "at least 1"),

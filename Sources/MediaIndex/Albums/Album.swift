@@ -5,7 +5,7 @@ import MediaMetadata
 public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
     /// The smart albums, by PhotoKit's names (`title` is what Photos shows).
     case recents, favorites, videos, selfies, livePhotos, portrait, panoramas, timelapses, slomos, bursts,
-         screenshots, screenRecordings, animated, raw, duplicates, similar, recentlyAdded, hidden
+         screenshots, screenRecordings, animated, raw, duplicates, similar, recentlyAdded, hidden, onThisDay
 
     /// The title Photos shows.
     public var title: String {
@@ -28,6 +28,7 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
         case .similar: return "Similar"
         case .recentlyAdded: return "Recently Added"
         case .hidden: return "Hidden"
+        case .onThisDay: return "On This Day"
         }
     }
 
@@ -51,7 +52,7 @@ public enum SmartAlbum: String, Sendable, Hashable, CaseIterable {
         case .raw: return .raw
         case .duplicates: return .duplicates
         case .similar: return .similar
-        case .recents, .favorites, .recentlyAdded, .hidden: return nil
+        case .recents, .favorites, .recentlyAdded, .hidden, .onThisDay: return nil
         }
     }
 

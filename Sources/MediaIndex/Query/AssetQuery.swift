@@ -82,6 +82,9 @@ struct AssetQuery {
                 countingIndex = "assets_by_added_kind"
                 recentlyAddedSince = now - SmartAlbum.recentlyAddedSeconds
                 conditions.append(SQLCondition(sql: "a.added_at >= ?", values: [now - SmartAlbum.recentlyAddedSeconds]))
+            case .onThisDay:
+                // Today on this machine's calendar, in the years before this one.
+                conditions.append(Self.onThisDayCondition(OnThisDay(today: Date(timeIntervalSince1970: now))))
             default:
                 if let filter = album.filter { conditions.append(filter.sqlCondition()) }
             }
@@ -126,6 +129,7 @@ struct AssetQuery {
             conditions.append(SQLCondition(sql: "a.local_time < ?", values: [before.timeIntervalSince1970]))
         }
         if let period = options.period { conditions.append(Self.periodCondition(period)) }
+        if let onThisDay = options.onThisDay { conditions.append(Self.onThisDayCondition(onThisDay)) }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
         if let country = options.country { conditions.append(PlaceNames.countryCondition(country)) }
         if let name = options.placeName { conditions.append(PlaceNames.placeCondition(name)) }
@@ -185,7 +189,7 @@ struct AssetQuery {
         default: typeScope = false
         }
         if typeScope && !options.includeAllBurstAssets && options.capturedFrom == nil && options.capturedBefore == nil
-            && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil && options.period == nil
+            && options.capturedFromLocalTime == nil && options.capturedBeforeLocalTime == nil && options.period == nil && options.onThisDay == nil
             && options.place == nil && options.country == nil && options.placeName == nil && options.make == nil && options.model == nil && options.minimumPixelWidth == nil
             && options.minimumPixelHeight == nil && options.minimumPixelCount == nil && options.minimumDuration == nil
             && options.maximumDuration == nil && options.formats.isEmpty && options.search?.expression == nil

@@ -30,6 +30,9 @@ public struct FetchOptions: Sendable, Hashable {
     /// Only the assets of this day, month or year (the asset's day, as the timeline
     /// keys it), or only the undated ones.
     public var period: CapturePeriod?
+    /// Only the assets taken on this month and day in earlier years, by the asset's day
+    /// (the camera's calendar day): Photos' "On This Day".
+    public var onThisDay: OnThisDay?
     /// Taken inside this place.
     public var place: PlaceFilter?
     /// Taken in this country: its ISO 3166-1 code or English name, without regard to case.

@@ -163,6 +163,8 @@ extension SearchExpression {
             return PlaceNames.placeCondition(name)
         case .country(let country):
             return PlaceNames.countryCondition(country)
+        case .onThisDay(let onThisDay):
+            return AssetQuery.onThisDayCondition(onThisDay)
         default:
             return .alwaysFalse  // words and combinators are handled by sqlCondition()
         }

@@ -28,6 +28,8 @@ struct SearchField: Sendable {
         case place
         /// A country, by ISO code or English name.
         case country
+        /// A month and day in earlier years (`OnThisDay`).
+        case onThisDay
     }
 
     var name: String
@@ -43,6 +45,7 @@ struct SearchField: Sendable {
         SearchField(name: "type", kind: .kind, example: "type:video"),
         SearchField(name: "is", kind: .kind, example: "is:favorite"),
         SearchField(name: "date", kind: .localDate, example: "date:2023-07-01..2023-07-14"),
+        SearchField(name: "on", kind: .onThisDay, example: "on:07-01"),
         SearchField(name: "album", kind: .album, example: "album:\"Summer\""),
         SearchField(name: "ext", aliases: ["extension"], kind: .fileExtension, example: "ext:jpg"),
         SearchField(name: "format", kind: .format, example: "format:heic"),
@@ -134,6 +137,9 @@ struct SearchField: Sendable {
             return .placeName(value)
         case .country:
             return .country(value)
+        case .onThisDay:
+            guard let onThisDay = OnThisDay(value) else { throw fail("'on:' takes a month and day such as 07-01, or today, not '\(value)'") }
+            return .onThisDay(onThisDay)
         }
     }
 

@@ -80,6 +80,8 @@ indirect enum SearchExpression: Sendable, Hashable {
     case placeName(String)
     /// A country, by ISO code or English name.
     case country(String)
+    /// Taken on this month and day in earlier years, by the camera's day.
+    case onThisDay(OnThisDay)
     case all([SearchExpression])
     case any([SearchExpression])
     case not(SearchExpression)

@@ -176,6 +176,10 @@ enum AssetListingOptions {
         help: "Captured on or after this date (YYYY-MM-DD[THH:MM[:SS]][Z|±HH:MM], local time unless given)."
     )
     static let to = Argument.option("to", valueName: "date", help: "Captured before this moment; a bare date includes that whole day.")
+    static let onThisDay = Argument.option(
+        "on-this-day", valueName: "MM-DD|today",
+        help: "Taken on this month and day (or today's) in earlier years, by the camera's day."
+    )
     static let near = Argument.option(
         "near", valueName: "lat,lon[,metres]", help: "Taken near a point: LAT,LON with --within KM, or within METRES of it."
     )
@@ -235,13 +239,13 @@ enum AssetListingOptions {
 
     /// The filters and the sort, in the order help lists them (`--after` comes after `--limit`).
     static let filtersAndSort = declared(
-        filter, album, recursive, from, to, near, within, bbox, country, place, make, model, minPixels, minDuration, maxDuration,
+        filter, album, recursive, from, to, onThisDay, near, within, bbox, country, place, make, model, minPixels, minDuration, maxDuration,
         types, keywords, people, minRating, rating, label, hasCaption, hasTitle, includeHidden, allBursts, sort, reverse
     )
 
     /// The keys by parameter name, one table per value type.
     static let texts = byParameterName(
-        filter, album, from, to, near, within, bbox, country, place, make, model, minPixels, label, hasCaption, hasTitle, sort,
+        filter, album, from, to, onThisDay, near, within, bbox, country, place, make, model, minPixels, label, hasCaption, hasTitle, sort,
         after
     )
     static let lists = byParameterName(types, keywords, people)

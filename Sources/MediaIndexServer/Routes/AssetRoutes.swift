@@ -25,9 +25,8 @@ extension MediaIndexAPI {
         var options = try fetchOptions(query)
         try checkHiddenAccess(options, request)
         options.limit = limit
-        // Recently Added is the last 30 days: its answer also moves with the clock.
-        var lifetime: Duration?
-        if case .smart(.recentlyAdded)? = options.album { lifetime = Self.clockBoundLifetime }
+        // Recently Added and On This Day also move with the clock.
+        let lifetime = Self.lifetime(of: options)
         let json: JSON
         if count {
             json = JSONShapes.counts(try library.blocking.countAssets(options))

@@ -81,6 +81,16 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     let thumbnailLocations = AnswerCache<ThumbnailLocation>(maximumEntries: 8192, maximumCost: 8 << 20)
     /// How long an answer that depends on the clock as well is kept (Recently Added).
     static let clockBoundLifetime = Duration.seconds(10)
+    /// How long the answer for `options` is kept: clock-bound for Recently Added and On
+    /// This Day (today's date moves), nil (until the next commit) otherwise.
+    static func lifetime(of options: FetchOptions) -> Duration? {
+        switch options.album {
+        case .smart(.recentlyAdded)?, .smart(.onThisDay)?: return clockBoundLifetime
+        default:
+            let searchesOnThisDay = options.search?.text.lowercased().contains("on:") == true
+            return options.onThisDay == nil && !searchesOnThisDay ? nil : clockBoundLifetime
+        }
+    }
     /// How long a thumbnail's place is remembered without asking the cache.
     static let thumbnailLocationLifetime = Duration.seconds(60)
 

@@ -19,8 +19,7 @@ extension MediaIndexAPI {
         }
         let options = try fetchOptions(query)
         try checkHiddenAccess(options, request)
-        var lifetime: Duration?
-        if case .smart(.recentlyAdded)? = options.album { lifetime = Self.clockBoundLifetime }
+        let lifetime = Self.lifetime(of: options)
         let buckets = try library.blocking.timeline(options, group: group)
         let json = JSON.object([
             ("group", .string(group.rawValue)),
