@@ -36,7 +36,7 @@ public enum JSONShapes {
             ("moved", .int(s.moved)), ("removed", .int(s.removed)), ("unchanged", .int(s.unchanged)),
             ("failed", .int(s.failed)), ("skipped", .int(s.skipped)), ("opened", .int(s.opened)),
             ("unreadableFolders", .int(s.unreadableFolders)), ("elapsedSeconds", .double(s.elapsedSeconds)),
-            ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)),
+            ("paired", .int(s.paired)), ("unpaired", .int(s.unpaired)), ("otherNames", .int(s.otherNames)),
             ("skippedFiles", .array(s.specialFiles.map { file in
                 var members: [(String, JSON)] = [("path", .string(file.path.displayString)), ("reason", .string(file.reason))]
                 if !file.path.isValidUTF8 {

@@ -108,7 +108,13 @@ extension MediaLibrary.Blocking {
             }
             for other in others { try setUserFlag(db, "hidden", for: other) }
         }
-        let paths = try library.read { db in try others.flatMap { try MediaLibrary.primaryPaths(of: $0, db: db) } }
+        // Every name of the others' files, but never one that is the keeper's file itself
+        // (the same device and inode: a hard link or a view recorded before schema 49).
+        let paths = try library.read { db in
+            let kept = Set(try MediaLibrary.primaryPaths(of: keeper, db: db).compactMap { FileStat.of($0).map(FileIdentity.init) })
+            return try others.flatMap { try MediaLibrary.primaryPaths(of: $0, db: db) }
+                .filter { path in FileStat.of(path).map { !kept.contains(FileIdentity($0)) } ?? true }
+        }
         return DuplicateResolution(group: group, keeper: keeper, hidden: others, hiddenPaths: paths, merged: merged)
     }
 
@@ -193,7 +199,9 @@ extension MediaLibrary {
     static func primaryPaths(of asset: Asset.ID, db: DatabaseConnection) throws -> [PathBytes] {
         try db.rows("""
             SELECT f.path FROM files f JOIN assets a ON a.id = f.asset_id
-            WHERE a.identifier = ? AND f.role IN ('photo', 'video') ORDER BY f.path
+            WHERE a.identifier = ?1 AND f.role IN ('photo', 'video')
+            UNION ALL SELECT l.path FROM file_links l JOIN files f ON f.id = l.file_id JOIN assets a ON a.id = f.asset_id
+            WHERE a.identifier = ?1 AND f.role IN ('photo', 'video') ORDER BY 1
             """, [asset.rawValue]).compactMap { $0[0].blob.map(PathBytes.init) }
     }
 

@@ -12,9 +12,12 @@ import Dispatch
 /// Symbolic links are not followed unless the walk is asked to follow links to folders
 /// (a root's `follows_symlinks`, off by default); a link whose target lies outside the
 /// root is then walked as that folder, listed under the link's path (a target inside the
-/// root is walked under its own path, so the link is skipped). Folders already seen (by
-/// device and inode: bind mounts, and every folder a followed link leads back to) are
-/// skipped, so a walk never loops. Hidden
+/// root is walked under its own path, so the link is skipped). A folder that is one of
+/// the folders above it (by device and inode: a bind mount or a followed link leading
+/// back up) is skipped, so a walk never loops; a folder seen before elsewhere (a bind
+/// mount of a sibling, two links to one folder) is a view of it and is walked again, so
+/// its files' other paths are found (the index makes them other names of one file, not
+/// new files), up to `maxViewFolders` such folders per walk. Hidden
 /// entries (names starting with `.`) and the excluded folders (the library's own)
 /// are skipped. What is held is the listing of each folder from the root down to the
 /// current one, whatever the size of the tree.
@@ -24,6 +27,10 @@ public struct FileWalker: Sendable {
         public var path: PathBytes
         public var stat: FileStat
     }
+
+    /// How many folders seen before (views through a bind mount or a second link) one walk
+    /// enters again; past it they are skipped, as loops are.
+    public static let maxViewFolders = 10_000
 
     /// Folders never entered (by device and inode).
     public var excludedFolders: [(device: UInt64, inode: UInt64)]
@@ -63,6 +70,8 @@ public struct FileWalker: Sendable {
         /// The root, when links to folders outside it are followed.
         private let followingOutside: PathBytes?
         private var visited = Set<[UInt64]>()
+        /// Folders entered again as views of a folder seen before.
+        private var viewFolders = 0
         /// The listings of the folders from the root down to the one being walked.
         private var stack: [Frame] = []
 
@@ -70,6 +79,8 @@ public struct FileWalker: Sendable {
         private struct Frame {
             var files: [Entry]
             var folders: [(path: PathBytes, stat: FileStat)]
+            /// The folder's device and inode.
+            var identity: [UInt64]
             var nextFile = 0
             var nextFolder = 0
         }
@@ -111,7 +122,13 @@ public struct FileWalker: Sendable {
             if excludedFolders.contains(where: { $0.device == folder.stat.device && $0.inode == folder.stat.inode }) {
                 return
             }
-            guard visited.insert([folder.stat.device, folder.stat.inode]).inserted else { return }
+            let identity = [folder.stat.device, folder.stat.inode]
+            // A folder above this one: a loop.
+            if stack.contains(where: { $0.identity == identity }) { return }
+            if !visited.insert(identity).inserted {
+                guard viewFolders < FileWalker.maxViewFolders else { return }
+                viewFolders += 1
+            }
             let started = ContinuousClock.now
             var listing = FileWalker.list(folder.path, followingLinksOutside: followingOutside)
             listing.files.sort { $0.path < $1.path }
@@ -123,7 +140,7 @@ public struct FileWalker: Sendable {
             skippedSpecial += listing.skippedSpecial
             specialFiles += listing.specialFiles
             if !listing.files.isEmpty || !listing.folders.isEmpty {
-                stack.append(Frame(files: listing.files, folders: listing.folders))
+                stack.append(Frame(files: listing.files, folders: listing.folders, identity: identity))
             }
         }
 

@@ -14,7 +14,30 @@ struct IndexDiff {
     var vanished: [PathBytes: FileRecord.Known] = [:]
     /// New or changed files left for a later run: still being written (`Settling`).
     var deferred = 0
+    /// The file's other names (`FileLinkStore`), as the walk found them.
+    var links = Links()
     private let settling: Settling?
+    private let linkStore: FileLinkStore?
+    /// The device and inode of each new file this run (a second path of one is another name).
+    private var newIdentities: Set<FileIdentity> = []
+
+    /// What the walk found of other names of files (hard links, views of one folder).
+    struct Links {
+        /// New paths of files already recorded or found earlier in this walk: recorded as
+        /// names of that file after the commit, never read.
+        var found: [(rootID: Int64, entry: FileWalker.Entry)] = []
+        /// Recorded names that are gone (or are another file now).
+        var vanished: [FileRecord.Known] = []
+        /// Recorded names whose stat changed, still the same file (it was written).
+        var refreshed: [FileWalker.Entry] = []
+        /// Recorded files whose path is gone while another name remains: that name takes
+        /// the row's place.
+        var promotions: [(file: FileRecord.Known, rootID: Int64, entry: FileWalker.Entry)] = []
+        /// Names seen, by their file's id (for promotions).
+        fileprivate var seen: [Int64: [(rootID: Int64, entry: FileWalker.Entry)]] = [:]
+
+        var isEmpty: Bool { found.isEmpty && vanished.isEmpty && refreshed.isEmpty && promotions.isEmpty }
+    }
 
     /// Which files are still being written, so a run leaves them alone: not read, a
     /// known one's row kept as it was, for the run after their writer is done.
@@ -56,6 +79,7 @@ struct IndexDiff {
     init(_ walk: inout IndexWalk, restart makeWalk: () -> IndexWalk, rootIDs: Set<Int64>, files: FileStore,
          settling: Settling? = nil, spillFolder: String, heldLimit: Int = ToReadList.defaultHeldLimit) throws {
         self.settling = settling
+        linkStore = FileLinkStore(db: files.db)
         toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
         var unseen: [FileRecord.Known]
         do {
@@ -69,17 +93,37 @@ struct IndexDiff {
             toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
             unchanged = 0
             deferred = 0
+            links = Links()
+            newIdentities = []
             walk = makeWalk()
             unseen = try merge(&walk) { body in try rows.forEach(body) }
         }
         // Files recorded but not seen: gone, unless under a folder we could not list.
         for row in unseen {
+            if row.isLink {
+                links.vanished.append(row)
+                continue
+            }
             if walk.isUnderUnreadableFolder(row.path) && row.status != .error { continue }
             if row.stat.size == 0 && row.status == .error && walk.unreadableFolders.contains(where: { $0.path == row.path }) {
                 continue
             }
             vanished[row.path] = row
         }
+        promoteOtherNames()
+    }
+
+    /// A recorded file whose path is gone but another of whose names was found keeps its
+    /// row under that name (the first in path order), so its asset stays as it was.
+    private mutating func promoteOtherNames() {
+        for (path, row) in vanished {
+            guard let names = links.seen[row.id], let first = names.min(by: { $0.entry.path < $1.entry.path }) else {
+                continue
+            }
+            links.promotions.append((row, first.rootID, first.entry))
+            vanished[path] = nil
+        }
+        links.seen = [:]
     }
 
     private struct OutOfOrder: Error {}
@@ -96,7 +140,7 @@ struct IndexDiff {
             if let previous, !(previous < row.path) { throw OutOfOrder() }
             previous = row.path
             while let work = found, work.entry.path < row.path {
-                read(work)  // new
+                try read(work)  // new
                 found = walk.next()
             }
             guard var work = found, work.entry.path == row.path else {
@@ -104,26 +148,56 @@ struct IndexDiff {
                 return
             }
             found = walk.next()
-            if row.isUnchanged(work.entry, rootID: work.rootID) {
+            if row.isLink {
+                try compareName(row, work)
+            } else if row.isUnchanged(work.entry, rootID: work.rootID) {
                 unchanged += 1
             } else {
                 work.known = row
-                read(work)
+                try read(work)
             }
         }
         while let work = found {
-            read(work)
+            try read(work)
             found = walk.next()
         }
         return unseen
     }
 
-    /// A new or changed file: to read, unless it is still being written.
-    private mutating func read(_ work: Indexer.Work) {
+    /// A recorded other name found again: unchanged, written through (same file), or
+    /// now another file (its name row goes, and the file is new).
+    private mutating func compareName(_ row: FileRecord.Known, _ work: Indexer.Work) throws {
+        if row.rootID == work.rootID && row.stat.inode == work.entry.stat.inode {
+            if row.isUnchanged(work.entry, rootID: work.rootID) {
+                unchanged += 1
+            } else {
+                links.refreshed.append(work.entry)
+            }
+            links.seen[row.id, default: []].append((work.rootID, work.entry))
+        } else {
+            links.vanished.append(row)
+            try read(work)
+        }
+    }
+
+    /// A new or changed file: to read, unless it is still being written or is a new
+    /// name of a file already recorded or found (then it is that file's other name).
+    private mutating func read(_ work: Indexer.Work) throws {
         if let settling, settling.isSettling(work.entry) {
             deferred += 1
+        } else if work.known == nil, try isOtherName(work.entry) {
+            links.found.append((work.rootID, work.entry))
         } else {
             toRead.append(work)
         }
+    }
+
+    /// Whether a new path is another name of a file found earlier in this walk or recorded.
+    private mutating func isOtherName(_ entry: FileWalker.Entry) throws -> Bool {
+        let identity = FileIdentity(entry.stat)
+        if newIdentities.contains(identity) { return true }
+        if try linkStore?.recordedFile(of: identity) != nil { return true }
+        newIdentities.insert(identity)
+        return false
     }
 }

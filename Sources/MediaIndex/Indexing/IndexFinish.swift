@@ -17,6 +17,7 @@ struct IndexFinish {
              summary: inout IndexSummary) throws {
         let started = ContinuousClock.now
         let files = FileStore(db: db), assets = AssetStore(db: db)
+        if !diff.links.isEmpty { try settleOtherNames(diff.links, vanished: diff.vanished, summary: &summary) }
         var vanished = diff.vanished
         for (folder, reason) in walk.unreadableFolders {
             guard let rootID = roots.first(where: { folder.isInside($0.path) })?.id else { continue }
@@ -46,6 +47,40 @@ struct IndexFinish {
         try SearchTextIndex.tidy(db, changed: summary.added + summary.updated + summary.removed)
         try ChangeLog.trim(now: now, db: db)
         summary.timings.finish = Indexer.seconds(since: started) - summary.timings.pair
+    }
+
+    /// Records what the walk found of files' other names (`FileLinkStore`): each change
+    /// is an `updated` entry naming `paths` for the file's asset (none for an asset this
+    /// run inserted or one whose file is gone: their own entries say it).
+    private func settleOtherNames(_ links: IndexDiff.Links, vanished: [PathBytes: FileRecord.Known],
+                                  summary: inout IndexSummary) throws {
+        let store = FileLinkStore(db: db)
+        let goneFiles = Set(vanished.values.map(\.id))
+        var changedFiles: [Int64] = []
+        for promotion in links.promotions {
+            try store.promote(fileID: promotion.file.id, to: promotion.entry, rootID: promotion.rootID)
+            changedFiles.append(promotion.file.id)
+        }
+        for name in links.vanished {
+            try store.delete(path: name.path)
+            if !goneFiles.contains(name.id) { changedFiles.append(name.id) }
+        }
+        for entry in links.refreshed { try store.refresh(entry) }
+        for (rootID, entry) in links.found {
+            // The file it names was recorded before or committed in this run.
+            guard let fileID = try store.recordedFile(of: FileIdentity(entry.stat)) else { continue }
+            try store.insert(entry, rootID: rootID, fileID: fileID, now: now)
+            changedFiles.append(fileID)
+        }
+        summary.otherNames = links.found.count + links.refreshed.count
+        let started = try IndexRunLog(db: db).startedAt(runID) ?? now
+        var recorded = Set<String>()
+        for fileID in changedFiles {
+            guard let asset = try store.asset(ofFile: fileID), asset.addedAt < started,
+                  recorded.insert(asset.identifier).inserted else { continue }
+            let identifier = asset.identifier
+            try ChangeLog.record(.updated, identifier: identifier, fields: [Asset.Field.paths.rawValue], now: now, db: db)
+        }
     }
 
     /// Phase 5: pairs what the run touched and attaches Takeout JSON and XMP sidecars (after

@@ -1,5 +1,5 @@
 /// What one index run did. Every file seen is counted in exactly one of
-/// `added`, `updated`, `moved`, `unchanged`, `deferred`, `failed` or `skipped`.
+/// `added`, `updated`, `moved`, `unchanged`, `deferred`, `failed`, `skipped` or `otherNames`.
 public struct IndexSummary: Sendable, Equatable, Codable {
     /// Regular files found under the roots.
     public var scanned = 0
@@ -31,6 +31,10 @@ public struct IndexSummary: Sendable, Equatable, Codable {
     public var paired = 0
     /// Pairs this run split (a half deleted, replaced or moved away).
     public var unpaired = 0
+    /// Paths that are other names of a file indexed under its first path (hard links, a
+    /// folder seen again through a bind mount or a followed link), new or written through
+    /// another name: each is another path of that file's asset, never read.
+    public var otherNames = 0
     public var elapsedSeconds = 0.0
     /// Why places are off (no places data installed), with what to run; nil when they are on.
     public var placesOff: String?
@@ -49,7 +53,8 @@ public struct IndexSummary: Sendable, Equatable, Codable {
         try read(.moved, &moved); try read(.removed, &removed); try read(.unchanged, &unchanged)
         try read(.failed, &failed); try read(.skipped, &skipped); try read(.specialFiles, &specialFiles)
         try read(.deferred, &deferred); try read(.opened, &opened); try read(.unreadableFolders, &unreadableFolders)
-        try read(.paired, &paired); try read(.unpaired, &unpaired); try read(.elapsedSeconds, &elapsedSeconds)
+        try read(.paired, &paired); try read(.unpaired, &unpaired); try read(.otherNames, &otherNames)
+        try read(.elapsedSeconds, &elapsedSeconds)
         try read(.timings, &timings)
         placesOff = try c.decodeIfPresent(String.self, forKey: .placesOff)
     }

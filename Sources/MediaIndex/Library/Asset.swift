@@ -88,6 +88,10 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var modificationDate: Date
     /// Its files, the primary one first.
     public var resources: [AssetResource]
+    /// Every path of its primary file: the one indexed first, then its other names
+    /// (hard links, bind-mounted or linked views) in byte order. The JSON's `paths`,
+    /// written only when there is more than one.
+    public var paths: [PathBytes] { resources.first.map { [$0.path] + $0.otherPaths } ?? [] }
     /// Which rule made this a multi-resource asset; nil for a single file.
     public var pairingRule: PairingRule?
     /// The MP4 inside a motion photo's still; nil for every other asset.
@@ -268,6 +272,10 @@ public struct AssetResource: Sendable, Equatable {
     /// extension, from the format recognised when the file was indexed; nil for a
     /// format MediaIndex does not know.
     public var uniformType: UniformType?
+    /// The file's other names, in byte order: hard links, or the file seen again through a
+    /// bind mount or a followed link to a folder (one file, never a second asset). Empty
+    /// for a file with one name.
+    public var otherPaths: [PathBytes] = []
 
     /// The file's name (PHAssetResource's `originalFilename`), for display (invalid UTF-8
     /// shown as U+FFFD; `path` has the exact bytes).

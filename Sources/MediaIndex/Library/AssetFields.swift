@@ -59,6 +59,8 @@ extension Asset.Field {
     public static let burstIdentifier = Self(rawValue: "burstIdentifier")
     /// `resources`.
     public static let resources = Self(rawValue: "resources")
+    /// `paths`: every path of the primary file when it has more than one (hard links, views).
+    public static let paths = Self(rawValue: "paths")
     /// `software`.
     public static let software = Self(rawValue: "software")
     /// `lensMake`.
@@ -179,6 +181,9 @@ package enum AssetFields {
             source.metadata.burstIdentifier ?? source.fileName.flatMap(NameLayout.burst(ofFileName:))?.identifier
         }),
         .init(.resources, value: { .array($0.resources.map(\.fieldValue)) }),
+        .init(.paths, value: { a in
+            a.paths.count > 1 ? .array(a.paths.map { .string($0.displayString) }) : .null
+        }, omittedWhenEmpty: true),
         .init(.software, Column("software"), \.software, metadata: \.software),
         .init(.lensMake, Column("lens_make"), \.lensMake, metadata: \.lensMake),
         .init(.focalLength, Column("focal_length"), \.focalLength, metadata: \.focalLength),

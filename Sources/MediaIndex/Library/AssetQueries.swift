@@ -26,16 +26,18 @@ enum AssetQueries {
             start += chunk.count
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             let rows = try db.rows("""
-                SELECT asset_id, role, path, size, format FROM files
+                SELECT asset_id, role, path, size, format, id FROM files
                 WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role IN \(FileRole.sqlList(FileRole.primaries)) DESC, path
                 """, chunk)
+            let otherNames = try FileLinkStore.otherNames(ofFiles: rows.compactMap { $0.int64("id") }, db: db)
             for row in rows {
                 guard let assetID = row.int64("asset_id") else { continue }
                 let role = FileRole(stored: row.string("role")), path = PathBytes(row.blob("path") ?? [])
                 result[assetID, default: []].append(AssetResource(
                     type: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
                     uniformType: row.string("format").flatMap(MediaFormat.init(rawValue:)).map(UniformType.init)
-                        ?? role.flatMap { Self.describingType($0, path: path) }))
+                        ?? role.flatMap { Self.describingType($0, path: path) },
+                    otherPaths: row.int64("id").flatMap { otherNames[$0] } ?? []))
             }
         }
         return result

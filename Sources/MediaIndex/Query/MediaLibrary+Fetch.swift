@@ -129,7 +129,8 @@ extension MediaLibrary.Blocking {
         return identifiers.compactMap { byIdentifier[$0] }
     }
 
-    /// The asset one of whose resources is the file at `path` (absolute or relative
+    /// The asset one of whose resources is the file at `path` or has it as another name
+    /// (a hard link, a view; absolute or relative
     /// to the working folder; symlinks in its folders are resolved), whole, or nil.
     ///
     /// - Throws: `LibraryError.database` when the database fails.
@@ -144,7 +145,9 @@ extension MediaLibrary.Blocking {
         let identifier: String? = try library.read { db in
             for candidate in candidates {
                 if let row = try db.row("""
-                    SELECT a.identifier FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?
+                    SELECT a.identifier FROM assets a JOIN files f ON f.asset_id = a.id WHERE f.path = ?1
+                    UNION ALL SELECT a.identifier FROM file_links l JOIN files f ON f.id = l.file_id
+                    JOIN assets a ON a.id = f.asset_id WHERE l.path = ?1
                     """, [candidate.bytes]) {
                     return row.string("identifier")
                 }

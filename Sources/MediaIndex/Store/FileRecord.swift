@@ -31,6 +31,9 @@ enum FileRecord {
         var assetID: Int64?
         var fingerprint: String?
         var role: FileRole?
+        /// A row of `file_links`: another name of the file `id` (then status, asset,
+        /// fingerprint and role are nil).
+        var isLink = false
 
         /// Whether the file's size, mtime and inode are as recorded (then it is not opened).
         func isUnchanged(_ entry: FileWalker.Entry, rootID: Int64) -> Bool {
@@ -54,7 +57,7 @@ enum FileRecord {
             stat: FileStat(size: row[3].int64 ?? -1, modificationNanoseconds: row[4].int64 ?? -1,
                            inode: UInt64(bitPattern: row[5].int64 ?? -1), device: 0),
             status: FileStatus(stored: row[6].text), assetID: row[7].int64,
-            fingerprint: row[8].text, role: FileRole(stored: row[9].text))
+            fingerprint: row[8].text, role: FileRole(stored: row[9].text), isLink: (row[10].int64 ?? 0) != 0)
     }
 
     /// A media file's stored metadata (`files.metadata`), decoded: the one place that

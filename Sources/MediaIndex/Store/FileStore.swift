@@ -112,6 +112,7 @@ struct FileStore {
     func deleteFiles(ofRoot rootID: Int64) throws -> [Int64] {
         let assetIDs = try db.rows("SELECT DISTINCT asset_id FROM files WHERE root_id = ? AND asset_id IS NOT NULL",
                                    [rootID]).compactMap { $0.int64("asset_id") }
+        try db.execute("DELETE FROM file_links WHERE root_id = ?", [rootID])
         try db.execute("DELETE FROM files WHERE root_id = ?", [rootID])
         return assetIDs
     }
@@ -120,8 +121,13 @@ struct FileStore {
     /// (the order an index run's walk is sorted in).
     func forEachKnownFile(inRoots rootIDs: Set<Int64>, _ body: (FileRecord.Known) throws -> Void) throws {
         let columns = FileRecord.knownColumns.map(\.name).joined(separator: ", ")
-        // By position: this reads every file row of the library on each run.
-        try db.cachedStatement("SELECT \(columns) FROM files ORDER BY path").forEachRow { row in
+        // By position: this reads every file row of the library on each run. A file's
+        // other names (`file_links`) are merged in, each marked and with its file's id.
+        try db.cachedStatement("""
+            SELECT \(columns), 0 FROM files UNION ALL
+            SELECT file_id, root_id, path, size, mtime_ns, inode, NULL, NULL, NULL, NULL, 1 FROM file_links
+            ORDER BY path
+            """).forEachRow { row in
             guard let rootID = row[1].int64, rootIDs.contains(rootID), let known = FileRecord.known(row) else { return }
             try body(known)
         }

@@ -179,6 +179,7 @@ struct IndexCommand: ParsableCommand {
         if s.moved > 0 { parts.append("moved \(s.moved)") }
         if s.paired > 0 || s.unpaired > 0 { parts.append("paired \(s.paired)") }
         if s.unpaired > 0 { parts.append("unpaired \(s.unpaired)") }
+        if s.otherNames > 0 { parts.append("other names \(s.otherNames)") }
         parts += ["removed \(s.removed)", "unchanged \(s.unchanged)", "failed \(s.failed)",
                   s.specialFiles.isEmpty ? "skipped \(s.skipped) (not media)"
                       : "skipped \(s.skipped) (\(s.skipped - s.specialFiles.count) not media, \(s.specialFiles.count) special files)",

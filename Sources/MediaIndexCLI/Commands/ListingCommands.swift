@@ -77,6 +77,12 @@ struct ShowCommand: ParsableCommand {
         lines.append(("Revision", String(asset.revision)))
         for resource in asset.resources {
             lines.append(("Resource", "\(resource.type.rawValue): \(resource.path.displayString) (\(HumanReadable.byteCount(resource.bytes)), \(resource.uniformType?.preferredMIMEType ?? "?"))"))
+            // Its other names: the same file (hard links, bind-mounted or linked views).
+            // At most 20 lines of them (a file may have thousands of names; `--json` has all).
+            for other in resource.otherPaths.prefix(20) { lines.append(("Also at", other.displayString)) }
+            if resource.otherPaths.count > 20 {
+                lines.append(("Also at", "… \(resource.otherPaths.count - 20) more names (all in --json's paths)"))
+            }
         }
         let width = lines.map { $0.0.count }.max() ?? 0
         for (label, value) in lines {

@@ -1,0 +1,96 @@
+/// A file's device and inode: what makes two paths one file (a hard link, or one folder
+/// seen through a bind mount or a followed link).
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ stat: FileStat) {
+        device = stat.device
+        inode = stat.inode
+    }
+}
+
+/// The only writer of `file_links` (migration 0049): the other names of a recorded
+/// file. One file is one row of `files` (its first path indexed) and one asset; each
+/// other path of the same device and inode is a row here, never a second asset.
+struct FileLinkStore {
+    let db: DatabaseConnection
+
+    /// The recorded file (its `files` id) that `identity` is, found by its inode and
+    /// checked by `lstat` of its recorded path or one of its other names; nil when no
+    /// recorded path is that file now.
+    func recordedFile(of identity: FileIdentity) throws -> Int64? {
+        let inode = Int64(bitPattern: identity.inode)
+        for row in try db.cachedStatement("SELECT id, path FROM files WHERE inode = ?").rows([inode]) {
+            guard let id = row[0].int64, let path = row[1].blob else { continue }
+            if Self.isFile(PathBytes(path), identity) { return id }
+        }
+        for row in try db.cachedStatement("SELECT file_id, path FROM file_links WHERE inode = ?").rows([inode]) {
+            guard let id = row[0].int64, let path = row[1].blob else { continue }
+            if Self.isFile(PathBytes(path), identity) { return id }
+        }
+        return nil
+    }
+
+    /// Whether the file at `path` is now the file `identity` names.
+    static func isFile(_ path: PathBytes, _ identity: FileIdentity) -> Bool {
+        guard let stat = FileStat.of(path) else { return false }
+        return FileIdentity(stat) == identity
+    }
+
+    /// Records `entry` as another name of the file `fileID`.
+    func insert(_ entry: FileWalker.Entry, rootID: Int64, fileID: Int64, now: Double) throws {
+        try db.cachedStatement("""
+            INSERT INTO file_links (path, root_id, file_id, size, mtime_ns, inode, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (path) DO UPDATE SET root_id = excluded.root_id, file_id = excluded.file_id,
+                size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode
+            """).execute([entry.path.bytes, rootID, fileID, entry.stat.size, entry.stat.modificationNanoseconds,
+                          entry.stat.inode, now])
+    }
+
+    /// Records a name's new stat (the file was written through another of its names).
+    func refresh(_ entry: FileWalker.Entry) throws {
+        try db.cachedStatement("UPDATE file_links SET size = ?, mtime_ns = ?, inode = ? WHERE path = ?")
+            .execute([entry.stat.size, entry.stat.modificationNanoseconds, entry.stat.inode, entry.path.bytes])
+    }
+
+    func delete(path: PathBytes) throws {
+        try db.cachedStatement("DELETE FROM file_links WHERE path = ?").execute([path.bytes])
+    }
+
+    /// Makes another name the file's recorded path, its old path gone: the row keeps its
+    /// id and asset (and so the asset's identifier, thumbnails, user state and groups).
+    func promote(fileID: Int64, to entry: FileWalker.Entry, rootID: Int64) throws {
+        try delete(path: entry.path)
+        try db.execute("UPDATE files SET path = ?, root_id = ?, size = ?, mtime_ns = ?, inode = ? WHERE id = ?",
+                       [entry.path.bytes, rootID, entry.stat.size, entry.stat.modificationNanoseconds,
+                        entry.stat.inode, fileID])
+        try FileStore(db: db).setNames(fileID: fileID, FileNameKey(entry.path))
+    }
+
+    /// The identifier of the asset the file `fileID` belongs to, and when it was added;
+    /// nil for a file without one.
+    func asset(ofFile fileID: Int64) throws -> (identifier: String, addedAt: Double)? {
+        guard let row = try db.cachedStatement("""
+            SELECT a.identifier, a.added_at FROM files f JOIN assets a ON a.id = f.asset_id WHERE f.id = ?
+            """).rows([fileID]).first, let identifier = row[0].text else { return nil }
+        return (identifier, row[1].double ?? 0)
+    }
+
+    /// The other names of the files of the given assets (keyed by `files` id), in path order.
+    static func otherNames(ofFiles fileIDs: [Int64], db: DatabaseConnection) throws -> [Int64: [PathBytes]] {
+        var result: [Int64: [PathBytes]] = [:]
+        var start = 0
+        while start < fileIDs.count {
+            let chunk = Array(fileIDs[start..<min(start + 500, fileIDs.count)])
+            start += chunk.count
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            for row in try db.rows("SELECT file_id, path FROM file_links WHERE file_id IN (\(placeholders)) ORDER BY path",
+                                   chunk) {
+                guard let id = row[0].int64, let path = row[1].blob else { continue }
+                result[id, default: []].append(PathBytes(path))
+            }
+        }
+        return result
+    }
+}
