@@ -66,6 +66,12 @@ struct FileLinkCommandTests {
         #expect(printed.out.split(separator: "\0").map(String.init).sorted()
             == [folder + "/photos/a.jpg", folder + "/photos/links/b.jpg"])
         #expect(!printed.out.contains("copy.jpg"))
+        // Undone, and kept the other way: only the copy is printed, never a name of the keeper.
+        #expect(await mediaindex(["unhide"] + members, folder: folder).code == 0)
+        let originalID = try #require(members.first { $0 != copyID })
+        let other = await mediaindex(["duplicates", "resolve", groupID, "--keep", originalID, "--print0"], folder: folder)
+        #expect(other.code == 0, "\(other.err)")
+        #expect(other.out == folder + "/photos/copy.jpg\0")
     }
 
     @Test("a bind mount of a folder inside the root: one asset with both paths, and the mount is not walked as a loop (skipped where mounts cannot be made)")
