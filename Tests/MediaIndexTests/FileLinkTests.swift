@@ -124,6 +124,42 @@ struct FileLinkTests {
         #expect(try library.read { db in try db.scalarInt("SELECT count(*) FROM file_links") } == 0)
     }
 
+    @Test("a file written through one name is read once, under its first path; the other name stays a path of the same asset")
+    func writtenThroughAName() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.add(photo, as: "a.jpg")
+        try Self.link(scratch, "a.jpg", "b.jpg")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let before = try #require(try library.assets().first)
+        try scratch.edit("b.jpg")  // appended in place: the same inode, both names see it
+        let summary = try library.blocking.index()
+        #expect(summary.updated == 1 && summary.opened == 1 && summary.otherNames == 1 && summary.added == 0)
+        let after = try #require(try library.assets().first)
+        #expect(try Self.assetCount(library) == 1)
+        #expect(after.id == before.id && after.revision == before.revision + 1)
+        #expect(Self.paths(after) == [scratch.root + "/a.jpg", scratch.root + "/b.jpg"])
+        #expect(try library.blocking.index().unchanged == 2)
+    }
+
+    @Test("a name replaced by another file (a new inode) stops being a path of the asset: the new file is its own asset")
+    func nameReplacedByAnotherFile() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.add(photo, as: "a.jpg")
+        try Self.link(scratch, "a.jpg", "b.jpg")
+        try scratch.add(otherPhoto, as: "incoming/other.jpg")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        try scratch.remove("incoming/other.jpg")
+        try scratch.add(otherPhoto, as: "b.jpg.tmp")
+        #expect(rename(scratch.root + "/b.jpg.tmp", scratch.root + "/b.jpg") == 0)
+        try library.blocking.index()
+        let first = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/a.jpg")))
+        let second = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/b.jpg")))
+        #expect(first.id != second.id && first.paths == [PathBytes(scratch.root + "/a.jpg")])
+        #expect(try Self.assetCount(library) == 2)
+    }
+
     @Test("a link across two roots, and a root that follows a symbolic link to the other root's folder: one asset with both paths")
     func acrossRootsAndSymlinkViews() throws {
         let scratch = try ScratchLibrary()
