@@ -160,6 +160,29 @@ struct FileLinkTests {
         #expect(try Self.assetCount(library) == 2)
     }
 
+    @Test("a copy replaced by a hard link of its original (as deduplicating tools do) becomes a path of the original's asset")
+    func copyReplacedByALink() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.add(photo, as: "a.jpg")
+        try scratch.add(photo, as: "copy.jpg")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let original = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/a.jpg"))?.id)
+        let copy = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/copy.jpg"))?.id)
+        #expect(try library.blocking.duplicateGroups().count == 1)
+        let token = try library.blocking.currentChangeToken()
+        #expect(Glibc.link(scratch.root + "/a.jpg", scratch.root + "/copy.jpg.new") == 0)
+        #expect(rename(scratch.root + "/copy.jpg.new", scratch.root + "/copy.jpg") == 0)
+        let summary = try library.blocking.index()
+        #expect(summary.otherNames == 1 && summary.opened == 0)
+        #expect(try Self.assetCount(library) == 1)
+        #expect(Self.paths(try library.blocking.asset(id: original)) == [scratch.root + "/a.jpg", scratch.root + "/copy.jpg"])
+        let changes = try library.blocking.changes(since: token).changes
+        #expect(changes.contains { $0.id == copy && $0.kind == .deleted })
+        #expect(changes.contains { $0.id == original && $0.kind == .updated && $0.fields.contains(.paths) })
+        #expect(try library.blocking.duplicateGroups().isEmpty)
+    }
+
     @Test("a link across two roots, and a root that follows a symbolic link to the other root's folder: one asset with both paths")
     func acrossRootsAndSymlinkViews() throws {
         let scratch = try ScratchLibrary()

@@ -95,6 +95,7 @@ struct IndexDiff {
             deferred = 0
             links = Links()
             newIdentities = []
+            vanished = [:]
             walk = makeWalk()
             unseen = try merge(&walk) { body in try rows.forEach(body) }
         }
@@ -181,11 +182,14 @@ struct IndexDiff {
     }
 
     /// A new or changed file: to read, unless it is still being written or is a new
-    /// name of a file already recorded or found (then it is that file's other name).
+    /// name of a file already recorded or found (then it is that file's other name). A
+    /// recorded path that now is another name of a recorded file (a copy replaced by a
+    /// hard link, as deduplicating tools do) leaves its row, as a removed file does.
     private mutating func read(_ work: Indexer.Work) throws {
         if let settling, settling.isSettling(work.entry) {
             deferred += 1
-        } else if work.known == nil, try isOtherName(work.entry) {
+        } else if work.known.map({ $0.stat.inode != work.entry.stat.inode }) ?? true, try isOtherName(work.entry) {
+            if let known = work.known { vanished[known.path] = known }
             links.found.append((work.rootID, work.entry))
         } else {
             toRead.append(work)
