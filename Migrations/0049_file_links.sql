@@ -24,3 +24,9 @@ CREATE INDEX file_links_by_inode ON file_links (inode);
 -- A new path is looked up by its inode among the recorded files (then its device and
 -- inode are compared by `lstat` of the recorded path).
 CREATE INDEX files_by_inode ON files (inode);
+
+-- Libraries indexed before recorded each hard link as a file and an asset of its own.
+-- The next index run folds them once (`FileLinkStore.foldRecordedNames`): the later
+-- row of each file becomes another name of the first, its asset deleted.
+INSERT INTO library_meta (key, value) VALUES ('fold_file_links', '1')
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value;

@@ -183,6 +183,38 @@ struct FileLinkTests {
         #expect(try library.blocking.duplicateGroups().isEmpty)
     }
 
+    @Test("a library indexed before schema 49 (a hard link recorded as an asset of its own) is folded once by the next run")
+    func legacyFold() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.add(photo, as: "a.jpg")
+        try scratch.add(photo, as: "b.jpg")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let first = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/a.jpg"))?.id)
+        let second = try #require(try library.blocking.asset(path: PathBytes(scratch.root + "/b.jpg"))?.id)
+        // As an older build left it: b.jpg a hard link of a.jpg, recorded as a file and an asset.
+        #expect(Glibc.link(scratch.root + "/a.jpg", scratch.root + "/b.new") == 0)
+        #expect(rename(scratch.root + "/b.new", scratch.root + "/b.jpg") == 0)
+        let stat = try #require(FileStat.of(PathBytes(scratch.root + "/b.jpg")))
+        try library.writer!.transaction { db in
+            try db.execute("UPDATE files SET inode = ?, mtime_ns = ?, size = ? WHERE path = ?",
+                           [stat.inode, stat.modificationNanoseconds, stat.size, PathBytes(scratch.root + "/b.jpg").bytes])
+            try db.execute("INSERT INTO library_meta (key, value) VALUES ('fold_file_links', '1')")
+        }
+        let token = try library.blocking.currentChangeToken()
+        let summary = try library.blocking.index()
+        #expect(summary.unchanged == 2 && summary.opened == 0)
+        #expect(try Self.assetCount(library) == 1)
+        #expect(Self.paths(try library.blocking.asset(id: first)) == [scratch.root + "/a.jpg", scratch.root + "/b.jpg"])
+        let changes = try library.blocking.changes(since: token).changes
+        #expect(changes.contains { $0.id == second && $0.kind == .deleted })
+        #expect(changes.contains { $0.id == first && $0.kind == .updated && $0.fields == [.paths] })
+        // Once: the next run writes nothing.
+        let after = try library.blocking.currentChangeToken()
+        #expect(try library.blocking.index().unchanged == 2)
+        #expect(try library.blocking.changes(since: after).changes.isEmpty)
+    }
+
     @Test("a link across two roots, and a root that follows a symbolic link to the other root's folder: one asset with both paths")
     func acrossRootsAndSymlinkViews() throws {
         let scratch = try ScratchLibrary()

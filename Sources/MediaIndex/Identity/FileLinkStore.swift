@@ -68,6 +68,41 @@ struct FileLinkStore {
         try FileStore(db: db).setNames(fileID: fileID, FileNameKey(entry.path))
     }
 
+    /// Once per library (migration 0049 asks for it): files recorded as several rows of
+    /// `files` by builds before schema 49 (hard links, each its own asset) become one row
+    /// and other names. The first row indexed of each file (by device and inode, checked
+    /// by `lstat`) stays; each later one whose asset holds no other file becomes its name.
+    ///
+    /// - Returns: the assets left without a file (to delete), and the files that gained names.
+    func foldRecordedNames(now: Double) throws -> (orphaned: [Int64], files: [Int64]) {
+        guard try db.scalarInt("SELECT 1 FROM library_meta WHERE key = 'fold_file_links'") != nil else { return ([], []) }
+        try db.execute("DELETE FROM library_meta WHERE key = 'fold_file_links'")
+        var orphaned: [Int64] = [], files: [Int64] = []
+        let shared = try db.rows("SELECT inode FROM files WHERE inode > 0 GROUP BY inode HAVING count(*) > 1")
+            .compactMap { $0[0].int64 }
+        for inode in shared {
+            var first: [FileIdentity: Int64] = [:]
+            for row in try db.rows("SELECT id, root_id, path, asset_id FROM files WHERE inode = ? ORDER BY id", [inode]) {
+                guard let id = row[0].int64, let rootID = row[1].int64, let path = row[2].blob.map(PathBytes.init),
+                      let stat = FileStat.of(path), Int64(bitPattern: stat.inode) == inode else { continue }
+                guard let kept = first[FileIdentity(stat)] else {
+                    first[FileIdentity(stat)] = id
+                    continue
+                }
+                let asset = row[3].int64
+                if let asset, try db.scalarInt("""
+                    SELECT count(*) FROM files WHERE asset_id = ? AND (role IS NULL OR role NOT IN \(FileRole.sqlList(FileRole.describing)))
+                    """, [asset]) != 1 { continue }
+                try db.execute("UPDATE file_links SET file_id = ? WHERE file_id = ?", [kept, id])
+                try db.execute("DELETE FROM files WHERE id = ?", [id])
+                try insert(FileWalker.Entry(path: path, stat: stat), rootID: rootID, fileID: kept, now: now)
+                if let asset { orphaned.append(asset) }
+                files.append(kept)
+            }
+        }
+        return (orphaned, files)
+    }
+
     /// The identifier of the asset the file `fileID` belongs to, and when it was added;
     /// nil for a file without one.
     func asset(ofFile fileID: Int64) throws -> (identifier: String, addedAt: Double)? {

@@ -18,6 +18,7 @@ struct IndexFinish {
         let started = ContinuousClock.now
         let files = FileStore(db: db), assets = AssetStore(db: db)
         if !diff.links.isEmpty { try settleOtherNames(diff.links, vanished: diff.vanished, summary: &summary) }
+        try foldRecordedNames()
         var vanished = diff.vanished
         for (folder, reason) in walk.unreadableFolders {
             guard let rootID = roots.first(where: { folder.isInside($0.path) })?.id else { continue }
@@ -79,6 +80,17 @@ struct IndexFinish {
             guard let asset = try store.asset(ofFile: fileID), asset.addedAt < started,
                   recorded.insert(asset.identifier).inserted else { continue }
             let identifier = asset.identifier
+            try ChangeLog.record(.updated, identifier: identifier, fields: [Asset.Field.paths.rawValue], now: now, db: db)
+        }
+    }
+
+    /// Hard links recorded as assets of their own by builds before schema 49, folded once
+    /// into their first file's asset (`FileLinkStore.foldRecordedNames`).
+    private func foldRecordedNames() throws {
+        let store = FileLinkStore(db: db)
+        let folded = try store.foldRecordedNames(now: now)
+        for asset in folded.orphaned { try AssetStore(db: db).deleteIfOrphaned(asset, now: now) }
+        for identifier in Set(try folded.files.compactMap { try store.asset(ofFile: $0)?.identifier }) {
             try ChangeLog.record(.updated, identifier: identifier, fields: [Asset.Field.paths.rawValue], now: now, db: db)
         }
     }
