@@ -32,6 +32,12 @@ public struct AssetFieldSelection: Sendable, Equatable {
         fields = AssetFields.all.map(\.field).filter { chosen.contains($0.rawValue) }
     }
 
+    /// These fields, in the field table's order, each once.
+    package init(_ chosen: some Sequence<Asset.Field>) {
+        let chosen = Set(chosen)
+        fields = AssetFields.all.map(\.field).filter(chosen.contains)
+    }
+
     /// Whether `field` is chosen.
     func contains(_ field: Asset.Field) -> Bool { fields.contains(field) }
 }

@@ -17,6 +17,11 @@ public enum JSONShapes {
         })
     }
 
+    /// One field of an asset as the asset shape writes it (a cell of the `--fields` table).
+    package static func field(_ field: Asset.Field, of a: Asset) -> JSON {
+        AssetFields.byField[field].map { JSON($0.value(a)) } ?? .null
+    }
+
     /// One resource of an asset: role, path, size, content type.
     public static func resource(_ r: AssetResource) -> JSON {
         JSON(r.fieldValue)

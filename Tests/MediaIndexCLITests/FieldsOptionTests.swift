@@ -72,6 +72,36 @@ struct FieldsOptionCorpusTests {
         #expect(rows.contains { $0.hasSuffix(reference["IFD0:Model"]?.string ?? "?") })
     }
 
+    @Test("without --fields the table is the summary: its columns name their fields, and a row reads as exiftool does")
+    func summaryTable() async throws {
+        #expect(AssetTable.summary.selection.fields == [
+            .id, .mediaType, .mediaSubtypes, .creationDate, .pixelWidth, .pixelHeight, .durationSeconds,
+            .cameraMake, .cameraModel, .resources, .favorite, .hidden,
+        ])
+        #expect(AssetTable.summary.columns.map(\.heading.header) == ["ID", "TYPE", "DATE", "PIXELS", "SIZE", "DURATION", "CAMERA", "FILE"])
+        let library = NSTemporaryDirectory() + "mediaindex-fields-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: library) }
+        #expect(await mediaindex(["index", Corpus.media!.path + "/ianare-exif-samples/jpg"], library: library).code == 0)
+        let reference = try #require(Corpus.exiftool[Self.relative])
+        let path = Corpus.media!.path + "/" + Self.relative
+        let table = await mediaindex(["assets", "--sort", "fileName", "--limit", "500"], library: library, width: 400)
+        let row = try #require(table.out.split(separator: "\n").first { $0.hasSuffix(path) })
+        // exiftool's `2008:05:30 15:56:01` as the table writes a floating time: to the minute, no offset.
+        let taken = try #require(reference["ExifIFD:DateTimeOriginal"]?.string)
+        let date = taken.prefix(10).replacingOccurrences(of: ":", with: "-") + " " + taken.dropFirst(11).prefix(5)
+        let pixels = "\(reference["File:ImageWidth"]?.string ?? "?")×\(reference["File:ImageHeight"]?.string ?? "?")"
+        let size = HumanReadable.byteCount(Int64(reference["System:FileSize"]?.number ?? -1))
+        let cells = row.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(Array(cells.dropFirst()) == ["image", date, pixels, size, reference["IFD0:Model"]?.string ?? "?", path])
+        // The same assets with --fields id: the summary's ids, in the same order.
+        let ids = await mediaindex(["assets", "--sort", "fileName", "--limit", "500", "--fields", "id"], library: library, width: 400)
+        let chosen: [String] = ids.out.split(separator: "\n").dropFirst().map(String.init)
+        let summarised: [String] = table.out.split(separator: "\n").dropFirst().map { line in
+            String(line.prefix { $0 != " " })
+        }
+        #expect(chosen == summarised && chosen.count > 20)
+    }
+
     @Test("an unknown name, --count and --suggest are usage errors, the name's with a suggestion and no list")
     func refusals() async {
         let folder = NSTemporaryDirectory() + "mediaindex-fields-" + UUID().uuidString

@@ -42,7 +42,7 @@ struct CaptureTimeSettingTests {
         try library.blocking.setCaptureTime(.zone("America/New_York"), for: [c.id])
         var adjusted = try Self.asset("a.jpg", in: library)
         #expect(adjusted.captureTime?.iso8601 == "2023-07-01T08:30:00-04:00" && adjusted.captureOffsetSource == .user)
-        #expect(adjusted.captureOffsetSeconds == -4 * 3600)
+        #expect(adjusted.captureTime?.offsetSeconds == -4 * 3600)
         #expect(adjusted.creationDate == (try LocalDayTests.utc("2023-07-01T12:30:00")))
         let movie = try Self.asset("c.mp4", in: library)
         #expect(movie.captureTime?.iso8601 == "2023-06-30T16:00:00-04:00" && movie.captureOffsetSource == .user)

@@ -68,7 +68,7 @@ struct PlacesIndexTests {
             let tags = try #require(Corpus.exiftool[path], "\(path)")
             let expected = try #require(referenceOffset(tags), "\(path)")
             let asset = try #require(assets[path], "\(path)")
-            #expect(asset.captureOffsetSeconds == expected.offset, "\(path)")
+            #expect(asset.captureTime?.offsetSeconds == expected.offset, "\(path)")
             #expect(asset.captureOffsetSource?.rawValue == expected.source, "\(path)")
             // Shown as recorded: the camera's wall clock, with the offset.
             let clock = try #require(tags["ExifIFD:DateTimeOriginal"]?.string.flatMap(seconds(exiftool:)))
@@ -105,7 +105,7 @@ struct PlacesIndexTests {
                 // The movie header's UTC instant is kept; the wall clock is the zone's.
                 let instant = try #require(seconds(exiftool: video))
                 let offset = try zoneOffset(zone, at: instant)
-                #expect(asset.captureOffsetSeconds == offset, "\(path)")
+                #expect(asset.captureTime?.offsetSeconds == offset, "\(path)")
                 #expect(abs((asset.creationDate?.timeIntervalSince1970 ?? 0) - instant) < 1, "\(path)")
                 let recorded = try #require(asset.captureTime?.wallClock)
                 #expect(abs(recorded.sortTimestamp + Double(offset) - (instant + Double(offset))) < 1, "\(path)")
@@ -113,7 +113,7 @@ struct PlacesIndexTests {
             } else {
                 let clock = try #require(tags["ExifIFD:DateTimeOriginal"]?.string.flatMap(seconds(exiftool:)))
                 let offset = try zoneOffset(zone, at: clock - 7200)
-                #expect(asset.captureOffsetSeconds == offset, "\(path)")
+                #expect(asset.captureTime?.offsetSeconds == offset, "\(path)")
                 #expect(abs((asset.creationDate?.timeIntervalSince1970 ?? 0) - (clock - Double(offset))) < 1, "\(path)")
             }
         }
@@ -126,7 +126,7 @@ struct PlacesIndexTests {
         #expect(asset.place == nil)
         #expect(asset.timeZone == nil)
         #expect(asset.captureOffsetSource == CaptureOffsetSource.none)
-        #expect(asset.captureOffsetSeconds == nil)
+        #expect(asset.captureTime?.offsetSeconds == nil)
         let clock = try #require(Corpus.exiftool[path]?["ExifIFD:DateTimeOriginal"]?.string)
         #expect(asset.captureTime?.iso8601 == CaptureDate(exif: clock)?.iso8601)
     }
@@ -241,7 +241,7 @@ struct PlacesRefillTests {
         #expect(summary.placesOff == nil)
         let refilled = try #require(try library.assets().first)
         #expect(refilled.place == placed.place && refilled.timeZone == placed.timeZone)
-        #expect(refilled.captureOffsetSeconds == placed.captureOffsetSeconds)
+        #expect(refilled.captureTime?.offsetSeconds == placed.captureTime?.offsetSeconds)
         #expect(refilled.captureOffsetSource == placed.captureOffsetSource)
         #expect(refilled.captureTime?.iso8601 == placed.captureTime?.iso8601)
         let changes = try library.blocking.changes(since: token).changes

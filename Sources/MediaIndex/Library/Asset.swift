@@ -38,9 +38,8 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public var place: Place?
     /// The IANA time zone of `location`.
     public var timeZone: String?
-    /// The UTC offset of the capture time in seconds (`captureTime` carries it); nil when floating.
-    public var captureOffsetSeconds: Int?
-    /// Where `captureOffsetSeconds` came from; nil for an asset without a capture time.
+    /// Where `captureTime`'s offset (`CaptureTime.offsetSeconds`) came from; `none` when no
+    /// rule gave one.
     public var captureOffsetSource: CaptureOffsetSource?
     /// Camera maker.
     public var make: String?

@@ -13,6 +13,11 @@ public struct CaptureTime: Sendable, Hashable {
     /// The offset from UTC in seconds the time was written with; nil when only the local
     /// time is known (a floating time).
     public var utcOffsetSeconds: Int? { wallClock.utcOffsetSeconds }
+    /// The offset of the camera's local time from UTC in seconds, as the index resolved it
+    /// (the file's, or one the place, GPS time, neighbouring assets or the user gave: see
+    /// `Asset.captureOffsetSource`); the JSON's `captureOffset`. Nil when no rule knows it,
+    /// also for a clock recorded in UTC (a movie header's `…Z`) whose local offset is unknown.
+    public internal(set) var offsetSeconds: Int?
     /// The offset as a fixed-offset time zone; nil for a floating time.
     public var timeZone: TimeZone? { utcOffsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } }
     /// The camera's wall-clock time (Gregorian calendar, year to nanosecond), with

@@ -508,27 +508,27 @@ struct AssetPairer {
             try assets.deleteIfOrphaned(own, now: now)
             assetsToFinalize.remove(own)
         }
-        if role.isRendering {
-            // An edit updates its original's asset (`hasAdjustments`, `revision`: see `finalize`).
-            renderingsChanged.insert(target)
-        } else {
-            try record(target, .paired)
-            pairedCount += 1
-        }
-        assetsToFinalize.insert(target)
+        try pairChanged(target, byRendering: role.isRendering, .paired)
     }
 
     /// A secondary file leaves the asset it belonged to: an edit's original only changes
     /// rendering; any other pair loses its half (`unpaired`).
     private mutating func leavePair(_ file: FileInfo) throws {
         guard let previous = file.assetID else { return }
-        if file.role?.isRendering == true {
-            renderingsChanged.insert(previous)
+        try pairChanged(previous, byRendering: file.role?.isRendering == true, .unpaired)
+    }
+
+    /// `assetID` gained (`.paired`) or lost (`.unpaired`) a secondary file. An edit or its
+    /// original changes only the asset's rendering (`hasAdjustments`, `revision`: see
+    /// `finalize`); any other file changes the pair, recorded and counted.
+    private mutating func pairChanged(_ assetID: Int64, byRendering: Bool, _ kind: PairingChange.Kind) throws {
+        if byRendering {
+            renderingsChanged.insert(assetID)
         } else {
-            try record(previous, .unpaired)
-            unpairedCount += 1
+            try record(assetID, kind)
+            if kind == .paired { pairedCount += 1 } else { unpairedCount += 1 }
         }
-        assetsToFinalize.insert(previous)
+        assetsToFinalize.insert(assetID)
     }
 
     /// Gives a secondary file its own asset again, with the identifier its content

@@ -43,22 +43,15 @@ extension AssetQuery {
         for stars in [options.minimumRating, options.rating].compactMap({ $0 }) where !(-1...5).contains(stars) {
             throw AssetQueryError.invalidRating(stars)
         }
-        if let minimum = options.minimumRating {
-            conditions.append(SQLCondition(sql: "\(ratingExpression) >= ?", values: [minimum]))
-        }
-        if let rating = options.rating {
-            conditions.append(SQLCondition(sql: "\(ratingExpression) = ?", values: [rating]))
-        }
-        if let label = options.label {
-            conditions.append(SQLCondition(sql: "a.label = ? COLLATE NOCASE", values: [label]))
-        }
-        if let hasCaption = options.hasCaption {
-            let expression = "coalesce(\(userColumn("caption")), a.caption)"
-            conditions.append(SQLCondition(sql: hasCaption ? "\(expression) IS NOT NULL" : "\(expression) IS NULL"))
-        }
-        if let hasTitle = options.hasTitle {
-            let expression = "coalesce(\(userColumn("title")), a.title)"
-            conditions.append(SQLCondition(sql: hasTitle ? "\(expression) IS NOT NULL" : "\(expression) IS NULL"))
+        conditions += SQLCondition.comparisons([
+            ("\(ratingExpression) >= ?", options.minimumRating),
+            ("\(ratingExpression) = ?", options.rating),
+            ("a.label = ? COLLATE NOCASE", options.label),
+        ])
+        for (column, wanted) in [("caption", options.hasCaption), ("title", options.hasTitle)] {
+            guard let wanted else { continue }
+            let expression = "coalesce(\(userColumn(column)), a.\(column))"
+            conditions.append(SQLCondition(sql: wanted ? "\(expression) IS NOT NULL" : "\(expression) IS NULL"))
         }
         return conditions
     }

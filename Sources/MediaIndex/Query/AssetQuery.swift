@@ -115,19 +115,12 @@ struct AssetQuery {
 
     /// The capture range, place and camera options.
     private mutating func appendCaptureAndCameraConditions(_ options: FetchOptions) throws {
-        if let from = options.capturedFrom {
-            conditions.append(SQLCondition(sql: "a.capture_sort >= ?", values: [from.timeIntervalSince1970]))
-        }
-        if let before = options.capturedBefore {
-            conditions.append(SQLCondition(sql: "a.capture_sort < ? AND a.capture_sort > -1e300",
-                                           values: [before.timeIntervalSince1970]))
-        }
-        if let from = options.capturedFromLocalTime {
-            conditions.append(SQLCondition(sql: "a.local_time >= ?", values: [from.timeIntervalSince1970]))
-        }
-        if let before = options.capturedBeforeLocalTime {
-            conditions.append(SQLCondition(sql: "a.local_time < ?", values: [before.timeIntervalSince1970]))
-        }
+        conditions += SQLCondition.comparisons([
+            ("a.capture_sort >= ?", options.capturedFrom?.timeIntervalSince1970),
+            ("a.capture_sort < ? AND a.capture_sort > -1e300", options.capturedBefore?.timeIntervalSince1970),
+            ("a.local_time >= ?", options.capturedFromLocalTime?.timeIntervalSince1970),
+            ("a.local_time < ?", options.capturedBeforeLocalTime?.timeIntervalSince1970),
+        ])
         if let period = options.period { conditions.append(Self.periodCondition(period)) }
         if let onThisDay = options.onThisDay { conditions.append(Self.onThisDayCondition(onThisDay)) }
         if let place = options.place { conditions.append(try Self.placeCondition(place)) }
@@ -154,21 +147,13 @@ struct AssetQuery {
 
     /// The pixel size, duration and format options.
     private mutating func appendSizeAndFormatConditions(_ options: FetchOptions) throws {
-        if let width = options.minimumPixelWidth {
-            conditions.append(SQLCondition(sql: "a.pixel_width >= ?", values: [width]))
-        }
-        if let height = options.minimumPixelHeight {
-            conditions.append(SQLCondition(sql: "a.pixel_height >= ?", values: [height]))
-        }
-        if let count = options.minimumPixelCount {
-            conditions.append(SQLCondition(sql: "a.pixel_width * a.pixel_height >= ?", values: [count]))
-        }
-        if let minimum = options.minimumDuration {
-            conditions.append(SQLCondition(sql: "a.duration >= ?", values: [minimum]))
-        }
-        if let maximum = options.maximumDuration {
-            conditions.append(SQLCondition(sql: "a.duration <= ?", values: [maximum]))
-        }
+        conditions += SQLCondition.comparisons([
+            ("a.pixel_width >= ?", options.minimumPixelWidth),
+            ("a.pixel_height >= ?", options.minimumPixelHeight),
+            ("a.pixel_width * a.pixel_height >= ?", options.minimumPixelCount),
+            ("a.duration >= ?", options.minimumDuration),
+            ("a.duration <= ?", options.maximumDuration),
+        ])
         if let minimum = options.minimumDuration, let maximum = options.maximumDuration, minimum > maximum {
             throw AssetQueryError.emptyDurationRange(minimum: minimum, maximum: maximum)
         }

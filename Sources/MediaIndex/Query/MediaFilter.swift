@@ -122,6 +122,13 @@ struct SQLCondition {
 
     static var alwaysTrue: SQLCondition { SQLCondition(sql: "1") }
     static var alwaysFalse: SQLCondition { SQLCondition(sql: "0") }
+
+    /// A condition binding its value for each option that is set, none for one that is nil:
+    /// the comparisons of a query's options, each declared once as
+    /// `("a.duration >= ?", options.minimumDuration)`.
+    static func comparisons(_ declared: [(sql: String, value: (any DatabaseValueConvertible)?)]) -> [SQLCondition] {
+        declared.compactMap { item in item.value.map { SQLCondition(sql: item.sql, values: [$0]) } }
+    }
 }
 
 extension MediaFilter {

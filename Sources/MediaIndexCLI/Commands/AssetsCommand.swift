@@ -126,34 +126,10 @@ struct AssetsCommand: ParsableCommand {
         }
     }
 
+    /// The page as a table: `--fields`' columns, else the summary's (`AssetTable`).
     private func printTable(_ page: AssetPage, context: CommandContext) {
-        if let fields {
-            let (columns, rows) = FieldsOption.table(page.assets, fields)
-            context.standardOutput.writeLine(TableRenderer(columns: columns).render(rows, maxWidth: context.terminalWidth))
-            if let next = page.nextCursor { context.standardOutput.writeLine("More: --after \(next)") }
-            return
-        }
-        let dates = LocalDateFormatter()
-        let table = TableRenderer(columns: [
-            TableColumn("ID", isTruncatable: false), TableColumn("TYPE", isTruncatable: false),
-            TableColumn("DATE", isTruncatable: false), TableColumn("PIXELS", alignment: .right, isTruncatable: false),
-            TableColumn("SIZE", alignment: .right, isTruncatable: false),
-            TableColumn("DURATION", alignment: .right, isTruncatable: false), TableColumn("CAMERA"),
-            TableColumn("FILE", truncation: .middle),
-        ])
-        let rows = page.assets.map { a -> [String] in
-            var type = a.mediaType.rawValue
-            if a.mediaSubtypes.contains(.livePhoto) { type = "live" }
-            if a.isFavorite { type += " ♥" }
-            if a.isHidden { type += " (hidden)" }
-            return [a.id.description, type, a.captureTime.map(dates.string(asRecorded:)) ?? "-",
-                    a.pixelWidth.flatMap { w in a.pixelHeight.map { "\(w)×\($0)" } } ?? "-",
-                    a.primaryResource.map { HumanReadable.byteCount($0.bytes) } ?? "",
-                    a.duration.map { HumanReadable.duration(seconds: $0) } ?? "",
-                    [a.cameraMake, a.cameraModel].compactMap { $0 }.joined(separator: " "),
-                    a.primaryResource?.path.displayString ?? ""]
-        }
-        context.standardOutput.writeLine(table.render(rows, maxWidth: context.terminalWidth))
+        let table = fields.map(AssetTable.init) ?? .summary
+        context.standardOutput.writeLine(table.render(page.assets, maxWidth: context.terminalWidth))
         if let next = page.nextCursor {
             context.standardOutput.writeLine("More: --after \(next)")
         }

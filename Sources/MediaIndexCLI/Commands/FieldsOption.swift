@@ -20,16 +20,6 @@ enum FieldsOption {
         }
     }
 
-    /// One column per chosen field, headed by its name, and a row per asset.
-    static func table(_ assets: [Asset], _ selection: AssetFieldSelection) -> (columns: [TableColumn], rows: [[String]]) {
-        let columns = selection.fields.map { TableColumn($0.rawValue) }
-        let rows = assets.map { asset -> [String] in
-            guard case .object(let members) = JSONShapes.asset(asset, fields: selection) else { return [] }
-            return members.map { cell($0.1) }
-        }
-        return (columns, rows)
-    }
-
     /// The chosen fields of one asset as `name: value` lines (`show --fields`).
     static func lines(_ asset: Asset, _ selection: AssetFieldSelection) -> [String] {
         guard case .object(let members) = JSONShapes.asset(asset, fields: selection) else { return [] }

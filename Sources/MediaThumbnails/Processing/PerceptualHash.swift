@@ -71,29 +71,34 @@ public struct PerceptualHashes: Hashable, Sendable {
 
     /// pHash of a 32×32 grey picture.
     static func dctHash(_ grey: [Float]) -> UInt64 {
-        let n = 32, kept = 8
-        // Rows, then columns: only the 8 lowest frequencies of each are needed.
-        var rows = [Float](repeating: 0, count: n * kept)
-        for y in 0..<n {
-            for u in 0..<kept {
-                var sum: Float = 0
-                for x in 0..<n { sum += grey[y * n + x] * cosines[u * n + x] }
-                rows[y * kept + u] = sum
-            }
-        }
-        var low = [Float](repeating: 0, count: kept * kept)
-        for v in 0..<kept {
-            for u in 0..<kept {
-                var sum: Float = 0
-                for y in 0..<n { sum += rows[y * kept + u] * cosines[v * n + y] }
-                low[v * kept + u] = sum
-            }
-        }
+        // Rows, then columns: only the 8 lowest frequencies of each are needed. Term u of
+        // row y is at rows[y * 8 + u]; the columns are those of `rows`, so the second pass
+        // leaves frequency (u, v) at low[u * 8 + v].
+        let rows = lowFrequencies(grey, lines: 32, lineStride: 32, step: 1)
+        let low = lowFrequencies(rows, lines: 8, lineStride: 1, step: 8)
         // The median of the 63 AC terms: the DC term is the mean brightness, far above them.
         let median = low.dropFirst().sorted()[31]
         var hash: UInt64 = 0
-        for (i, value) in low.enumerated() where value > median { hash |= 1 << UInt64(i) }
+        for u in 0..<8 {
+            for v in 0..<8 where low[u * 8 + v] > median { hash |= 1 << UInt64(v * 8 + u) }
+        }
         return hash
+    }
+
+    /// One pass of the 2-D transform: the 8 lowest cosine terms of each of `lines` lines
+    /// of 32 values, value x of line l at `values[l * lineStride + x * step]`; term u of
+    /// line l goes to `l * 8 + u`.
+    private static func lowFrequencies(_ values: [Float], lines: Int, lineStride: Int, step: Int) -> [Float] {
+        let n = 32, kept = 8
+        var terms = [Float](repeating: 0, count: lines * kept)
+        for line in 0..<lines {
+            for u in 0..<kept {
+                var sum: Float = 0
+                for x in 0..<n { sum += values[line * lineStride + x * step] * cosines[u * n + x] }
+                terms[line * kept + u] = sum
+            }
+        }
+        return terms
     }
 
     /// cos((2x + 1) u π / 64) for u in 0..<8, x in 0..<32.
