@@ -36,7 +36,7 @@ enum SearchTextIndex {
     }
 
     /// `search_words` on a probe of what it folds, and every camera spelling with its name.
-    static var foldingFingerprint: String {
+    static let foldingFingerprint: String = {
         let probe = words("Zürich ＡＢＣ ﬁne 東京タワー 서울 EF50mm D750 ½")
         let models = CameraNames.model("Canon EOS 6D", make: "Canon") ?? ""
         let cameras = [models] + CameraNames.knownMakes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -45,7 +45,7 @@ enum SearchTextIndex {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return String(hash, radix: 16)
-    }
+    }()
 
     /// Whether `db` lacks the index this build declares (or has another's).
     static func isBehind(_ db: DatabaseConnection) throws -> Bool {
