@@ -27,6 +27,8 @@ enum SearchBenchmark {
         let without = try seed("search-library-plain", textIndex: false)
         let with = try seed("search-library", textIndex: true)
         let library = with.library
+        print(String(format: "Seeded: %.1f s and %d bytes with the text index, %.1f s and %d bytes without",
+                     with.seconds, with.bytes, without.seconds, without.bytes))
         var rows = [
             Row(measurement: "text index upkeep, seeding \(assets / 1000)k assets",
                 ours: String(format: "%.1f s with, %.1f s without", with.seconds, without.seconds),

@@ -44,8 +44,11 @@ struct IndexCommit {
             let writing = ContinuousClock.now
             try writer.transaction { db in
                 var recorder = BatchRecorder(db: db, now: Date().timeIntervalSince1970)
-                for (work, outcome) in zip(batch, outcomes) {
-                    try recorder.record(work, outcome, planner: &plan.planner, summary: &summary)
+                // The batch's new assets get their words in one statement at its end.
+                try SearchTextIndex.deferring(db) {
+                    for (work, outcome) in zip(batch, outcomes) {
+                        try recorder.record(work, outcome, planner: &plan.planner, summary: &summary)
+                    }
                 }
                 try IndexRunLog(db: db).recordProgress(runID, summary)
             }

@@ -28,7 +28,7 @@ extension MediaLibrary {
         let rootID = try writer.write { db in
             try RootStore(db: db).insertIfMissing(root, now: Date().timeIntervalSince1970)
         }
-        try writer.transaction { db in
+        try writer.transaction { db in try SearchTextIndex.deferring(db) {
             let now = Date().timeIntervalSince1970
             for file in files {
                 let assetID = try AssetStore(db: db).insert(
@@ -40,7 +40,7 @@ extension MediaLibrary {
                     status: .media, format: file.metadata.format, fingerprint: file.fingerprint.description,
                     assetID: assetID, role: FileRole(primaryFor: file.metadata.format)), now: now)
             }
-        }
+        } }
     }
 
     /// Runs `body`, a bulk load, with the secondary indexes of `assets` and `files`

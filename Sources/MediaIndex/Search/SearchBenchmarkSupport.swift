@@ -8,6 +8,8 @@ extension MediaLibrary {
                 try db.execute("DROP TRIGGER \(name)")
             }
             try db.execute("DROP TABLE IF EXISTS \(SearchTextIndex.table)")
+            try db.execute("DROP VIEW IF EXISTS \(SearchTextIndex.source)")
+            try db.execute("DROP TABLE IF EXISTS \(SearchTextIndex.deferral)")
             try db.execute("DELETE FROM search_text_schema")
         }
     }

@@ -5,6 +5,12 @@ import Foundation
 /// triggers that keep it in the writer's own transaction, generated from
 /// `SearchTextColumn.all`.
 ///
+/// The table stores no copy of the text: it is an external-content table over the view
+/// `asset_text_source`, which computes each column's words from the asset's own columns.
+/// So the triggers remove a row's old words with FTS5's `'delete'` command, reading the
+/// view before the change (`BEFORE` triggers), and add the new words after it; an update
+/// that leaves every source column as it was touches nothing.
+///
 /// Folding: the tokenizer lowercases, removes diacritics (`Zürich` = `zurich`) and
 /// reduces English word forms (porter: `running` = `run`); `search_words` first maps
 /// compatibility forms (full-width letters, ligatures) with NFKC and spaces out every
@@ -12,15 +18,34 @@ import Foundation
 /// character n-grams: a query's CJK run becomes a phrase of its characters.
 enum SearchTextIndex {
     static let table = "asset_text"
+    /// The view the index reads its text from (and `'rebuild'` refills it from).
+    static let source = "asset_text_source"
+    /// Holds, during `deferring(_:_:)`, the highest asset id the triggers keep.
+    static let deferral = "search_text_deferred"
     static let tokenizer = "porter unicode61 remove_diacritics 2"
 
-    /// What the generated schema is built from; stored in `search_text_schema`.
+    /// What the generated schema is built from; stored in `search_text_schema`. It holds
+    /// the folding's output on a probe text and the camera names' table, so a build whose
+    /// `search_words` or camera names differ rebuilds the index on open instead of
+    /// deleting words the index never held (the `'delete'` command needs the exact old words).
     static var signature: String {
-        (["v1", tokenizer] + SearchTextColumn.all.map { column in
+        (["v2 external", tokenizer, foldingFingerprint] + SearchTextColumn.all.map { column in
             ([column.name, column.expression] + column.assetColumns
                 + column.otherTables.map { "\($0.table).\($0.assetIDColumn)" }).joined(separator: "\u{1F}")
         }).joined(separator: "\u{1E}")
     }
+
+    /// `search_words` on a probe of what it folds, and every camera spelling with its name.
+    static let foldingFingerprint: String = {
+        let probe = words("Zürich ＡＢＣ ﬁne 東京タワー 서울 EF50mm D750 ½")
+        let models = CameraNames.model("Canon EOS 6D", make: "Canon") ?? ""
+        let cameras = [models] + CameraNames.knownMakes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in ([probe] + cameras).joined(separator: "\n").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }()
 
     /// Whether `db` lacks the index this build declares (or has another's).
     static func isBehind(_ db: DatabaseConnection) throws -> Bool {
@@ -51,33 +76,67 @@ enum SearchTextIndex {
     private static func dropStatements(_ db: DatabaseConnection) throws -> [String] {
         let triggers = try db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search_text_%'")
             .compactMap { $0.string("name") }
-        return triggers.map { "DROP TRIGGER \($0)" } + ["DROP TABLE IF EXISTS \(table)"]
+        return triggers.map { "DROP TRIGGER \($0)" } + ["DROP TABLE IF EXISTS \(table)", "DROP VIEW IF EXISTS \(source)", "DROP TABLE IF EXISTS \(deferral)"]
     }
 
-    /// The table, the triggers, and the statement filling the table from every asset.
+    /// The view, the table, the triggers, and the `'rebuild'` filling the table from every asset.
+    ///
+    /// Every trigger leaves alone the assets above the row of `search_text_deferred`, if
+    /// any: `deferring(_:_:)` indexes those at once at the end of its transaction.
     static func createStatements() -> [String] {
         let columns = SearchTextColumn.all
         let names = columns.map(\.name).joined(separator: ", ")
-        let select = "SELECT a.id, " + columns.map(\.expression).joined(separator: ", ") + " FROM assets a"
-        func refresh(_ id: String) -> String {
-            "DELETE FROM \(table) WHERE rowid = \(id); INSERT INTO \(table) (rowid, \(names)) \(select) WHERE a.id = \(id);"
+        let add = { (id: String) in "INSERT INTO \(table) (rowid, \(names)) SELECT id, \(names) FROM \(source) WHERE id = \(id);" }
+        let remove = { (id: String) in
+            "INSERT INTO \(table) (\(table), rowid, \(names)) SELECT 'delete', id, \(names) FROM \(source) WHERE id = \(id);"
         }
-        let assetColumns = Array(Set(columns.flatMap(\.assetColumns))).sorted().joined(separator: ", ")
+        let kept = { (id: String) in "NOT EXISTS (SELECT 1 FROM \(deferral) WHERE above < \(id))" }
+        let assetColumns = Array(Set(columns.flatMap(\.assetColumns))).sorted()
+        let changed = assetColumns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
+        let updateOf = "UPDATE OF \(assetColumns.joined(separator: ", ")) ON assets WHEN (\(changed)) AND \(kept("old.id"))"
         var statements = [
-            "CREATE VIRTUAL TABLE \(table) USING fts5(\(names), tokenize = '\(tokenizer)', columnsize = 0)",
-            "CREATE TRIGGER search_text_asset_inserted AFTER INSERT ON assets BEGIN INSERT INTO \(table) (rowid, \(names)) \(select) WHERE a.id = new.id; END",
-            "CREATE TRIGGER search_text_asset_deleted AFTER DELETE ON assets BEGIN DELETE FROM \(table) WHERE rowid = old.id; END",
-            "CREATE TRIGGER search_text_asset_updated AFTER UPDATE OF \(assetColumns) ON assets BEGIN \(refresh("new.id")) END",
+            "CREATE TABLE \(deferral) (above INTEGER NOT NULL)",
+            "CREATE VIEW \(source) AS SELECT a.id AS id, "
+                + columns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", ") + " FROM assets a",
+            "CREATE VIRTUAL TABLE \(table) USING fts5(\(names), content = '\(source)', content_rowid = 'id', "
+                + "tokenize = '\(tokenizer)', columnsize = 0)",
+            "CREATE TRIGGER search_text_asset_inserted AFTER INSERT ON assets WHEN \(kept("new.id")) BEGIN \(add("new.id")) END",
+            "CREATE TRIGGER search_text_asset_deleted BEFORE DELETE ON assets WHEN \(kept("old.id")) BEGIN \(remove("old.id")) END",
+            "CREATE TRIGGER search_text_asset_updating BEFORE \(updateOf) BEGIN \(remove("old.id")) END",
+            "CREATE TRIGGER search_text_asset_updated AFTER \(updateOf) BEGIN \(add("new.id")) END",
         ]
-        for (table, column) in columns.flatMap(\.otherTables) {
+        for (other, column) in columns.flatMap(\.otherTables) {
+            // Both assets when the row moves from one to another, the same one once.
+            let both = { (step: (String) -> String) in
+                step("old.\(column)") + step("new.\(column)").dropLast() + " AND new.\(column) IS NOT old.\(column);"
+            }
             statements += [
-                "CREATE TRIGGER search_text_\(table)_inserted AFTER INSERT ON \(table) BEGIN \(refresh("new.\(column)")) END",
-                "CREATE TRIGGER search_text_\(table)_deleted AFTER DELETE ON \(table) BEGIN \(refresh("old.\(column)")) END",
-                "CREATE TRIGGER search_text_\(table)_updated AFTER UPDATE ON \(table) BEGIN \(refresh("old.\(column)")) \(refresh("new.\(column)")) END",
-            ]
+                "CREATE TRIGGER search_text_\(other)_inserting BEFORE INSERT ON \(other) BEGIN \(remove("new.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_inserted AFTER INSERT ON \(other) BEGIN \(add("new.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_deleting BEFORE DELETE ON \(other) BEGIN \(remove("old.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_deleted AFTER DELETE ON \(other) BEGIN \(add("old.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_updating BEFORE UPDATE ON \(other) BEGIN \(both(remove)) END",
+                "CREATE TRIGGER search_text_\(other)_updated AFTER UPDATE ON \(other) BEGIN \(both(add)) END",
+            ].map { $0.replacingOccurrences(of: "FROM \(source) WHERE ", with: "FROM \(source) WHERE \(kept("id")) AND ") }
         }
-        statements.append("INSERT INTO \(table) (rowid, \(names)) \(select)")
+        statements.append("INSERT INTO \(table) (\(table)) VALUES ('rebuild')")
         return statements
+    }
+
+    /// Runs `body`, a transaction's bulk of new assets, with the text index of every asset
+    /// it inserts left to one `INSERT … SELECT` at its end (in the same transaction, so no
+    /// reader sees an asset without its words): no trigger runs per new asset, and an
+    /// asset inserted, then updated (a sidecar merged, say) is indexed once, as it ends.
+    /// Assets that were there before are kept by the triggers as always.
+    static func deferring<T>(_ db: DatabaseConnection, _ body: () throws -> T) throws -> T {
+        guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [deferral]) == 1 else { return try body() }
+        let above = try db.scalarInt("SELECT coalesce(max(id), 0) FROM assets") ?? 0
+        try db.execute("INSERT INTO \(deferral) (above) VALUES (?)", [above])
+        let result = try body()
+        let names = SearchTextColumn.all.map(\.name).joined(separator: ", ")
+        try db.execute("DELETE FROM \(deferral)")
+        try db.execute("INSERT INTO \(table) (rowid, \(names)) SELECT id, \(names) FROM \(source) WHERE id > ?", [above])
+        return result
     }
 
     /// Merges the text index's segments into one after a run that changed much of the
