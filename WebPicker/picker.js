@@ -578,7 +578,7 @@ function render() {
     if (!state.painted) requestAnimationFrame(() => performance.mark("mediaindex-grid-painted"));
     state.painted = true;
     state.preloadYears = false;
-    setTimeout(preloadYears, 200);
+    setTimeout(preloadYears, 0);
   }
 }
 
