@@ -114,7 +114,7 @@ async function loadTimeline() {
     buildIndex(timeline.buckets);
     const page = first && await first;
     if (generation !== state.generation) return;
-    if (page) fillChunks(page.assets, page.nextCursor, false);
+    if (page) fillChunks(page.assets, page.nextCursor, 0, false);
     state.failed = null;
     showGridState(state.total ? "" : "No photos or videos match.");
     layout();
@@ -261,7 +261,7 @@ function preloadYears() {
     q.set("to", `${next}-01-01T14:00:00Z`);
     q.set("limit", String(Math.min(1000, Math.ceil((end - start) * 1.25) + 10 + (newYear ? newYear.count : 0))));
     api(`/v1/assets?${q}`, { priority: "low" }).then(page => {
-      if (generation === state.generation) fillChunks(page.assets, page.nextCursor);
+      if (generation === state.generation) fillChunks(page.assets, page.nextCursor, start);
     }).catch(() => { /* the jump loads it */ });
   }
 }
@@ -270,8 +270,9 @@ function preloadYears() {
 // beside the timeline; a year's landing screen): its assets go to their days' next free
 // slots as loadChunk would put them. The page holds, of every chunk it meets, that chunk's
 // first assets in the same order, so the chunk goes on from the page's cursor (or is done).
-// Chunks already read or being read are left alone.
-function fillChunks(assets, nextCursor, redraw = true) {
+// Chunks already read or being read are left alone, and those above `from` (New Year's
+// Day, of which a year's page holds only the first hours: not the day's first assets).
+function fillChunks(assets, nextCursor, from = 0, redraw = true) {
   const dayStarts = new Map(state.days.map(d => [d.day, d.start]));
   const touched = new Set(), skipped = new Set();
   let misplaced = false;
@@ -280,7 +281,7 @@ function fillChunks(assets, nextCursor, redraw = true) {
     if (start === undefined) { misplaced = true; continue; }
     const chunk = chunkAt(start);
     if (skipped.has(chunk)) continue;
-    if (!touched.has(chunk) && (chunk.loading || chunk.done || [...chunk.days.values()].some(d => d.filled))) { skipped.add(chunk); continue; }
+    if (!touched.has(chunk) && (chunk.start < from || chunk.loading || chunk.done || [...chunk.days.values()].some(d => d.filled))) { skipped.add(chunk); continue; }
     touched.add(chunk);
     const day = chunk.days.get(dayKey(asset));
     if (day.filled >= day.count) { misplaced = true; continue; }
