@@ -103,10 +103,18 @@ function dayKey(asset) {
 async function loadTimeline() {
   const generation = state.generation;
   if (!state.total) showGridState("Loading…");
+  // The newest page is asked for beside the timeline, not after it: a grid at its top
+  // paints from it without another round trip.
+  const firstQuery = query();
+  firstQuery.set("limit", String(PAGE));
+  const first = $("grid").scrollTop <= 0 ? api(`/v1/assets?${firstQuery}`).catch(() => null) : null;
   try {
     const timeline = await api(`/v1/timeline?${query()}`);
     if (generation !== state.generation) return;
     buildIndex(timeline.buckets);
+    const page = first && await first;
+    if (generation !== state.generation) return;
+    if (page) fillChunks(page.assets, page.nextCursor, 0, false);
     state.failed = null;
     showGridState(state.total ? "" : "No photos or videos match.");
     layout();
@@ -154,7 +162,7 @@ function chunkAt(index) {
 }
 
 // One more page of a chunk; each asset goes to the next free slot of its day.
-function loadChunk(chunk) {
+function loadChunk(chunk, priority = "high") {
   if (chunk.loading || chunk.done) return chunk.loading || Promise.resolve();
   const generation = state.generation;
   chunk.loading = (async () => {
@@ -163,7 +171,7 @@ function loadChunk(chunk) {
       q.set("period", chunk.period);
       q.set("limit", String(PAGE));
       if (chunk.cursor) q.set("after", chunk.cursor);
-      const page = await api(`/v1/assets?${q}`);
+      const page = await api(`/v1/assets?${q}`, { priority });
       if (generation !== state.generation) return;
       let misplaced = false;
       for (const asset of page.assets) {
@@ -232,6 +240,63 @@ function loadVisible() {
   for (const chunk of wanted.slice(0, 6)) loadChunk(chunk).then(() => { if (!state.failed) loadVisibleSoon(0); });
 }
 
+// The screens the scrubber's years jump to are read once the first screen is painted:
+// one low-priority request per year (its newest assets, as many as its landing screen
+// shows, to the end of the last chunk on it), so a jump to a year lands on loaded tiles
+// and only their thumbnails are left to come. Other places load when scrolled to.
+function preloadYears() {
+  const generation = state.generation, height = $("grid").clientHeight;
+  for (const mark of document.querySelectorAll(".scrub-year")) {
+    const start = Number(mark.dataset.index), top = itemRect(start).y - HEADER_HEIGHT;
+    const [, last] = indexRange(top, top + height);
+    if (last < start) continue;
+    const end = Math.min(state.total, chunkAt(last).start + chunkAt(last).count);
+    // The newest assets taken before the year's end, by the capture-time index (a period
+    // of a year would sort the whole year): the end is late enough for every time zone,
+    // so New Year's Day's first hours come too, and a few more than the screen are asked
+    // for, as capture order and local days differ at the edges.
+    const next = String(Number(mark.dataset.year) + 1);
+    const newYear = state.days.find(d => d.start + d.count === start && d.day === `${next}-01-01`);
+    const q = query();
+    q.set("to", `${next}-01-01T14:00:00Z`);
+    q.set("limit", String(Math.min(1000, Math.ceil((end - start) * 1.25) + 10 + (newYear ? newYear.count : 0))));
+    api(`/v1/assets?${q}`, { priority: "low" }).then(page => {
+      if (generation === state.generation) fillChunks(page.assets, page.nextCursor, start);
+    }).catch(() => { /* the jump loads it */ });
+  }
+}
+
+// A page of the result in capture order that is not a chunk's (the newest page, read
+// beside the timeline; a year's landing screen): its assets go to their days' next free
+// slots as loadChunk would put them. The page holds, of every chunk it meets, that chunk's
+// first assets in the same order, so the chunk goes on from the page's cursor (or is done).
+// Chunks already read or being read are left alone, and those above `from` (New Year's
+// Day, of which a year's page holds only the first hours: not the day's first assets).
+function fillChunks(assets, nextCursor, from = 0, redraw = true) {
+  const dayStarts = new Map(state.days.map(d => [d.day, d.start]));
+  const touched = new Set(), skipped = new Set();
+  let misplaced = false;
+  for (const asset of assets) {
+    const start = dayStarts.get(dayKey(asset));
+    if (start === undefined) { misplaced = true; continue; }
+    const chunk = chunkAt(start);
+    if (skipped.has(chunk)) continue;
+    if (!touched.has(chunk) && (chunk.start < from || chunk.loading || chunk.done || [...chunk.days.values()].some(d => d.filled))) { skipped.add(chunk); continue; }
+    touched.add(chunk);
+    const day = chunk.days.get(dayKey(asset));
+    if (day.filled >= day.count) { misplaced = true; continue; }
+    state.assets[day.start + day.filled] = asset;
+    day.filled += 1;
+    state.known.set(asset.id, asset);
+  }
+  for (const chunk of touched) {
+    chunk.done = !nextCursor || [...chunk.days.values()].every(d => d.filled === d.count);
+    chunk.cursor = chunk.done ? null : nextCursor;
+  }
+  if (misplaced) scheduleRefresh(true);
+  if (touched.size && redraw) { if (state.layoutMode === "justified") layout(); else render(); }
+}
+
 // Live changes: the timeline again, keeping the first asset on screen where it was
 // (or the top at the top, where new photos appear).
 let refreshTimer = null;
@@ -270,7 +335,7 @@ function anchorY(anchor) {
 function reset() {
   state.generation += 1;
   state.total = 0; state.days = []; state.chunks = []; state.assets = []; state.known = new Map();
-  state.focus = 0; state.anchor = null; state.failed = null;
+  state.focus = 0; state.anchor = null; state.failed = null; state.preloadYears = true;
   for (const el of rendered.values()) el.remove();
   rendered.clear();
   $("grid").scrollTop = 0;
@@ -311,14 +376,29 @@ function dayOf(asset) {
   return asset.creationDate ? asset.creationDate.slice(0, 10) : "";
 }
 
+// Titles are formatted once per period and style (toLocaleDateString costs about a
+// millisecond a call on a loaded machine; a screen asks for a hundred tiles' labels).
+const titles = new Map();
+function memoTitle(key, make) {
+  let title = titles.get(key);
+  if (title === undefined) { title = make(); titles.set(key, title); }
+  return title;
+}
+
 function dayTitle(day) {
   if (!day) return "No date";
-  const date = new Date(`${day}T12:00:00`);
-  return isNaN(date) ? day : date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" });
+  return memoTitle(day, () => {
+    const date = new Date(`${day}T12:00:00`);
+    return isNaN(date) ? day : date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" });
+  });
 }
 
 function periodTitle(period, short = false) {
   if (!period) return "No date";
+  return memoTitle(`${period}|${short}`, () => formatPeriod(period, short));
+}
+
+function formatPeriod(period, short) {
   if (period.length === 10 && short) {
     const date = new Date(`${period}T12:00:00`);
     return isNaN(date) ? period : date.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
@@ -489,14 +569,17 @@ function render() {
     }
   }
   for (const [key, el] of rendered) {
-    if (!wanted.has(key) && el !== document.activeElement) { el.remove(); rendered.delete(key); }
+    if (!wanted.has(key) && el !== document.activeElement) { el.remove(); rendered.delete(key); cancelThumbnail(el); }
   }
   updateScrubberPosition();
-  loadVisibleSoon();
+  // The first screen is asked for at once; later ones once scrolling pauses.
+  loadVisibleSoon(state.painted ? 40 : 0);
   // The first screen with assets in it: a mark scripts/bench reads (first paint).
-  if (!state.painted && [...rendered.keys()].some(key => key[0] === "a")) {
+  if ((!state.painted || state.preloadYears) && [...rendered.keys()].some(key => key[0] === "a")) {
+    if (!state.painted) requestAnimationFrame(() => performance.mark("mediaindex-grid-painted"));
     state.painted = true;
-    requestAnimationFrame(() => performance.mark("mediaindex-grid-painted"));
+    state.preloadYears = false;
+    setTimeout(preloadYears, 0);
   }
 }
 
@@ -511,8 +594,14 @@ function renderHeader(section, wanted) {
     $("grid-space").appendChild(el);
     rendered.set(key, el);
   }
-  el.textContent = periodTitle(section.key, section.width < 260);
-  Object.assign(el.style, { top: `${section.top}px`, left: `${section.x}px`, width: `${section.width}px` });
+  // Only what changed is written: every write is style and layout work for the next frame.
+  const title = periodTitle(section.key, section.width < 260);
+  if (el.textContent !== title) el.textContent = title;
+  const place = `${section.top}|${section.x}|${section.width}`;
+  if (el.dataset.place !== place) {
+    el.dataset.place = place;
+    Object.assign(el.style, { top: `${section.top}px`, left: `${section.x}px`, width: `${section.width}px` });
+  }
 }
 
 function renderTile(item, row, wanted) {
@@ -525,11 +614,16 @@ function renderTile(item, row, wanted) {
     $("grid-space").appendChild(el);
     rendered.set(key, el);
   }
-  el.dataset.index = String(item.index);
-  el.setAttribute("aria-posinset", String(item.index + 1));
-  el.setAttribute("aria-setsize", String(state.total));
-  Object.assign(el.style, { top: `${row.y}px`, left: `${item.x}px`, width: `${item.w}px`, height: `${row.height}px` });
-  el.tabIndex = item.index === state.focus ? 0 : -1;
+  const place = `${item.index}|${state.total}|${row.y}|${item.x}|${item.w}|${row.height}`;
+  if (el.dataset.place !== place) {
+    el.dataset.place = place;
+    el.dataset.index = String(item.index);
+    el.setAttribute("aria-posinset", String(item.index + 1));
+    el.setAttribute("aria-setsize", String(state.total));
+    Object.assign(el.style, { top: `${row.y}px`, left: `${item.x}px`, width: `${item.w}px`, height: `${row.height}px` });
+  }
+  const tabIndex = item.index === state.focus ? 0 : -1;
+  if (el.tabIndex !== tabIndex) el.tabIndex = tabIndex;
   if (asset) updateTileSelection(el, asset);
 }
 
@@ -550,6 +644,7 @@ function buildScrubber() {
   scrubber.hidden = !$("photos").classList.contains("scrubbed");
   if (scrubber.hidden) return;
   const height = scrubber.clientHeight || $("grid").clientHeight;
+  state.scrubberHeight = height;
   const years = new Map(), months = [];
   for (const d of state.days) {
     if (!d.day) continue;
@@ -565,6 +660,7 @@ function buildScrubber() {
     mark.className = isYear ? "scrub-year" : "scrub-month";
     mark.style.top = `${y}px`;
     mark.dataset.index = String(start);
+    if (isYear) mark.dataset.year = month.slice(0, 4);
     if (mark.tagName === "BUTTON") {
       mark.textContent = month.slice(0, 4);
       mark.setAttribute("aria-label", `Jump to ${month.slice(0, 4)}`);
@@ -584,7 +680,9 @@ function updateScrubberPosition() {
   const thumb = $("scrub-thumb");
   if (!thumb || !state.height) return;
   const grid = $("grid");
-  const height = $("scrubber").clientHeight;
+  // The height buildScrubber read (a layout runs it again on resize): reading clientHeight
+  // here would force a layout on every render.
+  const height = state.scrubberHeight || $("scrubber").clientHeight;
   thumb.style.top = `${grid.scrollTop / Math.max(1, state.height) * height}px`;
 }
 
@@ -594,8 +692,9 @@ function jumpTo(index) {
   const section = sectionOf(index);
   const y = index === section.start ? section.top : itemRect(index).y;
   grid.scrollTop = y;
-  render();
+  // The pages are asked for before the placeholders are built, so the two overlap.
   loadVisible();
+  render();
 }
 
 function scrubTo(event) {
@@ -679,18 +778,34 @@ function formatDuration(seconds) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${String(r).padStart(2, "0")}` : `${m}:${String(r).padStart(2, "0")}`;
 }
 
-async function showTileFailure(el, asset, url) {
-  if (el.querySelector(".failed")) return;
+// A tile scrolled out of the page stops loading its thumbnail, so the requests of the
+// screen a jump lands on are not queued behind those of the screens it passed.
+function cancelThumbnail(el) {
+  const img = el.querySelector("img");
+  if (img && !img.complete) img.removeAttribute("src");
+}
+
+// "No thumbnail" at once; the reason (the error's message, a second request) only when
+// the tile is hovered or focused, so a screen of broken files does not ask twice each.
+function showTileFailure(el, asset, url) {
+  if (!el.isConnected || el.querySelector(".failed")) return;
   const note = document.createElement("div");
   note.className = "failed";
   note.textContent = "No thumbnail";
   el.appendChild(note);
-  try {
-    const response = await fetch(url, { credentials: "same-origin" });
-    const body = await response.json();
-    note.textContent = body.error.message.replace(/^no thumbnail for asset \S+: /, "");
-  } catch (_) { /* keep the short text */ }
   el.title = note.textContent;
+  const explain = async () => {
+    el.removeEventListener("pointerenter", explain);
+    el.removeEventListener("focus", explain);
+    try {
+      const response = await fetch(url, { credentials: "same-origin" });
+      const body = await response.json();
+      note.textContent = body.error.message.replace(/^no thumbnail for asset \S+: /, "");
+    } catch (_) { /* keep the short text */ }
+    el.title = note.textContent;
+  };
+  el.addEventListener("pointerenter", explain);
+  el.addEventListener("focus", explain);
 }
 
 function playMovie(el, url) {
@@ -845,7 +960,8 @@ function selectionChanged() {
 function updateTileSelection(el, asset) {
   if (!asset) return;
   const position = state.selection.indexOf(asset.id);
-  el.setAttribute("aria-selected", position >= 0 ? "true" : "false");
+  const selected = position >= 0 ? "true" : "false";
+  if (el.getAttribute("aria-selected") !== selected) el.setAttribute("aria-selected", selected);
   let order = el.querySelector(".order");
   if (position >= 0 && config.limit !== 1 && config.numbered) {
     if (!order) { order = badge("order", ""); el.appendChild(order); }
@@ -1486,6 +1602,8 @@ function setUpViewOptions() {
 // MARK: Start
 
 function start() {
+  // The timeline is asked for first: the rest of the set-up runs while it is on its way.
+  loadTimeline();
   buildChips();
   buildSearchBox();
   $("tab-photos").addEventListener("click", () => selectTab("photos"));
@@ -1526,8 +1644,10 @@ function start() {
   if (config.limit === 1) $("grid").setAttribute("aria-multiselectable", "false");
   loadPreselected();
   layout();
-  loadTimeline();
   listenForChanges();
+  // The browser's date formatting loads its locale data on first use (about 100 ms on a
+  // cold page): done here, while the timeline is on its way, not when the headers need it.
+  dayTitle(new Date().toISOString().slice(0, 10));
 }
 
 start();
