@@ -15,6 +15,9 @@ struct Options {
     var searchAssets = 1_000_000
     /// `--only-search`: only the search rows.
     var onlySearch = false
+    /// `--search-library DIR`: the search benchmark's library, seeded there once and used
+    /// again by later runs (without the upkeep rows).
+    var searchLibrary: String?
     var thumbnailFiles = 500
     var jsonPath = "benchmark-results.json"
     var corpus: String?
@@ -64,6 +67,7 @@ struct Options {
             case "--query-assets": queryAssets = max(0, Int(try value()) ?? queryAssets)
             case "--search-assets": searchAssets = max(0, Int(try value()) ?? searchAssets)
             case "--only-search": onlySearch = true
+            case "--search-library": searchLibrary = try value()
             case "--thumbnail-files": thumbnailFiles = max(0, Int(try value()) ?? thumbnailFiles)
             case "--json": jsonPath = try value()
             case "--corpus": corpus = try value()
@@ -93,7 +97,7 @@ struct Options {
             case "--query-library": queryLibrary = try value()
             case "--only-places": placesLookups = max(1, Int(try value()) ?? 1_000_000)
             case "-h", "--help":
-                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-picker] [--picker-assets N] [--only-thumbnails] [--only-renditions] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
+                print("usage: mediaindex-bench [--files N] [--runs R] [--thumbnail-files N] [--query-assets N] [--search-assets N] [--only-search] [--search-library DIR] [--json PATH] [--corpus DIR] [--mediaindex BINARY] [--keep] [--watch-files N] [--watch-interval SECONDS] [--watch-burst N] [--only-watch] [--serve-assets N] [--serve-requests N] [--only-serve] [--only-picker] [--picker-assets N] [--only-thumbnails] [--only-renditions] [--only-duplicates] [--duplicate-hashes N] [--scale] [--scale-files N,N…|none] [--scale-assets N] [--scale-folders N] [--query-library DIR] [--only-places N]")
                 exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
@@ -148,7 +152,8 @@ func run() throws {
         return
     }
     if options.onlySearch {
-        let rows = try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets)
+        let rows = try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets,
+                                              library: options.searchLibrary)
         printTable(rows)
         try writeResults(rows, options: options, files: 0)
         return
@@ -266,7 +271,8 @@ func run() throws {
         let firstPaint = try FirstPaint.measure(mediaindex: mediaindex, library: work + "/query-library")
         rows.append(FirstPaint.row(firstPaint, assets: options.queryAssets))
     }
-    rows += try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets)
+    rows += try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets,
+                                              library: options.searchLibrary)
     rows += try watchRows()
     rows += try serveRows()
     rows += try pickerRows()

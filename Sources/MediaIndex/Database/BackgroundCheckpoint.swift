@@ -14,12 +14,15 @@ import Foundation
 /// of the connection keep SQLite's own rule.
 final class BackgroundCheckpoint: @unchecked Sendable {
     // @unchecked: `pending` and `connection` are only touched under `lock`
-    // (the connection only on `queue`).
+    // (the connection only on `queue`); the restart sizes only in the writer's hook and install.
     /// The WAL size, in pages, past which a checkpoint is started (SQLite's default).
     static let thresholdPages: Int32 = 1000
 
     private let schema: String
     private let path: String
+    /// Whether `schema` is checkpointed in the commit and restarted (the library), rather
+    /// than passively in the background (the user state).
+    private let restarting: Bool
     private let queue = DispatchQueue(label: "mediaindex.checkpoint")
     private let lock = NSLock()
     private var pending = false
@@ -28,14 +31,17 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     /// Checkpoints `schema` of `db` (the database file at `path`) in the background from now on.
     /// The connection keeps the returned object alive (`DatabaseConnection.hookContext`).
     @discardableResult
-    static func install(on db: DatabaseConnection, schema: String, path: String) -> BackgroundCheckpoint {
-        let checkpoint = BackgroundCheckpoint(schema: schema, path: path)
+    static func install(on db: DatabaseConnection, schema: String, path: String,
+                        restarting: Bool = false) -> BackgroundCheckpoint {
+        let checkpoint = BackgroundCheckpoint(schema: schema, path: path, restarting: restarting)
         db.hookContext = checkpoint
         sqlite3_wal_hook(db.handle, { context, handle, name, pages in
             guard let context, let name else { return SQLITE_OK }
             let checkpoint = Unmanaged<BackgroundCheckpoint>.fromOpaque(context).takeUnretainedValue()
             guard pages >= BackgroundCheckpoint.thresholdPages else { return SQLITE_OK }
-            if String(cString: name) == checkpoint.schema {
+            if String(cString: name) == checkpoint.schema, checkpoint.restarting {
+                checkpoint.restartIfLarge(handle, name: name, pages: pages)
+            } else if String(cString: name) == checkpoint.schema {
                 checkpoint.start()
             } else {
                 // SQLite's own rule for the others: a passive checkpoint in the commit.
@@ -46,9 +52,57 @@ final class BackgroundCheckpoint: @unchecked Sendable {
         return checkpoint
     }
 
-    private init(schema: String, path: String) {
+    /// Bounds the library's WAL while readers never stop (from `openWriters`): SQLite's
+    /// passive checkpoint in each commit, and past `restartPages` a restart, so the next
+    /// commit writes the WAL from its start again.
+    ///
+    /// A passive checkpoint copies back only the frames no reader still needs, and the
+    /// WAL only starts over once every frame is copied back and no reader uses it: beside
+    /// searches that follow each other without a pause, some reader always held an older
+    /// snapshot, and a writer committing batches back to back grew the WAL to 2.8 GB
+    /// (every page a reader fetched was then looked up in its index, hundreds of hash
+    /// tables: a common word's first page took 3.2 s instead of 0.12 s). The restart waits
+    /// at most `restartWaitMilliseconds` for the readers of older snapshots (a query
+    /// each; readers starting meanwhile read the database file and are not waited for),
+    /// and blocks only this writer meanwhile: never a reader, never a user-state write
+    /// (another file, another connection). When readers are still busy, it is tried again
+    /// after the WAL has grown by half as much again.
+    @discardableResult
+    static func installRestarting(on db: DatabaseConnection, schema: String = "main",
+                                  restartPages: Int32 = defaultRestartPages) -> BackgroundCheckpoint {
+        let checkpoint = install(on: db, schema: schema, path: db.path, restarting: true)
+        checkpoint.restartPages = restartPages
+        checkpoint.nextRestartPages = restartPages
+        return checkpoint
+    }
+
+    /// The WAL size, in pages, past which the library's writer restarts the WAL by default (64 MB at
+    /// the 4 KiB page: the `journal_size_limit` it is truncated back to).
+    static let defaultRestartPages: Int32 = 16_384
+    /// How long a restart waits for readers of older snapshots.
+    static let restartWaitMilliseconds: Int32 = 250
+    /// The WAL size at which the next restart is tried (only touched in the hook, which
+    /// runs on the writer's connection, one commit at a time).
+    private var nextRestartPages = defaultRestartPages
+    private var restartPages = defaultRestartPages
+
+    /// Runs in the writer's commit (the hook): SQLite's passive checkpoint, or past
+    /// `nextRestartPages`, a restart.
+    private func restartIfLarge(_ handle: OpaquePointer?, name: UnsafePointer<CChar>, pages: Int32) {
+        guard pages >= nextRestartPages else {
+            sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            return
+        }
+        sqlite3_busy_timeout(handle, Self.restartWaitMilliseconds)
+        let code = sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_RESTART, nil, nil)
+        sqlite3_busy_timeout(handle, DatabaseConnection.busyTimeoutMilliseconds)
+        nextRestartPages = code == SQLITE_OK ? restartPages : pages + restartPages / 2
+    }
+
+    private init(schema: String, path: String, restarting: Bool) {
         self.schema = schema
         self.path = path
+        self.restarting = restarting
     }
 
     /// Starts a passive checkpoint unless one is already under way.

@@ -119,6 +119,7 @@ public final class MediaLibrary: Sendable {
         try LibraryFileCheck.stampIfNew(connection)
         try DatabaseMigrator().migrate(connection)
         try SearchTextIndex.install(connection)
+        BackgroundCheckpoint.installRestarting(on: connection)
         let userStateConnection = try DatabaseConnection(path: location.databasePath, readOnly: false)
         try UserStateStore.attachAndSetUp(userStateConnection, path: location.userStatePath)
         return (DatabaseWriter(connection: connection), DatabaseWriter(connection: userStateConnection))
