@@ -1,5 +1,4 @@
 import CJPEG
-import Foundation
 import MediaMetadata
 
 extension ThumbnailGenerator {
@@ -16,7 +15,6 @@ extension ThumbnailGenerator {
     /// - Parameter orientation: the file's EXIF orientation, applied when the item has no irot/imir.
     static func compatibleHEIFPlanes(_ data: UnsafeBufferPointer<UInt8>, orientation: Int,
                                      options: CompatibleImageOptions, pixelLimit: Int) -> EncodedThumbnail? {
-        let steps = RenditionSteps()
         guard let items = try? HEIFItems.read(BufferByteSource(data)), let primary = items.primaryID,
               !items.hasAlpha(primary), let plan = try? HEIFDirectDecoder(data), plan.decodesFullPicture,
               plan.width * plan.height <= pixelLimit,
@@ -28,23 +26,17 @@ extension ThumbnailGenerator {
         default: return nil
         }
         let cost = plan.largestPiece >= DecodeBudget.exemptBelow ? plan.width * plan.height * 3 / 2 : 0
-        steps.mark("container parse")
         guard var picture = try? DecodeBudget.shared.withPixels(cost, { () throws -> YCbCr420 in
                   // ffmpeg's HEVC decoder is the faster; libde265 decodes when ffmpeg is absent or fails.
-                  if getenv("MEDIAINDEX_RENDITION_DECODER").map({ String(cString: $0) }) != "libde265",
-                     let ffmpeg = VideoFrameExtractor.ffmpegPath,
+                  if let ffmpeg = VideoFrameExtractor.ffmpegPath,
                      let picture = try? plan.fullPictureWithFFmpeg(ffmpeg, conversion: declared) {
-                      steps.mark("decode (ffmpeg)")
                       return picture
                   }
-                  defer { steps.mark("decode (libde265)") }
                   return try plan.fullPicture(conversion: declared)
               }), picture.conversion.isJPEGMatrix else { return nil }
         if !picture.conversion.fullRange { picture.expandToFullRange() }
         picture = picture.oriented(items.isTransformed(primary) ? plan.orientation : orientation)
-        steps.mark("orient")
         guard let jpeg = try? ThumbnailEncoder.encodeJPEG(picture, quality: options.quality) else { return nil }
-        steps.mark("encode")
         var made = EncodedThumbnail(data: jpeg, width: picture.width, height: picture.height, path: .fullDecode)
         made.iccProfile = profile
         return made
@@ -112,6 +104,19 @@ extension YCbCr420 {
         guard (2...8).contains(orientation) else { return plane }
         let swaps = orientation >= 5
         let dw = swaps ? h : w, dh = swaps ? w : h
+        // The stored sample that appears at (x, y) once displayed (as `PixelBuffer.oriented`)
+        // is at `start + x * stepX + y * stepY`.
+        let last = (h - 1) * w
+        let (start, stepX, stepY): (Int, Int, Int)
+        switch orientation {
+        case 2: (start, stepX, stepY) = (w - 1, -1, w)
+        case 3: (start, stepX, stepY) = (last + w - 1, -1, -w)
+        case 4: (start, stepX, stepY) = (last, 1, -w)
+        case 5: (start, stepX, stepY) = (0, w, 1)
+        case 6: (start, stepX, stepY) = (last, -w, 1)
+        case 7: (start, stepX, stepY) = (last + w - 1, -w, -1)
+        default: (start, stepX, stepY) = (w - 1, w, -1)
+        }
         var out = [UInt8](repeating: 0, count: plane.count)
         let block = 64
         plane.withUnsafeBufferPointer { src in
@@ -119,19 +124,10 @@ extension YCbCr420 {
                 for by in stride(from: 0, to: dh, by: block) {
                     for bx in stride(from: 0, to: dw, by: block) {
                         for y in by..<min(dh, by + block) {
+                            var from = start + bx * stepX + y * stepY
                             for x in bx..<min(dw, bx + block) {
-                                // The stored sample that appears at (x, y) once displayed (as `PixelBuffer.oriented`).
-                                let sx: Int, sy: Int
-                                switch orientation {
-                                case 2: sx = w - 1 - x; sy = y
-                                case 3: sx = w - 1 - x; sy = h - 1 - y
-                                case 4: sx = x; sy = h - 1 - y
-                                case 5: sx = y; sy = x
-                                case 6: sx = y; sy = h - 1 - x
-                                case 7: sx = w - 1 - y; sy = h - 1 - x
-                                default: sx = w - 1 - y; sy = x
-                                }
-                                dst[y * dw + x] = src[sy * w + sx]
+                                dst[y * dw + x] = src[from]
+                                from += stepX
                             }
                         }
                     }
@@ -170,14 +166,3 @@ extension ThumbnailEncoder {
     }
 }
 
-// TEMPORARY profiling (removed before merge).
-final class RenditionSteps: @unchecked Sendable {
-    static let on = getenv("MEDIAINDEX_RENDITION_STEPS") != nil
-    var last = DispatchTime.now().uptimeNanoseconds
-    func mark(_ step: String) {
-        guard Self.on else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
-        FileHandle.standardError.write("step \(step): \(String(format: "%.1f", Double(now - last) / 1e6)) ms\n".data(using: .utf8)!)
-        last = now
-    }
-}

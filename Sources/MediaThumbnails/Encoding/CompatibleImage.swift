@@ -37,17 +37,14 @@ extension ThumbnailGenerator {
         var request = ThumbnailRequest(maxPixelSize: 1 << 20, mode: .fit, format: .jpeg(quality: options.quality))
         request.isRendition = true
         request.convertsToSRGB = options.convertsToSRGB
-        let steps = RenditionSteps()
         let upright = orientation ?? (try? MetadataReader.read(source))??.orientation
         var made = try compatibleHEIFPlanes(source, format: format, orientation: upright ?? 1, options: options,
                                             pixelLimit: pixelLimit)
             ?? thumbnail(of: source, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
-        steps.mark("whole picture")
         let exif = ExifRendition.block(in: source, format: format).flatMap {
             ExifRendition.rewritten($0, omitLocation: options.omitsLocation)
         }
         made.data = JPEGMarkers.inserting(exif: exif, iccProfile: made.iccProfile, into: made.data)
-        steps.mark("EXIF + ICC segments")
         return made
     }
 }
