@@ -4,7 +4,7 @@ import Foundation
 /// reaches it exactly (Foundation's `Process` takes `String` arguments, which would turn
 /// such a name into one that does not exist).
 ///
-/// Standard input is `/dev/null`; standard output is `/dev/null` or, with
+/// Standard input is `/dev/null` or a given file; standard output is `/dev/null` or, with
 /// `standardOutputLimit`, collected through a pipe (so a frame never touches a file);
 /// standard error is collected (its last 64 KiB); the child is killed when it outlives
 /// the timeout or writes more than the limit.
@@ -29,6 +29,8 @@ struct ChildProcess {
     let arguments: [[UInt8]]
     /// Collect standard output, at most this many bytes; nil sends it to `/dev/null`.
     var standardOutputLimit: Int? = nil
+    /// A file descriptor the child reads as standard input; nil gives it `/dev/null`.
+    var standardInput: Int32? = nil
 
     /// Spawns the program, waits at most `timeoutSeconds`, and reports how it ended.
     ///
@@ -42,7 +44,11 @@ struct ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         if let outputPipe {
             posix_spawn_file_actions_adddup2(&actions, outputPipe.write, 1)
         } else {

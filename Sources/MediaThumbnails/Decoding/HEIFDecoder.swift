@@ -274,20 +274,10 @@ enum HEIFDecoder {
         let target = ThumbnailGeometry.scaledSize(width: width, height: height, request: request)
         var averaged: [[Float]] = []
         for channel in channels {
-            let storageBits = Int(libheif.image_get_bits_per_pixel(imagePointer, channel))
-            let rangeBits = Int(libheif.image_get_bits_per_pixel_range(imagePointer, channel))
-            var stride: Int32 = 0
             // Only the picture's region of a plane that may be coded larger is averaged.
             guard libheif.image_get_width(imagePointer, channel) == planeWidth, libheif.image_get_height(imagePointer, channel) == planeHeight,
-                  storageBits == 8 || storageBits == 16, (8...16).contains(rangeBits),
-                  let plane = libheif.image_get_plane_readonly(imagePointer, channel, &stride),
-                  Int(stride) >= width * storageBits / 8 else { return nil }
-            var values = PlaneResampler.average(UnsafeRawPointer(plane), width: width, height: height, rowBytes: Int(stride),
-                                                bytesPerSample: storageBits / 8, toWidth: target.width, toHeight: target.height)
-            if rangeBits > 8 {
-                let scale = 1 / Float(1 << (rangeBits - 8))
-                for i in values.indices { values[i] *= scale }
-            }
+                  let values = averagedPlane(imagePointer, channel, within: (planeWidth, planeHeight), region: (width, height),
+                                             to: target) else { return nil }
             averaged.append(values)
         }
         if policy.picturesLabelledRGB > 0 {
@@ -359,13 +349,17 @@ enum HEIFDecoder {
     /// One plane of a decoded libheif image (8 or 16 bits a sample, at most `within` in
     /// size; chroma may be smaller) area-averaged to `target`, in 8-bit units; nil for a
     /// layout this does not read.
+    ///
+    /// - Parameter region: the part of the plane averaged (from its top left), when the
+    ///   plane is coded larger than the picture; nil for the whole plane.
     static func averagedPlane(_ image: OpaquePointer, _ channel: heif_channel, within: (width: Int, height: Int),
-                              to target: (width: Int, height: Int)) -> [Float]? {
-        let w = Int(libheif.image_get_width(image, channel)), h = Int(libheif.image_get_height(image, channel))
+                              region: (width: Int, height: Int)? = nil, to target: (width: Int, height: Int)) -> [Float]? {
+        let planeWidth = Int(libheif.image_get_width(image, channel)), planeHeight = Int(libheif.image_get_height(image, channel))
+        let w = min(planeWidth, region?.width ?? planeWidth), h = min(planeHeight, region?.height ?? planeHeight)
         let storageBits = Int(libheif.image_get_bits_per_pixel(image, channel))
         let rangeBits = Int(libheif.image_get_bits_per_pixel_range(image, channel))
         var stride: Int32 = 0
-        guard w > 0, h > 0, w <= within.width, h <= within.height, storageBits == 8 || storageBits == 16,
+        guard w > 0, h > 0, planeWidth <= within.width, planeHeight <= within.height, storageBits == 8 || storageBits == 16,
               (8...16).contains(rangeBits), let plane = libheif.image_get_plane_readonly(image, channel, &stride),
               Int(stride) >= w * storageBits / 8 else { return nil }
         var values = PlaneResampler.average(UnsafeRawPointer(plane), width: w, height: h, rowBytes: Int(stride),

@@ -211,7 +211,7 @@ struct HEIFDirectDecoder: @unchecked Sendable {
 
     /// Decodes one hvc1 item with libde265 on this thread and hands its picture to `body`;
     /// libde265's picture and tables are freed on return.
-    private func withPicture(of item: UInt32, library: LibDe265, skipLoopFilters: Bool,
+    func withPicture(of item: UInt32, library: LibDe265, skipLoopFilters: Bool,
                              _ body: (LibDe265.Picture) throws -> Void) throws {
         guard let base = file.baseAddress,
               let config = items.properties(of: item).first(where: { $0.type == "hvcC" }),
@@ -260,7 +260,7 @@ struct HEIFDirectDecoder: @unchecked Sendable {
 }
 
 /// Big-endian reads within a range of a buffer; running past it throws `Unsupported`.
-private struct BigEndianReader {
+struct BigEndianReader {
     let buffer: UnsafeBufferPointer<UInt8>
     private(set) var position: Int
     let end: Int

@@ -38,12 +38,27 @@ extension ThumbnailGenerator {
         request.isRendition = true
         request.convertsToSRGB = options.convertsToSRGB
         let upright = orientation ?? (try? MetadataReader.read(source))??.orientation
-        var made = try thumbnail(of: source, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
+        var made = try compatibleHEIFPlanes(source, format: format, orientation: upright ?? 1, options: options,
+                                            pixelLimit: pixelLimit)
+            ?? thumbnail(of: source, format: format, orientation: upright, request: request, pixelLimit: pixelLimit)
         let exif = ExifRendition.block(in: source, format: format).flatMap {
             ExifRendition.rewritten($0, omitLocation: options.omitsLocation)
         }
         made.data = JPEGMarkers.inserting(exif: exif, iccProfile: made.iccProfile, into: made.data)
         return made
+    }
+}
+
+extension ThumbnailGenerator {
+    /// `compatibleHEIFPlanes` for a HEIC or HEIF file; nil for other formats.
+    static func compatibleHEIFPlanes(_ source: FileByteSource, format: MediaFormat, orientation: Int,
+                                     options: CompatibleImageOptions, pixelLimit: Int) throws -> EncodedThumbnail? {
+        guard format == .heic || format == .heif, source.size <= maxFileBytes else { return nil }
+        let bytes = try wrapIO { try source.readExactly(at: 0, count: Int(source.size)) }
+        return bytes.withUnsafeBufferPointer { data in
+            compatibleHEIFPlanes(data, orientation: (1...8).contains(orientation) ? orientation : 1, options: options,
+                                 pixelLimit: pixelLimit)
+        }
     }
 }
 

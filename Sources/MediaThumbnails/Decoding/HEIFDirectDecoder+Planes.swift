@@ -1,0 +1,109 @@
+import Foundation
+import MediaMetadata
+import Synchronization
+
+/// A full-size 8-bit YCbCr 4:2:0 picture: what a compatible JPEG is encoded from when no
+/// step needs RGB (`CompatibleImage`).
+struct YCbCr420: Sendable {
+    var width: Int, height: Int
+    /// Y (`width` × `height`), then Cb and Cr (`chromaWidth` × `chromaHeight` each), rows packed.
+    var y: [UInt8], cb: [UInt8], cr: [UInt8]
+    /// How the samples become RGB, as the file or its HEVC stream declares.
+    var conversion: YCbCrConversion
+
+    var chromaWidth: Int { (width + 1) / 2 }
+    var chromaHeight: Int { (height + 1) / 2 }
+
+    init(width: Int, height: Int, conversion: YCbCrConversion) {
+        self.width = width
+        self.height = height
+        self.conversion = conversion
+        y = [UInt8](repeating: 0, count: width * height)
+        cb = [UInt8](repeating: 128, count: ((width + 1) / 2) * ((height + 1) / 2))
+        cr = cb
+    }
+}
+
+extension HEIFDirectDecoder {
+    /// Whether `fullPicture` can decode this image: HEVC, every piece of even size (so
+    /// each tile's chroma lands on whole chroma samples).
+    var decodesFullPicture: Bool {
+        codec == .hevc && pieces.allSatisfy { $0.width % 2 == 0 && $0.height % 2 == 0 && $0.x % 2 == 0 && $0.y % 2 == 0 }
+    }
+
+    /// The coded picture (before irot/imir) at full size as 8-bit 4:2:0, decoded by libde265
+    /// on `workers` threads, each tile copied into place as it comes out.
+    ///
+    /// - Throws: `Unsupported` for pictures that are not 8-bit 4:2:0 (they go through the
+    ///   RGB path), `ThumbnailError.decodeFailed` when a tile does not decode.
+    func fullPicture(conversion: YCbCrConversion) throws -> YCbCr420 {
+        guard decodesFullPicture, let library = LibDe265.shared else { throw Unsupported() }
+        var picture = YCbCr420(width: width, height: height, conversion: conversion)
+        let workers = self.workers
+        let failures = Mutex<[Error]>([])
+        let resolved = Mutex<YCbCrConversion?>(nil)
+        let chromaWidth = picture.chromaWidth, chromaHeight = picture.chromaHeight
+        picture.y.withUnsafeMutableBufferPointer { y in
+            picture.cb.withUnsafeMutableBufferPointer { cb in
+                picture.cr.withUnsafeMutableBufferPointer { cr in
+                    // Tiles cover disjoint parts of the planes: the workers write without locks.
+                    let planes = SharedPlanes(y: y, cb: cb, cr: cr)
+                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                        do {
+                            for index in stride(from: worker, to: pieces.count, by: workers) {
+                                let piece = pieces[index]
+                                try withPicture(of: piece.item, library: library, skipLoopFilters: false) { decoded in
+                                    if index == 0 {
+                                        resolved.withLock { $0 = conversion.resolved(library: library, picture: decoded) }
+                                    }
+                                    try copy(decoded, library: library, piece: piece, into: planes,
+                                             sizes: (width, height, chromaWidth, chromaHeight))
+                                }
+                            }
+                        } catch {
+                            failures.withLock { $0.append(error) }
+                        }
+                    }
+                }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
+        if let resolved = resolved.withLock({ $0 }) { picture.conversion = resolved }
+        return picture
+    }
+
+    /// Copies one decoded 8-bit 4:2:0 tile into the full planes, cut at their edges.
+    private func copy(_ decoded: LibDe265.Picture, library: LibDe265, piece: Piece, into planes: SharedPlanes,
+                      sizes: (width: Int, height: Int, chromaWidth: Int, chromaHeight: Int)) throws {
+        guard library.chromaFormat(decoded) == 1, Int(library.imageWidth(decoded, 0)) == piece.width,
+              Int(library.imageHeight(decoded, 0)) == piece.height else { throw Unsupported() }
+        for channel in 0..<3 {
+            let c = Int32(channel)
+            var stride: Int32 = 0
+            guard library.bitsPerPixel(decoded, c) == 8, let plane = library.imagePlane(decoded, c, &stride) else {
+                throw Unsupported()
+            }
+            let luma = channel == 0
+            let (x, y) = luma ? (piece.x, piece.y) : (piece.x / 2, piece.y / 2)
+            let (planeWidth, planeHeight) = luma ? (sizes.width, sizes.height) : (sizes.chromaWidth, sizes.chromaHeight)
+            let tileWidth = Int(library.imageWidth(decoded, c)), tileHeight = Int(library.imageHeight(decoded, c))
+            let columns = min(tileWidth, planeWidth - x), rows = min(tileHeight, planeHeight - y)
+            guard columns > 0, rows > 0, Int(stride) >= tileWidth else { continue }
+            let target = luma ? planes.y : (channel == 1 ? planes.cb : planes.cr)
+            for row in 0..<rows {
+                (target + (y + row) * planeWidth + x).update(from: plane + row * Int(stride), count: columns)
+            }
+        }
+    }
+}
+
+/// The three planes' storage, written by several tile workers at once (each its own tiles).
+private struct SharedPlanes: @unchecked Sendable {
+    let y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>
+
+    init(y: UnsafeMutableBufferPointer<UInt8>, cb: UnsafeMutableBufferPointer<UInt8>, cr: UnsafeMutableBufferPointer<UInt8>) {
+        self.y = y.baseAddress!
+        self.cb = cb.baseAddress!
+        self.cr = cr.baseAddress!
+    }
+}

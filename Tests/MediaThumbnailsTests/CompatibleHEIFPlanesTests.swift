@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import CorpusSupport
+import MediaMetadata
+@testable import MediaThumbnails
+
+/// A HEIC's compatible JPEG made from its YCbCr planes (`compatibleHEIFPlanes`): the same
+/// picture libheif decodes, upright, as ImageMagick reads the file.
+@Suite("Compatible JPEG from HEIC planes")
+struct CompatibleHEIFPlanesTests {
+    /// The corpus's 12 MP HEVC-grid HEICs: iPhones (Display P3 profile, irot 90° or none,
+    /// iOS 17 with auxiliary images) and a Samsung (nclx, no profile).
+    static let twelveMegapixel = [
+        "exiv2-test-data/test/data/2021-02-13-1929.heic",
+        "exiv2-test-data/test/data/IMG_3578.heic",
+        "ente-test-fixtures/ml/indexing/v1/files/IMG_8606_rotate_90_cw_contains_text.HEIC",
+        "osxphotos/tests/test-images/IMG_3092.heic",
+        "photoprism/assets/examples/iphone_7.heic",
+        "immich-test-assets/formats/motionphoto/samsung-one-ui-6.heic",
+    ]
+
+    func bytes(_ relative: String) throws -> [UInt8] {
+        let path = try #require(ThumbnailTestSupport.path(relative))
+        return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// libheif's full-size RGB of the file (irot/imir applied; EXIF orientation for a file
+    /// without them), the reference.
+    func libheifPicture(_ data: [UInt8]) throws -> PixelBuffer {
+        try data.withUnsafeBufferPointer { buffer in
+            let decoded = try HEIFDecoder.decode(buffer, request: ThumbnailRequest(maxPixelSize: 1 << 20), pixelLimit: 1 << 28,
+                                                 threads: 2, direct: false)
+            let items = try HEIFItems.read(BufferByteSource(buffer))
+            guard let primary = items.primaryID, !items.isTransformed(primary) else { return decoded.image }
+            return decoded.image.oriented((try? MetadataReader.read(BufferByteSource(buffer)))??.orientation ?? 1)
+        }
+    }
+
+    @Test("each 12 MP HEIC is made from its planes, upright, the picture libheif decodes",
+          .enabled(if: Corpus.isAvailable, "the shared corpus is missing"), arguments: twelveMegapixel)
+    func samePictureAsLibheif(relative: String) throws {
+        let data = try bytes(relative)
+        let orientation = data.withUnsafeBufferPointer { (try? MetadataReader.read(BufferByteSource($0)))??.orientation ?? 1 }
+        let made = try #require(data.withUnsafeBufferPointer {
+            ThumbnailGenerator.compatibleHEIFPlanes($0, orientation: orientation, options: CompatibleImageOptions(),
+                                                    pixelLimit: ThumbnailGenerator.defaultPixelLimit)
+        }, "\(relative) should take the planes path")
+        let ours = try ThumbnailTestSupport.pixels(ofJPEG: made.data)
+        let reference = try libheifPicture(data)
+        #expect(ours.width == reference.width && ours.height == reference.height,
+                "\(ours.width)×\(ours.height), libheif \(reference.width)×\(reference.height)")
+        let difference = ThumbnailTestSupport.meanAbsoluteDifference(ours, reference)
+        #expect(difference < 2.5, "\(relative): mean absolute difference \(difference) from libheif")
+    }
+
+    @Test("the colours are ImageMagick's reading of the HEIC, and the profile is the file's",
+          .enabled(if: Corpus.isAvailable, "the shared corpus is missing"), arguments: twelveMegapixel)
+    func coloursAsImageMagickReads(relative: String) throws {
+        let path = try #require(ThumbnailTestSupport.path(relative))
+        let made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: Array(path.utf8))
+        let profile = exiftoolReading(path)["ICC_Profile:ProfileDescription"].map { "\($0)" }
+        #expect((made.iccProfile == nil) == (profile == nil), "\(relative): the file's profile is \(profile ?? "none")")
+        guard let magick = ThumbnailTestSupport.imageMagickMeanColour(path) else { return }
+        let ours = ThumbnailTestSupport.meanColour(try ThumbnailTestSupport.pixels(ofJPEG: made.data))
+        for channel in 0..<3 {
+            #expect(abs(ours[channel] - magick[channel]) < 2, "\(relative) channel \(channel): ours \(ours[channel]), ImageMagick \(magick[channel])")
+        }
+    }
+
+    @Test("colorspace=srgb of a Display P3 HEIC needs RGB: it is made the general way, without a profile",
+          .enabled(if: Corpus.isAvailable, "the shared corpus is missing"))
+    func sRGBTakesTheGeneralPath() throws {
+        let relative = Self.twelveMegapixel[0]
+        let data = try bytes(relative)
+        let options = CompatibleImageOptions(convertsToSRGB: true)
+        #expect(data.withUnsafeBufferPointer {
+            ThumbnailGenerator.compatibleHEIFPlanes($0, orientation: 1, options: options, pixelLimit: 1 << 28)
+        } == nil)
+        let path = try #require(ThumbnailTestSupport.path(relative))
+        let made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: Array(path.utf8), options: options)
+        #expect(made.iccProfile == nil && made.width == 3024 && made.height == 4032)
+    }
+
+    @Test("ffmpeg decodes the tiles, sent as one Annex-B stream, to the very samples libde265 decodes",
+          .enabled(if: Corpus.isAvailable && ThumbnailTestSupport.hasFFmpeg, "the shared corpus or ffmpeg is missing"),
+          arguments: [twelveMegapixel[0], twelveMegapixel[5]])
+    func ffmpegDecodesAsLibde265(relative: String) throws {
+        let data = try bytes(relative)
+        try data.withUnsafeBufferPointer { buffer in
+            let plan = try HEIFDirectDecoder(buffer)
+            let items = try HEIFItems.read(BufferByteSource(buffer))
+            let primary = try #require(items.primaryID)
+            let declared = try #require(YCbCrConversion(items: items, item: primary))
+            let program = try #require(VideoFrameExtractor.ffmpegPath)
+            let ffmpeg = try plan.fullPictureWithFFmpeg(program, conversion: declared)
+            let libde265 = try plan.fullPicture(conversion: declared)
+            #expect(ffmpeg.width == libde265.width && ffmpeg.height == libde265.height)
+            // Both are conforming HEVC decoders: the samples agree exactly.
+            #expect(ffmpeg.y == libde265.y && ffmpeg.cb == libde265.cb && ffmpeg.cr == libde265.cr)
+            #expect(ffmpeg.conversion == libde265.conversion, "ffmpeg \(ffmpeg.conversion), libde265 \(libde265.conversion)")
+        }
+    }
+
+    @Test("ffmpeg's description of an HEVC stream gives its range and matrix")
+    func streamDescriptions() {
+        func described(_ line: String) -> YCbCrConversion? {
+            HEIFDirectDecoder.streamDescription(Array("  Stream #0:0: Video: hevc (Main), \(line), 512x512, 25 fps\n".utf8))
+        }
+        #expect(described("yuvj420p(pc, smpte170m/smpte432/bt709)") == YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: true))
+        #expect(described("yuv420p(tv, bt709)") == YCbCrConversion(kr: 0.2126, kb: 0.0722, fullRange: false))
+        #expect(described("yuvj420p(pc, progressive)") == YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: true))
+        #expect(described("yuv420p") == YCbCrConversion(kr: 0.299, kb: 0.114, fullRange: false))
+        #expect(described("yuv420p10le(tv, bt2020nc/bt2020/smpte2084)") == nil)
+    }
+
+    @Test("a plane is turned as PixelBuffer.oriented turns pixels, for every orientation")
+    func planeOrientation() {
+        let (width, height) = (5, 3)
+        let plane = (0..<(width * height)).map { UInt8($0) }
+        let buffer = PixelBuffer(width: width, height: height, channels: 1, pixels: plane)
+        for orientation in 1...8 {
+            #expect(YCbCr420.oriented(plane, width: width, height: height, orientation: orientation)
+                    == buffer.oriented(orientation).pixels, "orientation \(orientation)")
+        }
+    }
+}
