@@ -21,13 +21,12 @@ struct CaptureTimePass {
     func run(insertedSince: Double) throws {
         let attacher = SidecarAttacher(db: db, now: now)
         var toMerge = try ids("SELECT id FROM assets WHERE capture_offset_source IS NULL")
-        let unplaced = try ids("""
-            SELECT id FROM assets WHERE place_name IS NULL AND latitude IS NOT NULL
-            AND NOT (latitude = 0 AND longitude = 0)
-            """)
-        // Opening the places data costs more than the rest of an unchanged re-index: only
-        // when some located asset still waits for its place.
-        if !unplaced.isEmpty && IndexPlaces.data != nil { toMerge += unplaced }
+        if IndexPlaces.data != nil {
+            toMerge += try ids("""
+                SELECT id FROM assets WHERE place_name IS NULL AND latitude IS NOT NULL
+                AND NOT (latitude = 0 AND longitude = 0)
+                """)
+        }
         for id in Set(toMerge).sorted() { try attacher.merge(assetID: id, insertedSince: insertedSince) }
         try applyUserTimes(insertedSince: insertedSince)
         try learnFromNeighbours(insertedSince: insertedSince)
