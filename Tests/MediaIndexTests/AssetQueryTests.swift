@@ -258,4 +258,24 @@ struct AssetQueryTests {
         #expect(names.contains("assets_by_file_name") && !names.contains("TEMP B-TREE"), "\(names)")
         print("plans:\n  first: \(first)\n  deep: \(deep)\n  live: \(live)\n  videos: \(videos)\n  names: \(names)")
     }
+
+    @Test("the album list counts Places and On This Day from their indexes, not from every asset (issue 30)")
+    func albumCountPlans() throws {
+        let lib = try fixture()
+        func countPlan(_ album: AlbumScope) throws -> String {
+            var options = FetchOptions()
+            options.album = album
+            let (sql, values) = try AssetQuery(options).countSQL()
+            return try lib.library.read { db in
+                try db.rows("EXPLAIN QUERY PLAN " + sql, values).compactMap { $0.string("detail") }.joined(separator: "; ")
+            }
+        }
+        for place in [PlaceAlbum.all, PlaceAlbum(countryCode: "JP"), PlaceAlbum(countryCode: "JP", regionCode: "40"),
+                      PlaceAlbum(countryCode: "JP", regionCode: "40", geonameId: 1850147)] {
+            let plan = try countPlan(.place(place))
+            #expect(plan.contains("COVERING INDEX assets_by_place"), "\(place): \(plan)")
+        }
+        let onThisDay = try countPlan(.smart(.onThisDay))
+        #expect(onThisDay.contains("assets_by_month_day (<expr>=?"), "\(onThisDay)")
+    }
 }

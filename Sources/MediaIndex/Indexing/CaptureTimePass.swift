@@ -64,7 +64,9 @@ struct CaptureTimePass {
             WHERE capture_offset_source = 'none' AND creation_date IS NOT NULL
             """).rows()
         guard !floating.isEmpty else { return }
-        let known = "capture_offset_source IN ('exif', 'gps-time', 'place', 'user')"
+        // `+` keeps SQLite from seeking by the source (every known asset per floating one):
+        // the time range's index finds the few neighbours instead.
+        let known = "+capture_offset_source IN ('exif', 'gps-time', 'place', 'user')"
         let byWallClock = try db.cachedStatement(
             "SELECT DISTINCT capture_offset FROM assets WHERE local_time BETWEEN ? AND ? AND \(known) LIMIT 2")
         let byInstant = try db.cachedStatement(

@@ -7,7 +7,8 @@ import Foundation
 struct AssetQuery {
     var from = "assets a"
     /// The index counts should read, where the planner would otherwise scan another one
-    /// and look every row up (Recently Added: SQLite cannot know nearly all rows match).
+    /// and look every row up (Recently Added: SQLite cannot know nearly all rows match;
+    /// Places: it would read every asset).
     var countingIndex: String?
     var fromValues: [DatabaseValueConvertible] = []
     var conditions: [SQLCondition] = []
@@ -109,6 +110,9 @@ struct AssetQuery {
             fromValues = [identifier]
         case .place(let album)?:
             conditions.append(album.condition)
+            // Left to itself the planner counts Places (`IS NOT NULL`) by scanning every
+            // asset in media-type order; the place index (migration 0058) covers the count.
+            countingIndex = "assets_by_place"
         }
         return (defaultSort, includeHidden)
     }
@@ -358,18 +362,24 @@ struct AssetQuery {
             counts.videos -= hidden.videos
             return counts
         }
-        let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         var counts = AssetCounts(images: 0, videos: 0)
-        var source = from
-        if let countingIndex, from == "assets a" { source = "assets a INDEXED BY \(countingIndex)" }
-        for row in try db.rows("SELECT a.media_type, count(*) AS n FROM \(source)\(whereSQL) GROUP BY a.media_type",
-                               fromValues + whereValues) {
+        let (sql, values) = countSQL()
+        for row in try db.rows(sql, values) {
             if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
         }
         let hidden = try hiddenCounts(db: db)
         counts.images -= hidden.images
         counts.videos -= hidden.videos
         return counts
+    }
+
+    /// The general count query: images and videos over every matching asset, hidden ones
+    /// included (`counts` subtracts them), read through `countingIndex` when there is one.
+    func countSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
+        let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
+        var source = from
+        if let countingIndex, from == "assets a" { source = "assets a INDEXED BY \(countingIndex)" }
+        return ("SELECT a.media_type, count(*) AS n FROM \(source)\(whereSQL) GROUP BY a.media_type", fromValues + whereValues)
     }
 
     /// How many of the matching assets are hidden (none when hidden ones are included).
