@@ -142,27 +142,19 @@ extension ThumbnailEncoder {
     /// A JPEG of `picture`'s planes as they are (4:2:0, the source's own chroma
     /// resolution). Wraps `tjCompressFromYUVPlanes`.
     static func encodeJPEG(_ picture: YCbCr420, quality: Int) throws -> [UInt8] {
-        guard let handle = tjInitCompress() else { throw ThumbnailError.encodeFailed("TurboJPEG could not start a compressor") }
-        defer { tjDestroy(handle) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var length: UInt = 0
         var strides: [Int32] = [Int32(picture.width), Int32(picture.chromaWidth), Int32(picture.chromaWidth)]
-        let status = picture.y.withUnsafeBufferPointer { y in
-            picture.cb.withUnsafeBufferPointer { cb in
-                picture.cr.withUnsafeBufferPointer { cr in
-                    var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, cb.baseAddress, cr.baseAddress]
-                    return tjCompressFromYUVPlanes(handle, &planes, Int32(picture.width), &strides, Int32(picture.height),
-                                                   Int32(TJSAMP_420.rawValue), &output, &length,
-                                                   Int32(max(1, min(100, quality))), 0)
+        return try withTurboJPEGCompressor { handle, output, length in
+            picture.y.withUnsafeBufferPointer { y in
+                picture.cb.withUnsafeBufferPointer { cb in
+                    picture.cr.withUnsafeBufferPointer { cr in
+                        var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, cb.baseAddress, cr.baseAddress]
+                        return tjCompressFromYUVPlanes(handle, &planes, Int32(picture.width), &strides, Int32(picture.height),
+                                                       Int32(TJSAMP_420.rawValue), &output, &length,
+                                                       Int32(max(1, min(100, quality))), 0)
+                    }
                 }
             }
         }
-        defer { if let output { tjFree(output) } }
-        guard status == 0, let output, length > 0 else {
-            let reason = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error"
-            throw ThumbnailError.encodeFailed("TurboJPEG: \(reason)")
-        }
-        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 }
 

@@ -15,16 +15,27 @@ enum ThumbnailEncoder {
 
     /// Wraps `tjCompress2`.
     static func encodeJPEG(_ image: PixelBuffer, quality: Int) throws -> [UInt8] {
+        try withTurboJPEGCompressor { handle, output, length in
+            image.pixels.withUnsafeBufferPointer { pixels in
+                tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height),
+                            Int32(TJPF_RGB.rawValue), &output, &length,
+                            Int32(quality >= 90 ? TJSAMP_444.rawValue : TJSAMP_420.rawValue),
+                            Int32(max(1, min(100, quality))), 0)
+            }
+        }
+    }
+
+    /// Runs one TurboJPEG compression: `compress` gets a compressor and the output
+    /// buffer to fill, and returns TurboJPEG's status. The buffer is copied out and
+    /// freed; a failure throws TurboJPEG's own reason.
+    static func withTurboJPEGCompressor(
+        _ compress: (tjhandle, inout UnsafeMutablePointer<UInt8>?, inout UInt) -> Int32
+    ) throws -> [UInt8] {
         guard let handle = tjInitCompress() else { throw ThumbnailError.encodeFailed("TurboJPEG could not start a compressor") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
-        let status = image.pixels.withUnsafeBufferPointer { pixels in
-            tjCompress2(handle, pixels.baseAddress, Int32(image.width), 0, Int32(image.height),
-                        Int32(TJPF_RGB.rawValue), &output, &length,
-                        Int32(quality >= 90 ? TJSAMP_444.rawValue : TJSAMP_420.rawValue),
-                        Int32(max(1, min(100, quality))), 0)
-        }
+        let status = compress(handle, &output, &length)
         defer { if let output { tjFree(output) } }
         guard status == 0, let output, length > 0 else {
             let reason = tjGetErrorStr2(handle).map { String(cString: $0) } ?? "unknown error"
