@@ -25,6 +25,11 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]
         ),
 
+        // Child processes on posix_spawn (not Foundation's Process): arguments as bytes, streams
+        // collected without deadlock, timeouts. No dependencies.
+        .target(name: "ChildProcesses"),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
+
         // Pure readers: bytes -> facts. Knows nothing of SQLite.
         .target(
             name: "MediaMetadata",
@@ -60,10 +65,10 @@ let package = Package(
         .systemLibrary(name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"])]),
         .target(
             name: "MediaThumbnails",
-            dependencies: ["MediaMetadata", "CJPEG", "CPNG", "CHeif", "CDav1d", "CWebP", "CTIFF", "CJXL", "CLCMS2",
+            dependencies: ["MediaMetadata", "ChildProcesses", "CJPEG", "CPNG", "CHeif", "CDav1d", "CWebP", "CTIFF", "CJXL", "CLCMS2",
                            "COpenJPEG"]
         ),
-        .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails"]),
+        .executableTarget(name: "thumbnail-bench", dependencies: ["MediaThumbnails", "ChildProcesses"]),
         .testTarget(name: "MediaThumbnailsTests", dependencies: ["MediaThumbnails", "CorpusSupport", "CTIFF", "CLCMS2"]),
 
         // What the CLI and the HTTP API share: the JSON shapes and their encoder, suggestions.
@@ -76,7 +81,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(
             name: "MediaIndexServer",
-            dependencies: ["MediaIndex", "MediaIndexInterface", "MediaMetadata", "CMicroHTTPD"],
+            dependencies: ["MediaIndex", "MediaIndexInterface", "MediaMetadata", "ChildProcesses", "CMicroHTTPD"],
             plugins: ["EmbedWebPicker"]
         ),
         .executableTarget(name: "WebPickerEmbedder"),
@@ -88,7 +93,8 @@ let package = Package(
         // Argument parsing, commands and output.
         .target(
             name: "MediaIndexCLI",
-            dependencies: ["MediaIndex", "MediaMetadata", "MediaPlaces", "MediaIndexInterface", "MediaIndexServer"]
+            dependencies: ["MediaIndex", "MediaMetadata", "MediaPlaces", "MediaIndexInterface", "MediaIndexServer",
+                           "ChildProcesses"]
         ),
         .executableTarget(
             name: "mediaindex",
@@ -98,7 +104,8 @@ let package = Package(
         // Benchmarks against the reference tools: swift run -c release mediaindex-bench.
         .executableTarget(
             name: "mediaindex-bench",
-            dependencies: ["MediaIndex", "MediaPlaces", "MediaThumbnails", "LoopbackHTTPClient", "MediaIndexTestSupport"]
+            dependencies: ["MediaIndex", "MediaPlaces", "MediaThumbnails", "LoopbackHTTPClient", "MediaIndexTestSupport",
+                           "ChildProcesses"]
         ),
 
         // The README's library example, built with the tests so it keeps compiling.
@@ -113,7 +120,7 @@ let package = Package(
         ),
 
         // Finds the shared corpus and reads the reference tools' readings, for tests.
-        .target(name: "CorpusSupport", path: "Tests/CorpusSupport"),
+        .target(name: "CorpusSupport", dependencies: ["ChildProcesses"], path: "Tests/CorpusSupport"),
         // A minimal GET client for our own server on 127.0.0.1: the server tests and the bench.
         .target(name: "LoopbackHTTPClient", path: "Tests/LoopbackHTTPClient"),
         // Made-up libraries at scale (seedSyntheticAssets): the bench and the tests.
@@ -121,7 +128,7 @@ let package = Package(
                 path: "Tests/MediaIndexTestSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport",
-                                                          "MediaIndexTestSupport"]),
+                                                          "MediaIndexTestSupport", "ChildProcesses"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport",
                                                              "LoopbackHTTPClient"]),
     ],

@@ -33,9 +33,21 @@ public final class PlacesData: Sendable {
         versions = object.mapValues { "\($0)" }
     }
 
+    /// Checks the places file at `path` by its header alone: it is there, a places file of the
+    /// format this build reads, its section table inside the file. Nothing is mapped and the body
+    /// is not read (its checksum and tables are checked by `init(path:)`), so this costs one
+    /// `open` and one short read: for code that only needs to say whether places are installed.
+    /// - Throws: `PlacesFileError` naming the file, as `init(path:)` throws for a bad header.
+    public static func checkHeader(path: String) throws {
+        try PlacesFile.checkHeader(path: path)
+    }
+
     /// Where the places file is looked for: `$MEDIAINDEX_PLACES_DATA` when set, else
     /// `$XDG_DATA_HOME/mediaindex/places.mip` (`~/.local/share/mediaindex/places.mip`).
-    public static var defaultPath: String { defaultPath(environment: ProcessInfo.processInfo.environment) }
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        return defaultPath(environment: environment)
+    }
 
     /// `defaultPath` for a given environment.
     public static func defaultPath(environment: [String: String]) -> String {

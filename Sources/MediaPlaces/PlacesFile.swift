@@ -82,27 +82,73 @@ final class PlacesFile: @unchecked Sendable {
     }
 
     private func readHeader() throws {
-        guard (0..<8).allSatisfy({ base.load(fromByteOffset: $0, as: UInt8.self) == Self.magic[$0] }) else {
-            throw PlacesFileError.foreign(path: path)
-        }
-        let format = u32(at: 8)
-        guard format == Self.formatVersion else { throw PlacesFileError.unsupportedFormat(path: path, version: format) }
-        let count = Int(u32(at: 12))
-        guard count > 0, count < 64, 16 + count * 24 + 8 <= size else {
+        let table = try Self.sectionTable(UnsafeRawBufferPointer(start: base, count: size), fileSize: size, path: path)
+        sections = table.sections
+        try verifyChecksum(bodyStart: table.bodyStart, stored: u64(at: table.bodyStart - 8))
+    }
+
+    /// The largest header a file of this format has: magic, format, count, 63 section entries, checksum.
+    static let largestHeader = 16 + 63 * 24 + 8
+
+    /// Checks the magic, the format and the section table in `header`, the first bytes of a
+    /// file of `size` bytes (all of them, or at least `largestHeader`), without reading the body.
+    /// - Returns: the sections by tag, and where the body starts (after the checksum).
+    /// - Throws: `PlacesFileError` (`foreign`, `unsupportedFormat`, `damaged`).
+    static func sectionTable(_ header: UnsafeRawBufferPointer, fileSize size: Int,
+                             path: String) throws -> (sections: [String: Range<Int>], bodyStart: Int) {
+        func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: header.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: header.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        guard header.count >= 24, header.prefix(8).elementsEqual(magic) else { throw PlacesFileError.foreign(path: path) }
+        let format = u32(8)
+        guard format == formatVersion else { throw PlacesFileError.unsupportedFormat(path: path, version: format) }
+        let count = Int(u32(12))
+        guard count > 0, count < 64, 16 + count * 24 + 8 <= min(size, header.count) else {
             throw PlacesFileError.damaged(path: path, reason: "its section table is cut short")
         }
+        var sections: [String: Range<Int>] = [:]
         var bodyStart = Int.max
         for index in 0..<count {
             let entry = 16 + index * 24
-            let tagBytes = (0..<4).map { base.load(fromByteOffset: entry + $0, as: UInt8.self) }
-            let offset = Int(clamping: u64(at: entry + 8)), length = Int(clamping: u64(at: entry + 16))
+            let tag = String(decoding: header[entry..<(entry + 4)], as: UTF8.self)
+            let offset = Int(clamping: u64(entry + 8)), length = Int(clamping: u64(entry + 16))
             guard offset % 8 == 0, offset <= size, length <= size - offset else {
                 throw PlacesFileError.damaged(path: path, reason: "a section lies outside the file")
             }
-            sections[String(decoding: tagBytes, as: UTF8.self)] = offset..<(offset + length)
+            sections[tag] = offset..<(offset + length)
             bodyStart = min(bodyStart, offset)
         }
-        try verifyChecksum(bodyStart: bodyStart, stored: u64(at: bodyStart - 8))
+        return (sections, bodyStart)
+    }
+
+    /// Checks the file at `path` as `init(path:)` does, but its header alone: it is there, a
+    /// regular file, and its magic, format and section table are right. Its body (checksum,
+    /// tables) is not read: a file damaged past its header passes here and is refused on open.
+    /// - Throws: `PlacesFileError`. Wraps `open(2)`, `fstat(2)` and `pread(2)`.
+    static func checkHeader(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw PlacesFileError.missing(path: path) }
+            throw PlacesFileError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw PlacesFileError.unreadable(path: path, reason: "it is not a regular file")
+        }
+        let size = Int(status.st_size)
+        var header = [UInt8](repeating: 0, count: min(size, largestHeader))
+        var filled = 0
+        while filled < header.count {
+            let read = header.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled, off_t(filled))
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else {
+                throw PlacesFileError.unreadable(path: path, reason: read < 0 ? String(cString: strerror(errno)) : "it ended early")
+            }
+            filled += read
+        }
+        _ = try header.withUnsafeBytes { try sectionTable($0, fileSize: size, path: path) }
     }
 
     private func verifyChecksum(bodyStart: Int, stored: UInt64) throws {

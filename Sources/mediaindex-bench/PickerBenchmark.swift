@@ -20,7 +20,7 @@ enum PickerBenchmark {
         print("Seeding a library of \(assets) assets for the picker…")
         try library.seedSyntheticAssets(count: assets, batchSize: 10_000, deferIndexes: true)
         let (server, port) = try ServeBenchmark.startServer(mediaindex, library: location.directory, cache: work + "/picker-cache")
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.terminate() }
         let outputPath = work + "/picker-bench.json"
         let measured = try ProcessRunner.measure([python, script, String(port), String(max(3, runs))], outputPath: outputPath)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""

@@ -1,43 +1,33 @@
+import ChildProcesses
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One finished child process: wall time, CPU time (user and system, all threads) and peak resident memory.
-struct ProcessMeasurement {
+struct ChildMeasurement {
     var seconds: Double
     var peakResidentBytes: Int
     var exitCode: Int32
     var cpuSeconds: Double = 0
 }
 
-/// Runs commands with `posix_spawn` and measures them with `wait4`'s resource usage.
+/// Runs commands as child processes (ChildProcesses) and measures them with `wait4`'s resource usage.
 enum ProcessRunner {
-    /// Runs `arguments[0]` (searched on PATH) with output discarded (or sent to `outputPath`).
-    static func measure(_ arguments: [String], outputPath: String = "/dev/null",
-                        environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProcessMeasurement {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
+    /// Runs `arguments[0]` (searched on PATH) with output discarded (or sent to `outputPath`);
+    /// its exit code is 128 + the signal when a signal killed it.
+    static func measure(_ arguments: [String], outputPath: String = "/dev/null") throws -> ChildMeasurement {
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw BenchmarkError("cannot write \(outputPath): \(String(cString: strerror(errno)))") }
+        defer { close(output) }
+        var child = ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()))
+        child.standardOutput = .fileDescriptor(output)
         let start = DispatchTime.now()
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
-        guard result == 0 else {
-            throw BenchmarkError("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
-        }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let outcome: ChildProcess.Outcome
+        do { outcome = try child.run() } catch { throw BenchmarkError("\(error)") }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        let exited = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return ProcessMeasurement(seconds: seconds, peakResidentBytes: Int(usage.ru_maxrss) * 1024, exitCode: exited,
-                                  cpuSeconds: cpuSeconds(usage))
+        return ChildMeasurement(seconds: seconds, peakResidentBytes: outcome.peakResidentBytes, exitCode: outcome.shellStatus,
+                                cpuSeconds: outcome.cpuSeconds)
     }
 
     /// User and system time of a resource usage, in seconds.

@@ -76,7 +76,7 @@ enum RenditionBenchmark {
         // On a loaded machine the wall time says little; ffmpeg's CPU time over the cores says what a free machine gives.
         let cpu = ProcessRunner.cpuSeconds(children: true) - cpuBefore
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
-        return Row(measurement: "1080p30 HEVC → H.264 (superfast), 10 s clip",
+        return Row(measurement: "1080p30 HEVC → H.264 (\(VideoTranscoder.preset)), 10 s clip",
                    ours: String(format: "%.1f s (CPU %.1f s)", seconds, cpu), reference: "10 s of video",
                    ratio: String(format: "%.2f× real time (%.2f× by CPU on %.0f cores)", 10 / seconds, 10 / (cpu / cores), cores),
                    target: "≥ 2× real time", json: ["transcodeSeconds": seconds, "speed": 10 / seconds, "cpuSeconds": cpu])

@@ -9,7 +9,7 @@ enum ScaleBenchmark {
     /// What one size measured.
     struct Size {
         var files: Int
-        var cold: ProcessMeasurement
+        var cold: ChildMeasurement
         var coldTimings: [String: Double]
         var reindex: [Double]
         var reindexPeak: Int

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import LoopbackHTTPClient
 import MediaIndex
@@ -32,7 +33,7 @@ enum ServeBenchmark {
         }
 
         let (server, port) = try startServer(mediaindex, library: location.directory, cache: work + "/serve-cache")
-        defer { server.terminate(); server.waitUntilExit() }
+        defer { server.terminate() }
 
         let thumbnail = "/v1/assets/\(photo.id)/thumbnail?size=256&mode=fill&rev=\(photo.revision)"
         guard try request(port: port, path: thumbnail).status == 200 else {
@@ -109,21 +110,18 @@ enum ServeBenchmark {
 
     /// Starts `mediaindex serve --no-watch` on a free loopback port and waits until
     /// `/v1/status` answers; the caller terminates the process.
-    static func startServer(_ mediaindex: String, library: String, cache: String) throws -> (Process, UInt16) {
+    static func startServer(_ mediaindex: String, library: String, cache: String) throws -> (RunningChildProcess, UInt16) {
         let port = try freePort()
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: mediaindex)
-        server.arguments = ["serve", "--library", library, "--cache", cache, "--listen", "127.0.0.1:\(port)", "--no-watch"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ChildProcess(executable: mediaindex, arguments: [
+            "serve", "--library", library, "--cache", cache, "--listen", "127.0.0.1:\(port)", "--no-watch",
+        ]).start()
         var ready = false
         for _ in 0..<200 where !ready {
             ready = (try? request(port: port, path: "/v1/status"))?.status == 200
             if !ready { usleep(50_000) }
         }
         guard ready else {
-            server.terminate(); server.waitUntilExit()
+            server.terminate()
             throw BenchmarkError("mediaindex serve did not answer on 127.0.0.1:\(port)")
         }
         return (server, port)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaIndex
 #if canImport(Glibc)
@@ -32,16 +33,15 @@ enum WatchBenchmark {
             throw BenchmarkError("mediaindex index failed on the watch root")
         }
 
-        let watcher = Process()
-        watcher.executableURL = URL(fileURLWithPath: mediaindex)
-        watcher.arguments = ["watch", "--library", libraryPath, "--cache", work + "/watch-cache"]
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        watcher.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        watcher.standardOutput = FileHandle.nullDevice
-        try watcher.run()
-        defer {
-            if watcher.isRunning { kill(watcher.processIdentifier, SIGTERM); watcher.waitUntilExit() }
-        }
+        let logDescriptor = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard logDescriptor >= 0 else { throw BenchmarkError("cannot write \(log)") }
+        defer { close(logDescriptor) }
+        var watching = ChildProcess(executable: mediaindex, arguments: ["watch", "--library", libraryPath,
+                                                                         "--cache", work + "/watch-cache"])
+        watching.standardError = .fileDescriptor(logDescriptor)
+        let watcher: RunningChildProcess
+        do { watcher = try watching.start() } catch { throw BenchmarkError("\(error)") }
+        defer { watcher.terminate() }
         func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         func eventRuns() -> Int { logText().split(separator: "\n").filter { $0.contains(" events):") || $0.contains(" event):") }.count }
         guard wait(seconds: 30, until: { logText().contains("(startup)") }) else {
@@ -110,9 +110,8 @@ enum WatchBenchmark {
                 json: ["files": burst, "write_seconds": last.timeIntervalSince(start), "seen": arrivals.count,
                        "after_last_close_seconds": done.timeIntervalSince(last), "runs": runs]))
         }
-        kill(watcher.processIdentifier, SIGTERM)
-        watcher.waitUntilExit()
-        if watcher.terminationStatus != 0 { throw BenchmarkError("mediaindex watch exited with \(watcher.terminationStatus)") }
+        let ending = watcher.terminate()
+        if !ending.succeeded { throw BenchmarkError("mediaindex watch ended with \(ending.termination)") }
         return rows
     }
 

@@ -11,6 +11,7 @@
 // Both tools make the same thumbnails of the same files in the same run; vipsthumbnail
 // gets all files in one process, ours runs on all cores as the indexer does. Page caches
 // are dropped before each timed run when the process may (root); otherwise both run warm.
+import ChildProcesses
 import Foundation
 import MediaMetadata
 import MediaThumbnails
@@ -142,14 +143,10 @@ struct UncheckedPointer: @unchecked Sendable {
 
 /// One vipsthumbnail process over all `files`; returns seconds.
 func runVips(_ files: [String], into directory: String) -> Double? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
-    process.arguments = ["-s", String(options.size), "-o", "\(directory)/%s.jpg"] + files
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    let vips = ChildProcess(executable: "/usr/bin/vipsthumbnail",
+                            arguments: ["-s", String(options.size), "-o", "\(directory)/%s.jpg"] + files)
     let start = now()
-    guard (try? process.run()) != nil else { return nil }
-    process.waitUntilExit()
+    guard (try? vips.run()) != nil else { return nil }
     return now() - start
 }
 

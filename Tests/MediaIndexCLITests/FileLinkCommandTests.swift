@@ -91,13 +91,7 @@ struct FileLinkCommandTests {
             """
         #expect(link(folder + "/photos/a.jpg", folder + "/photos/links/b.jpg") == 0)
         func unshare(_ arguments: [String]) throws -> Int32 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.arguments = ["--user", "--map-root-user", "--mount"] + arguments
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            try ExternalTool.outcome("/usr/bin/unshare", ["--user", "--map-root-user", "--mount"] + arguments).shellStatus
         }
         let status = try unshare(["true"]) == 0 ? try unshare(["sh", "-c", script, "sh", folder, binary]) : 77
         guard status != 77 else {

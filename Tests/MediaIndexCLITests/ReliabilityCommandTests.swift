@@ -20,19 +20,10 @@ private func copyCorpus(_ relative: String, to destination: String) throws {
     try FileManager.default.copyItem(atPath: media.path + "/" + relative, toPath: destination)
 }
 
-/// Runs a program in `folder`; its exit status and what it printed (stdout and stderr).
+/// Runs a program in `folder`; its exit status and what it printed (stdout, then stderr).
 private func runProgram(_ executable: String, _ arguments: [String], in folder: String) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: folder)
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    let outcome = try ExternalTool.outcome(executable, arguments, directory: folder)
+    return (outcome.shellStatus, outcome.standardOutputText + outcome.standardErrorText)
 }
 
 private let pixelJPEG = "ente-test-fixtures/media/motion-photos/v1/files/pixel_8.jpg"
@@ -270,19 +261,9 @@ struct CommandLinePaperCutTests {
             }
         }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
-        process.arguments = ["-man", "-Tutf8", "-ww", "-z"]
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(page.utf8))
-        try input.fileHandleForWriting.close()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(warnings.isEmpty, "\(warnings)")
+        let groff = try ExternalTool.outcome("/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z"], input: Array(page.utf8))
+        #expect(groff.exitStatus == 0)
+        #expect(groff.standardErrorText.isEmpty, "\(groff.standardErrorText)")
     }
 }
 

@@ -91,19 +91,11 @@ struct ThumbnailCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(await mediaindex(["index", "-q", folder + "/photos"], folder: folder).code == 0)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["thumbnail", folder + "/photos/file0.mp4", "--library", folder + "/library",
-                             "--cache", folder + "/cache"]
-        process.environment = ["PATH": "/nonexistent", "HOME": "/nonexistent"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(message.contains("video thumbnails need the ffmpeg program, which is not installed (apt-get install ffmpeg)"))
+        let outcome = try ExternalTool.outcome(binary, ["thumbnail", folder + "/photos/file0.mp4", "--library", folder + "/library",
+                                                        "--cache", folder + "/cache"],
+                                               environment: ["PATH": "/nonexistent", "HOME": "/nonexistent"])
+        #expect(outcome.exitStatus == 1)
+        #expect(outcome.standardErrorText.contains("video thumbnails need the ffmpeg program, which is not installed (apt-get install ffmpeg)"))
 
         let failures = await mediaindex(["thumbnails", "--failures", "--json"], folder: folder)
         #expect(failures.out.contains("\"state\": \"needsFFmpeg\""))

@@ -116,3 +116,40 @@ private extension MediaLibrary {
         try blocking.fetchAssets(FetchOptions.everyAsset).assets.count
     }
 }
+
+@Suite("The picker's first answers made ahead", .enabled(if: Corpus.isAvailable, "\(Corpus.missingMessage)"))
+struct FirstScreenWarmupTests {
+    @Test("the timeline and the newest page are made once, ahead, and are the answers the requests get")
+    func firstScreenIsMadeAhead() throws {
+        let served = try ServedLibrary()
+        let api = served.server.api
+        #expect(api.answers.count == 0)
+        api.warmPickerFirstScreen()
+        // The requests wait for the answers in making rather than making them again.
+        let timeline = try served.get("/v1/timeline?sort=captureDate")
+        let page = try served.get("/v1/assets?sort=captureDate&limit=200")
+        #expect(timeline.status == 200 && page.status == 200)
+        #expect(api.answers.count == 2, "the two requests were answered from the answers made ahead")
+        let total = (timeline.json as? [String: Any])?["total"] as? Int
+        #expect(total == ServedLibrary.sourceFiles.count)
+        let assets = (page.json as? [String: Any])?["assets"] as? [Any]
+        #expect(assets?.count == ServedLibrary.sourceFiles.count)
+        // The same answers as made by a request: a new server without the warm-up.
+        let fresh = try ServedLibrary()
+        #expect(try fresh.get("/v1/timeline?sort=captureDate").body == timeline.body)
+    }
+
+    @Test("after a commit the answers made ahead are not served: the request makes its own")
+    func commitOutdatesTheWarmup() throws {
+        let served = try ServedLibrary()
+        let api = served.server.api
+        api.warmPickerFirstScreen()
+        api.inMaking.wait(for: api.answerKey(MediaIndexAPI.pickerFirstRequests[1]))
+        #expect(api.answers.count == 2)
+        let other = try MediaLibrary(location: served.library.location, mode: .existing)
+        try other.blocking.setHidden(true, for: [try served.anyAsset().id])
+        let page = try served.get("/v1/assets?sort=captureDate&limit=200")
+        let assets = (page.json as? [String: Any])?["assets"] as? [Any]
+        #expect(assets?.count == ServedLibrary.sourceFiles.count - 1, "the hidden asset is gone from the page")
+    }
+}

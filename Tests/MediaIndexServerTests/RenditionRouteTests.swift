@@ -237,14 +237,8 @@ struct VideoRenditionRouteTests {
                                                     "pixel.jpg": "nom-exif/testdata/motion_photo_pixel_synth.jpg"])
         // The reference: the movie exiftool extracts (QuickTime:MotionPhotoVideo), as ffprobe reads it.
         let extracted = fixture.directory + "/exiftool-motion.mp4"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-b", "-QuickTime:MotionPhotoVideo", fixture.root + "/samsung.heic"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        try pipe.fileHandleForReading.readDataToEndOfFile().write(to: URL(fileURLWithPath: extracted))
-        process.waitUntilExit()
+        try ExternalTool.run("/usr/bin/exiftool", ["-b", "-QuickTime:MotionPhotoVideo", fixture.root + "/samsung.heic"])
+            .write(to: URL(fileURLWithPath: extracted))
         let reference = try require((try probe(extracted)["streams"] as? [[String: Any]])?.first { $0["codec_type"] as? String == "video" })
         #expect(reference["codec_name"] as? String == "hevc")
         let rotation = ((reference["side_data_list"] as? [[String: Any]])?.compactMap { $0["rotation"] as? Int }.first).map { abs($0) % 180 } ?? 0

@@ -16,19 +16,6 @@ private let mediaindexBinary: String? = {
     return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
 }()
 
-/// Starts `executable` with `arguments`, its output to `log`.
-private func start(_ executable: String, _ arguments: [String], log: String) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    FileManager.default.createFile(atPath: log, contents: nil)
-    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    return process
-}
-
 /// Whether a job on another thread still runs.
 private final class RunningFlag: @unchecked Sendable {
     // @unchecked: `running` is only touched under `lock`.
@@ -84,8 +71,8 @@ struct UserStateWriteTests {
         let album = try served.library.blocking.createAlbum(title: "Beside the run").id.rawValue
         let loop = "while :; do for action in \"favorite\" \"unfavorite\" \"album add $4\" \"album remove $4\"; do "
             + "\"$1\" $action --library \"$2\" \"$3\" >/dev/null || echo FAILED $action; done; done"
-        let cli = try start("/bin/sh", ["-c", loop, "sh", binary, served.libraryPath, ids[0], album], log: cliErrors)
-        defer { if cli.isRunning { cli.terminate() }; cli.waitUntilExit() }
+        let cli = try ExternalTool.start("/bin/sh", ["-c", loop, "sh", binary, served.libraryPath, ids[0], album], log: cliErrors)
+        defer { cli.terminate() }
         // And, writing as fast as it can, a second library on the same folder: connections
         // of their own, as another process has (the CLI's process start makes its writes rare).
         let other = try MediaLibrary(location: LibraryLocation(directory: served.libraryPath))

@@ -77,6 +77,41 @@ struct CaptureTimeSettingTests {
         #expect(try Self.asset("c.mp4", in: rebuilt).captureOffsetSource == .place)
     }
 
+    @Test("the neighbour rule follows what changes: a setting teaches its floating neighbour at once, a file added later on re-index, and an unchanged re-index writes nothing")
+    func neighbourRuleFollowsChanges() throws {
+        let photo = "exiftool-t-images/t/images/Google.jpg"
+        let scratch = try ScratchLibrary()
+        // Two photos from a camera with no offset, an hour apart: neither knows its offset.
+        let (library, byName) = try indexFixtures([
+            ("trip/f1.jpg", photo, ["-all=", "-DateTimeOriginal=2023:08:10 10:00:00"]),
+            ("trip/f2.jpg", photo, ["-all=", "-DateTimeOriginal=2023:08:10 11:00:00"]),
+        ], in: scratch)
+        let f1 = try #require(byName["f1.jpg"]), f2 = try #require(byName["f2.jpg"])
+        #expect(f1.captureOffsetSource == CaptureOffsetSource.none && f2.captureOffsetSource == CaptureOffsetSource.none)
+
+        // The user says the first was taken at +02:00: the second learns it at once, no index run.
+        try library.blocking.setCaptureTime(.offset(seconds: 2 * 3600), for: [f1.id])
+        var learned = try Self.asset("f2.jpg", in: library)
+        #expect(learned.captureTime?.iso8601 == "2023-08-10T11:00:00+02:00" && learned.captureOffsetSource == .neighbour)
+
+        // An unchanged re-index keeps both and writes nothing to the feed.
+        let token = try library.blocking.currentChangeToken()
+        try library.blocking.index()
+        #expect(try library.blocking.changes(since: token).changes.isEmpty)
+        learned = try Self.asset("f2.jpg", in: library)
+        #expect(learned.captureOffsetSource == .neighbour && learned.captureTime?.offsetSeconds == 2 * 3600)
+
+        // A floating photo added later, beside a photo whose file gives its offset, learns on re-index.
+        try scratch.add(photo, as: "later/g1.jpg")
+        try writeTags(["-all=", "-DateTimeOriginal=2023:09:01 08:00:00", "-OffsetTimeOriginal=-05:00"],
+                      to: scratch.root + "/later/g1.jpg")
+        try scratch.add(photo, as: "later/g2.jpg")
+        try writeTags(["-all=", "-DateTimeOriginal=2023:09:01 09:30:00"], to: scratch.root + "/later/g2.jpg")
+        try library.blocking.index()
+        let g2 = try Self.asset("g2.jpg", in: library)
+        #expect(g2.captureTime?.iso8601 == "2023-09-01T09:30:00-05:00" && g2.captureOffsetSource == .neighbour)
+    }
+
     @Test("an offset beyond ±14:00, or a zone tzdata does not know, is refused and nothing changes")
     func refusals() throws {
         let scratch = try ScratchLibrary()

@@ -42,7 +42,7 @@ struct ChangeObserverTests {
     }
 
     @Test("changes() delivers an index run's batches committed by another process, as the feed has them")
-    func otherProcess() async throws {
+    func anotherProcessCommits() async throws {
         let folder = TemporaryFolder()
         let root = folder.file("photos")
         try copy(Self.canon, to: root + "/a.jpg")
@@ -72,7 +72,7 @@ struct ChangeObserverTests {
     }
 
     @Test("changes() sees this process's own commits and user-state changes, and after: replays from a token")
-    func sameProcess() async throws {
+    func thisProcessCommits() async throws {
         let folder = TemporaryFolder()
         let root = folder.file("photos")
         try copy(Self.canon, to: root + "/a.jpg")

@@ -185,13 +185,9 @@ struct DuplicateLibraryTests {
         try scratch.add(cameraJPEG, as: "shared/tagged.jpg")
         // The copy a messenger made: no camera (so not the keeper), with keywords and a position.
         let tagged = scratch.root + "/shared/tagged.jpg"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-q", "-q", "-overwrite_original", "-Make=", "-Model=", "-Keywords=Beach", "-Keywords=Holiday",
-                             "-GPSLatitude=48.85", "-GPSLatitudeRef=N", "-GPSLongitude=2.35", "-GPSLongitudeRef=E", tagged]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try ExternalTool.run("/usr/bin/exiftool", ["-q", "-q", "-overwrite_original", "-Make=", "-Model=", "-Keywords=Beach",
+                                                   "-Keywords=Holiday", "-GPSLatitude=48.85", "-GPSLatitudeRef=N",
+                                                   "-GPSLongitude=2.35", "-GPSLongitudeRef=E", tagged])
         let before = try Data(contentsOf: URL(fileURLWithPath: tagged))
         let library = try scratch.open()
         try library.blocking.index(roots: [PathBytes(scratch.root)])

@@ -34,12 +34,12 @@ struct FaultProcessTests {
         for trial in 0..<10 {
             // After the first trial every file gets a new mtime, so each run re-reads (updates) them all.
             if trial > 0 { FaultSupport.touchAll(under: root, seconds: 1_000_000 + trial) }
-            let pid = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: "/dev/null",
+            let child = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: "/dev/null",
                                              stderr: folder.file("trial\(trial).err"))
             let delay = 20_000 + Int(random.next() % UInt64(runMicroseconds * 8 / 10))
             usleep(UInt32(delay))
-            kill(pid, SIGKILL)
-            let status = FaultSupport.wait(pid)
+            child.send(SIGKILL)
+            let status = FaultSupport.wait(child)
             if status == 128 + SIGKILL { killsDuringRun += 1 } else { #expect(status == 0, "trial \(trial) exited \(status)") }
             guard FileManager.default.fileExists(atPath: library.databasePath) else { continue }
             #expect(try FaultSupport.integrityCheck(library) == "ok", "trial \(trial)")
@@ -79,7 +79,7 @@ struct FaultProcessTests {
         let second = try FaultSupport.run(arguments, in: folder)
         let elapsed = clock.now - start
         #expect(second.status == 75)
-        #expect(second.stderr.contains("Error:") && second.stderr.contains("\(first)"), "\(second.stderr)")
+        #expect(second.stderr.contains("Error:") && second.stderr.contains("\(first.processID)"), "\(second.stderr)")
         #expect(elapsed < .seconds(3), "the second run took \(elapsed) to give up")
         let waiting = try FaultSupport.run(arguments + ["--wait"], in: folder)
         #expect(waiting.status == 0, "\(waiting.stderr)")
@@ -93,12 +93,12 @@ struct FaultProcessTests {
         let root = folder.file("photos")
         try FaultSupport.makeTree(at: root, count: Self.treeSize)
         let library = LibraryLocation(directory: folder.file("library"))
-        let pid = try FaultSupport.spawn(["index", "--library", library.directory, "--quiet", root].map { Array($0.utf8) },
-                                         stdout: "/dev/null", stderr: "/dev/null")
+        let child = try FaultSupport.spawn(["index", "--library", library.directory, "--quiet", root].map { Array($0.utf8) },
+                                           stdout: "/dev/null", stderr: "/dev/null")
         var peak = 0
         var samples = 0
-        while waitpid(pid, nil, WNOHANG) == 0 {
-            if let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") {
+        while child.isRunning {
+            if let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processID)/fd") {
                 peak = max(peak, entries.count)
                 samples += 1
             }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CorpusSupport
 import Foundation
 import MediaMetadata
@@ -23,48 +24,30 @@ enum FaultSupport {
 
     static var isRoot: Bool { getuid() == 0 }
 
-    /// Starts the binary with raw-byte arguments; stdout and stderr go to files.
-    static func spawn(_ arguments: [[UInt8]], stdout: String, stderr: String) throws -> pid_t {
+    /// Starts the binary with raw-byte arguments; stdout and stderr go to files (created
+    /// or emptied). The child has none of the test process's other descriptors (sockets and
+    /// files of suites running beside it): its open files are its own.
+    static func spawn(_ arguments: [[UInt8]], stdout: String, stderr: String) throws -> RunningChildProcess {
         guard let binary else { throw FaultTestError("build first: swift build (no .build/debug/mediaindex)") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // The child gets none of the test process's other descriptors (sockets and files of
-        // suites running beside it): its open files are its own.
-        // (glibc's closefrom action is not visible to Swift: each open descriptor is named.)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
-            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
-        }
-        let all = [Array(binary.utf8)] + arguments
-        let cStrings: [UnsafeMutablePointer<CChar>?] = all.map { bytes in
-            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            for (i, byte) in bytes.enumerated() { pointer[i] = CChar(bitPattern: byte) }
-            pointer[bytes.count] = 0
-            return pointer
-        } + [nil]
-        defer { cStrings.forEach { $0?.deallocate() } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, binary, &actions, nil, cStrings, environ)
-        guard result == 0 else { throw FaultTestError("posix_spawn failed: \(String(cString: strerror(result)))") }
-        return pid
+        let output = open(stdout, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let errors = open(stderr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer { close(output); close(errors) }
+        guard output >= 0, errors >= 0 else { throw FaultTestError("cannot write \(stdout) or \(stderr)") }
+        var child = ChildProcess(executable: binary, argumentBytes: arguments)
+        child.standardOutput = .fileDescriptor(output)
+        child.standardError = .fileDescriptor(errors)
+        return try child.start()
     }
 
     /// The exit code, or 128 + signal, of a child.
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        if status & 0x7F == 0 { return (status >> 8) & 0xFF }
-        return 128 + (status & 0x7F)
+    static func wait(_ child: RunningChildProcess) -> Int32 {
+        child.wait().shellStatus
     }
 
     /// Runs the binary to completion.
     static func run(_ arguments: [[UInt8]], in folder: TemporaryFolder) throws -> (status: Int32, stdout: String, stderr: String) {
         let out = folder.file("stdout-\(UUID().uuidString)"), err = folder.file("stderr-\(UUID().uuidString)")
-        let pid = try spawn(arguments, stdout: out, stderr: err)
-        let status = wait(pid)
+        let status = wait(try spawn(arguments, stdout: out, stderr: err))
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
@@ -79,18 +62,8 @@ enum FaultSupport {
         -> (status: Int32, stdout: String, stderr: String)? {
         let setpriv = "/usr/bin/setpriv"
         guard let binary, FileManager.default.isExecutableFile(atPath: setpriv) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: setpriv)
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments
-        let out = folder.file("nobody-out-\(UUID().uuidString)"), err = folder.file("nobody-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        let outcome = try ExternalTool.outcome(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+        return (outcome.shellStatus, outcome.standardOutputText, outcome.standardErrorText)
     }
 
     /// Small corpus files (a few of each common kind) to copy into test trees.

@@ -134,14 +134,8 @@ struct PlacesIndexTests {
 
 /// Runs exiftool on a fixture (it must succeed).
 func writeTags(_ arguments: [String], to path: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["exiftool", "-q", "-q", "-overwrite_original"] + arguments + [path]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed")
+    let outcome = try ExternalTool.outcome("exiftool", ["-q", "-q", "-overwrite_original"] + arguments + [path])
+    try #require(outcome.exitStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed: \(outcome.standardErrorText)")
 }
 
 /// Copies each corpus file into the scratch library under its name, writes its tags with

@@ -44,12 +44,7 @@ final class TinyDisk {
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ExternalTool.outcome(executable, arguments).shellStatus
     }
 }
 
@@ -380,7 +375,7 @@ struct UserStateDuringIndexTests {
 
         // Another process indexes, in small batches: many write transactions.
         let arguments = ["index", "--quiet", "--batch-size", "4", "--library", location.directory, big]
-        let pid = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: folder.file("out"), stderr: folder.file("err"))
+        let child = try FaultSupport.spawn(arguments.map { Array($0.utf8) }, stdout: folder.file("out"), stderr: folder.file("err"))
         // Wait until it commits its first batches.
         let clock = ContinuousClock()
         let startedBy = clock.now + .seconds(60)
@@ -395,11 +390,10 @@ struct UserStateDuringIndexTests {
 
         var failures: [String] = []
         var slowest = Duration.zero
-        var status: Int32 = 0
         var exited = false
         for index in 0..<100 {
             // Only writes made while the run goes on count.
-            if waitpid(pid, &status, WNOHANG) == pid { exited = true; break }
+            if !child.isRunning { exited = true; break }
             // Every other write from a freshly opened library, as a separate `mediaindex favorite` would.
             let writer = index % 2 == 0 ? library : try MediaLibrary(location: location)
             let id = ids[index % ids.count]
@@ -418,9 +412,8 @@ struct UserStateDuringIndexTests {
             }
             slowest = max(slowest, clock.now - start)
         }
-        let stillRunning = !exited && waitpid(pid, &status, WNOHANG) == 0
-        if stillRunning { while waitpid(pid, &status, 0) == -1 && errno == EINTR {} }
-        let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let stillRunning = !exited && child.isRunning
+        let exit = child.wait().shellStatus
         #expect(exit == 0, "\((try? String(contentsOfFile: folder.file("err"), encoding: .utf8)) ?? "")")
         #expect(stillRunning, "the index run ended before the 100 writes did; the test proves nothing")
         #expect(failures.isEmpty, "\(failures)")

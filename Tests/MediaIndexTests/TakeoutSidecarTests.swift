@@ -58,14 +58,9 @@ private var canMakeFixtures: Bool { Corpus.isAvailable && (exiftoolPath != nil |
 
 /// Runs exiftool on a fixture (it must succeed).
 private func exiftool(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(exiftoolPath, "exiftool is needed to make the fixtures"))
-    process.arguments = ["-q", "-q", "-overwrite_original"] + arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed")
+    let exiftool = try #require(exiftoolPath, "exiftool is needed to make the fixtures")
+    let outcome = try ExternalTool.outcome(exiftool, ["-q", "-q", "-overwrite_original"] + arguments)
+    try #require(outcome.exitStatus == 0, "exiftool \(arguments.joined(separator: " ")) failed: \(outcome.standardErrorText)")
 }
 
 /// exiftool's Google.jpg: DateTimeOriginal 2023:10:06 22:53:51 +02:00, GPS 40.40, -3.71.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CorpusSupport
 import Foundation
 import Testing
@@ -12,13 +13,13 @@ import Glibc
        .enabled(if: FaultSupport.binary != nil, "build first: swift build (no .build/debug/mediaindex found)"))
 struct WatchProcessTests {
     /// Starts `mediaindex watch` on a library and waits for its startup run's log line.
-    func startWatch(_ folder: TemporaryFolder, log: String) throws -> pid_t {
-        let pid = try FaultSupport.spawn(["watch", "--library", folder.file("lib"), "--cache", folder.file("cache"),
+    func startWatch(_ folder: TemporaryFolder, log: String) throws -> RunningChildProcess {
+        let watcher = try FaultSupport.spawn(["watch", "--library", folder.file("lib"), "--cache", folder.file("cache"),
                                           "--quiet-period", "0.2", "--max-delay", "0.4"].map { Array($0.utf8) },
-                                         stdout: folder.file("watch.out"), stderr: log)
+                                             stdout: folder.file("watch.out"), stderr: log)
         #expect(eventually { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("(startup)") == true },
                 "the startup run was logged")
-        return pid
+        return watcher
     }
 
     @Test("SIGTERM during a run lets it commit, exits 0, and leaves no unfinished run")
@@ -28,11 +29,11 @@ struct WatchProcessTests {
         try FaultSupport.makeTree(at: root + "/seed", count: 10)
         #expect(try FaultSupport.run(["index", "--quiet", "--library", folder.file("lib"), root], in: folder).status == 0)
         let log = folder.file("watch.err")
-        let pid = try startWatch(folder, log: log)
+        let watcher = try startWatch(folder, log: log)
         try FaultSupport.makeTree(at: root + "/new", count: 1_000)
         // Runs follow each other while the files arrive: one is under way now.
-        kill(pid, SIGTERM)
-        let status = FaultSupport.wait(pid)
+        watcher.send(SIGTERM)
+        let status = FaultSupport.wait(watcher)
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "exit status \(status); log:\n\(text)")
         #expect(text.contains("SIGTERM: stopping"))
@@ -51,12 +52,12 @@ struct WatchProcessTests {
         let root = folder.file("photos")
         try FaultSupport.makeTree(at: root, count: 3)
         #expect(try FaultSupport.run(["index", "--quiet", "--library", folder.file("lib"), root], in: folder).status == 0)
-        let pid = try startWatch(folder, log: folder.file("watch.err"))
+        let watcher = try startWatch(folder, log: folder.file("watch.err"))
         let second = try FaultSupport.run(["watch", "--library", folder.file("lib")], in: folder)
         #expect(second.status == 75)
-        #expect(second.stderr.contains("already being watched (pid \(pid))"))
-        kill(pid, SIGINT)
-        #expect(FaultSupport.wait(pid) == 0)
+        #expect(second.stderr.contains("already being watched (pid \(watcher.processID))"))
+        watcher.send(SIGINT)
+        #expect(FaultSupport.wait(watcher) == 0)
     }
 
     @Test("between the watcher's runs, a cron index runs at once")
@@ -65,9 +66,9 @@ struct WatchProcessTests {
         let root = folder.file("photos")
         try FaultSupport.makeTree(at: root, count: 3)
         #expect(try FaultSupport.run(["index", "--quiet", "--library", folder.file("lib"), root], in: folder).status == 0)
-        let pid = try startWatch(folder, log: folder.file("watch.err"))
+        let watcher = try startWatch(folder, log: folder.file("watch.err"))
         #expect(try FaultSupport.run(["index", "--quiet", "--library", folder.file("lib")], in: folder).status == 0)
-        kill(pid, SIGTERM)
-        #expect(FaultSupport.wait(pid) == 0)
+        watcher.send(SIGTERM)
+        #expect(FaultSupport.wait(watcher) == 0)
     }
 }

@@ -1,3 +1,4 @@
+import CorpusSupport
 import Foundation
 @testable import MediaMetadata
 import Testing
@@ -378,15 +379,8 @@ enum TransportStreamReference {
     /// Runs `tool`, requiring exit 0; returns its standard output.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path(tool)))
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " "))")
-        return String(decoding: data, as: UTF8.self)
+        let outcome = try ExternalTool.outcome(try #require(path(tool)), arguments)
+        #expect(outcome.exitStatus == 0, "\(tool) \(arguments.joined(separator: " ")): \(outcome.standardErrorText)")
+        return outcome.standardOutputText
     }
 }

@@ -127,6 +127,56 @@ struct PlacesFileRefusalTests {
     }
 }
 
+@Suite("PlacesData.checkHeader: whether places are installed, from the header alone")
+struct PlacesHeaderCheckTests {
+    @Test("a sound file passes; a missing, foreign, cut-short or other-format file is refused as opening refuses it")
+    func refusesAsOpeningDoes() throws {
+        let bytes = genevaFixture().bytes()
+        let sound = try PlacesFixture.write(bytes)
+        defer { unlink(sound) }
+        try PlacesData.checkHeader(path: sound)
+        #expect(throws: PlacesFileError.missing(path: "/nonexistent/places.mip")) {
+            try PlacesData.checkHeader(path: "/nonexistent/places.mip")
+        }
+        let jpeg = try PlacesFixture.write([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0, count: 60))
+        defer { unlink(jpeg) }
+        #expect(throws: PlacesFileError.foreign(path: jpeg)) { try PlacesData.checkHeader(path: jpeg) }
+        let tiny = try PlacesFixture.write(Array(bytes.prefix(12)))
+        defer { unlink(tiny) }
+        #expect(throws: PlacesFileError.foreign(path: tiny)) { try PlacesData.checkHeader(path: tiny) }
+        let cut = try PlacesFixture.write(Array(bytes.prefix(bytes.count / 2)))
+        defer { unlink(cut) }
+        #expect(throws: PlacesFileError.damaged(path: cut, reason: "a section lies outside the file")) {
+            try PlacesData.checkHeader(path: cut)
+        }
+        let table = try PlacesFixture.write(Array(bytes.prefix(40)))
+        defer { unlink(table) }
+        #expect(throws: PlacesFileError.damaged(path: table, reason: "its section table is cut short")) {
+            try PlacesData.checkHeader(path: table)
+        }
+        var later = bytes
+        later[8] = 2
+        let other = try PlacesFixture.write(later)
+        defer { unlink(other) }
+        #expect(throws: PlacesFileError.unsupportedFormat(path: other, version: 2)) { try PlacesData.checkHeader(path: other) }
+        #expect(throws: PlacesFileError.unreadable(path: "/tmp", reason: "it is not a regular file")) {
+            try PlacesData.checkHeader(path: "/tmp")
+        }
+    }
+
+    @Test("a body damaged past the header passes the header check; opening the data refuses it")
+    func bodyIsLeftToOpening() throws {
+        var bytes = genevaFixture().bytes()
+        bytes[bytes.count - 3_000_000] ^= 0x10
+        let path = try PlacesFixture.write(bytes)
+        defer { unlink(path) }
+        try PlacesData.checkHeader(path: path)
+        #expect(throws: PlacesFileError.damaged(path: path, reason: "its checksum does not match")) {
+            try PlacesData(path: path)
+        }
+    }
+}
+
 @Suite("PlacesData: a file whose checksum is right but whose contents are hostile")
 struct HostilePlacesFileTests {
     @Test("random bytes in the tables (checksum recomputed) never crash or hang a look-up")

@@ -21,17 +21,11 @@ struct AVIFDecodingTests {
     /// its size and the process's peak resident memory (VmHWM) in MB.
     static func thumbnailInChild(_ path: String) throws -> (width: Int, height: Int, peakMB: Double)? {
         guard let bench else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: bench)
-        process.arguments = ["--peak-of", path, "--size", "256"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let outcome = try ExternalTool.outcome(bench, ["--peak-of", path, "--size", "256"])
+        let text = outcome.standardOutputText
         let fields = text.split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 2, let kb = Double(fields[1]) else {
-            Issue.record("thumbnail-bench --peak-of \(path): \(text)")
+        guard outcome.exitStatus == 0, fields.count == 2, let kb = Double(fields[1]) else {
+            Issue.record("thumbnail-bench --peak-of \(path): \(text) \(outcome.standardErrorText)")
             return nil
         }
         let size = fields[0].split(separator: "x").compactMap { Int($0) }

@@ -81,7 +81,7 @@ struct CompatibleHEIFPlanesTests {
         #expect(made.iccProfile == nil && made.width == 3024 && made.height == 4032)
     }
 
-    @Test("ffmpeg decodes the tiles, sent as one Annex-B stream, to the very samples libde265 decodes",
+    @Test("ffmpeg decodes the tiles, sent as one Annex-B stream, to the very samples libde265 decodes, placed upright alike",
           .enabled(if: Corpus.isAvailable && ThumbnailTestSupport.hasFFmpeg, "the shared corpus or ffmpeg is missing"),
           arguments: [twelveMegapixel[0], twelveMegapixel[5]])
     func ffmpegDecodesAsLibde265(relative: String) throws {
@@ -92,12 +92,15 @@ struct CompatibleHEIFPlanesTests {
             let primary = try #require(items.primaryID)
             let declared = try #require(YCbCrConversion(items: items, item: primary))
             let program = try #require(VideoFrameExtractor.ffmpegPath)
-            let ffmpeg = try plan.fullPictureWithFFmpeg(program, conversion: declared)
-            let libde265 = try plan.fullPicture(conversion: declared)
-            #expect(ffmpeg.width == libde265.width && ffmpeg.height == libde265.height)
-            // Both are conforming HEVC decoders: the samples agree exactly.
-            #expect(ffmpeg.y == libde265.y && ffmpeg.cb == libde265.cb && ffmpeg.cr == libde265.cr)
-            #expect(ffmpeg.conversion == libde265.conversion, "ffmpeg \(ffmpeg.conversion), libde265 \(libde265.conversion)")
+            for orientation in [1, 6] {
+                let ffmpeg = try plan.fullPictureWithFFmpeg(program, conversion: declared, orientation: orientation)
+                let libde265 = try plan.fullPicture(conversion: declared, orientation: orientation)
+                #expect(ffmpeg.width == libde265.width && ffmpeg.height == libde265.height)
+                // Both are conforming HEVC decoders: the samples agree exactly.
+                #expect(ffmpeg.y == libde265.y && ffmpeg.cb == libde265.cb && ffmpeg.cr == libde265.cr,
+                        "orientation \(orientation)")
+                #expect(ffmpeg.conversion == libde265.conversion, "ffmpeg \(ffmpeg.conversion), libde265 \(libde265.conversion)")
+            }
         }
     }
 
@@ -113,14 +116,35 @@ struct CompatibleHEIFPlanesTests {
         #expect(described("yuv420p10le(tv, bt2020nc/bt2020/smpte2084)") == nil)
     }
 
-    @Test("a plane is turned as PixelBuffer.oriented turns pixels, for every orientation")
+    @Test("tiles placed upright give the plane PixelBuffer.oriented turns, for every orientation")
     func planeOrientation() {
-        let (width, height) = (5, 3)
-        let plane = (0..<(width * height)).map { UInt8($0) }
+        // 150 × 70 coded samples in 64 × 32 tiles: the last column and row of tiles are cut
+        // at the plane's edges, and each tile is larger than one 64 × 64 piece of the copy
+        // only in the first dimension.
+        let (width, height) = (150, 70), (tileWidth, tileHeight) = (64, 32)
+        let plane = (0..<(width * height)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / width) }
         let buffer = PixelBuffer(width: width, height: height, channels: 1, pixels: plane)
         for orientation in 1...8 {
-            #expect(YCbCr420.oriented(plane, width: width, height: height, orientation: orientation)
-                    == buffer.oriented(orientation).pixels, "orientation \(orientation)")
+            let placement = UprightPlacement(codedWidth: width, codedHeight: height, orientation: orientation)
+            var upright = [UInt8](repeating: 0, count: width * height)
+            for top in stride(from: 0, to: height, by: tileHeight) {
+                for left in stride(from: 0, to: width, by: tileWidth) {
+                    // The decoder's tile: full size, its samples beyond the plane's edge are padding.
+                    var tile = [UInt8](repeating: 0xEE, count: tileWidth * tileHeight)
+                    for y in 0..<tileHeight where top + y < height {
+                        for x in 0..<tileWidth where left + x < width { tile[y * tileWidth + x] = plane[(top + y) * width + left + x] }
+                    }
+                    tile.withUnsafeBufferPointer { source in
+                        upright.withUnsafeMutableBufferPointer { target in
+                            placement.place(source.baseAddress!, stride: tileWidth, width: tileWidth, height: tileHeight,
+                                            at: (left, top), into: target.baseAddress!)
+                        }
+                    }
+                }
+            }
+            let reference = buffer.oriented(orientation)
+            #expect(placement.uprightWidth == reference.width && placement.uprightHeight == reference.height)
+            #expect(upright == reference.pixels, "orientation \(orientation)")
         }
     }
 }

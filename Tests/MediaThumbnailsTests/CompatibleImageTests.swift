@@ -6,16 +6,8 @@ import MediaMetadata
 
 /// exiftool's reading of a file (`-j -n -G1`: numbers, tags named with their group).
 func exiftoolReading(_ path: String) -> [String: Any] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-    process.arguments = ["-j", "-n", "-G1", path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return [:] }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ((try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]])?.first ?? [:]
+    guard let outcome = try? ExternalTool.outcome("/usr/bin/exiftool", ["-j", "-n", "-G1", path]) else { return [:] }
+    return ((try? JSONSerialization.jsonObject(with: Data(outcome.standardOutput))) as? [[String: Any]])?.first ?? [:]
 }
 
 @Suite("Compatible JPEG renditions")

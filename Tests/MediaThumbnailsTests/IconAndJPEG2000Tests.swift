@@ -181,16 +181,9 @@ struct JPEG2000DecodingTests {
         guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile) else {
             return nil
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-v", "error", "-i", path, "-vf", "scale=1:1:flags=area", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, data.count == 3 else { return nil }
-        return data.map(Double.init)
+        guard let outcome = try? ExternalTool.outcome(ffmpeg, ["-v", "error", "-i", path, "-vf", "scale=1:1:flags=area",
+                                                               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]),
+              outcome.exitStatus == 0, outcome.standardOutput.count == 3 else { return nil }
+        return outcome.standardOutput.map(Double.init)
     }
 }

@@ -53,14 +53,7 @@ enum ThumbnailTestSupport {
 
     /// Runs a tool to completion, its output discarded; true when it exits 0.
     static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ExternalTool.outcome(tool, arguments))?.succeeded ?? false
     }
 
     /// A PNG file of the given IHDR fields and chunks between IHDR and IEND, each chunk
@@ -107,18 +100,11 @@ enum ThumbnailTestSupport {
     static func imageMagickMeanColour(_ path: String) -> [Double]? {
         let candidates = ["/usr/bin/convert", "/usr/local/bin/convert"]
         guard let convert = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: convert)
-        process.arguments = [path + "[0]", "-colorspace", "sRGB", "-background", "white", "-flatten",
-                             "-resize", "1x1!", "-depth", "8", "txt:-"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard let outcome = try? ExternalTool.outcome(convert, [path + "[0]", "-colorspace", "sRGB", "-background", "white",
+                                                                "-flatten", "-resize", "1x1!", "-depth", "8", "txt:-"])
+        else { return nil }
         // "0,0: (123,45,67)  #7B2D43  srgb(...)"
-        let text = String(decoding: data, as: UTF8.self)
+        let text = outcome.standardOutputText
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0,0:") }),
               let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")") else { return nil }
         let values = line[line.index(after: open)..<close].split(separator: ",").compactMap {

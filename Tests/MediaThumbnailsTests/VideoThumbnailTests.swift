@@ -44,11 +44,11 @@ struct VideoThumbnailTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mediaindex-anamorphic-\(UUID().uuidString).mp4").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: [
+        let outcome = try ExternalTool.outcome(ffmpeg, [
             "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=720x576:rate=25", "-t", "0.2",
             "-vf", "setsar=\(sar)", "-c:v", "mpeg4", "-y", path,
-        ].map { Array($0.utf8) }).run(timeoutSeconds: 60)
-        #expect(outcome.exitStatus == 0, "\(String(decoding: outcome.standardError, as: UTF8.self))")
+        ], timeoutSeconds: 60)
+        #expect(outcome.exitStatus == 0, "\(outcome.standardErrorText)")
         let metadata = try #require(try MetadataReader.read(FileByteSource(path: path)))
         #expect(metadata.pixelWidth == shownWidth && metadata.pixelHeight == 576)
         let thumbnail = try ThumbnailGenerator.thumbnail(ofFileAt: path, request: ThumbnailRequest(maxPixelSize: 256))
@@ -60,9 +60,8 @@ struct VideoThumbnailTests {
     /// Runs ffmpeg with `arguments` (after `-nostdin -loglevel error`), requiring success.
     static func ffmpeg(_ arguments: [String]) throws {
         let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: (["-nostdin", "-loglevel", "error"] + arguments)
-            .map { Array($0.utf8) }).run(timeoutSeconds: 120)
-        try #require(outcome.exitStatus == 0, "ffmpeg \(arguments): \(String(decoding: outcome.standardError, as: UTF8.self))")
+        let outcome = try ExternalTool.outcome(ffmpeg, ["-nostdin", "-loglevel", "error"] + arguments, timeoutSeconds: 120)
+        try #require(outcome.exitStatus == 0, "ffmpeg \(arguments): \(outcome.standardErrorText)")
     }
 
     @Test("an HDR movie (HLG or PQ, BT.2020) is tone-mapped to SDR: its poster frame is the picture's SDR rendering",
@@ -139,10 +138,10 @@ struct VideoFrameFileTests {
         let movie = folder + "/mediaindex-pipe-test-\(UUID().uuidString).mp4"
         defer { try? FileManager.default.removeItem(atPath: movie) }
         let ffmpeg = try #require(VideoFrameExtractor.ffmpegPath)
-        let made = try ChildProcess(executable: ffmpeg, arguments: [
+        let made = try ExternalTool.outcome(ffmpeg, [
             "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=1920x1080:rate=25", "-t", "0.2",
             "-c:v", "mpeg4", "-y", movie,
-        ].map { Array($0.utf8) }).run(timeoutSeconds: 60)
+        ], timeoutSeconds: 60)
         #expect(made.exitStatus == 0)
 
         // A watcher lists the folder as fast as it can while frames are extracted.

@@ -139,12 +139,19 @@ extension MediaLibrary.Blocking {
 }
 
 extension MediaLibrary {
+    /// The album of `query`: its counts, key asset and dates, as a default fetch shows it.
     func summary(of query: AssetQuery, id: Album.ID, kind: Album.Kind, title: String,
-                         db: DatabaseConnection) throws -> Album {
+                 db: DatabaseConnection) throws -> Album {
         // Counts from `asset_kinds` or a covering index; key and dates from the ends of
         // the capture order.
         let query = try query.simplified(db: db)
-        let counts = try query.counts(db: db)
+        return try summary(of: query, counts: try query.counts(db: db), id: id, kind: kind, title: title, db: db)
+    }
+
+    /// The album of `query`, its counts given (as `query.counts` gives them): the key asset
+    /// and dates are read from the ends of its capture order.
+    func summary(of query: AssetQuery, counts: AssetCounts, id: Album.ID, kind: Album.Kind, title: String,
+                 db: DatabaseConnection) throws -> Album {
         guard counts.total > 0 else {
             return Album(id: id, kind: kind, title: title, path: nil, parentID: nil, imageCount: 0, videoCount: 0,
                          keyAssetID: nil, startDate: nil, endDate: nil)

@@ -41,8 +41,10 @@ extension MediaLibrary.Blocking {
                 guard let id = try find.rows([assetID.rawValue]).first?.int64("id") else { continue }
                 try attacher.merge(assetID: id, insertedSince: .infinity, userTime: setting)
             }
-            // A cleared asset may be left floating: its neighbours may know its offset.
-            if setting == nil { try CaptureTimePass(db: db, now: now).learnFromNeighbours(insertedSince: .infinity) }
+            // A cleared asset may be left floating (its neighbours may know its offset), and a
+            // set one may teach its floating neighbours theirs: the index run asks again only
+            // when it changed something, so the rule runs here, at once.
+            try CaptureTimePass(db: db, now: now).learnFromNeighbours(insertedSince: .infinity)
         }
     }
 }

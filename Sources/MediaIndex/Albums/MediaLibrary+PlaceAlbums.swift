@@ -30,25 +30,36 @@ extension MediaLibrary.Blocking {
 extension MediaLibrary {
     /// Places, and its countries, as `fetchAlbums()` lists them; none when no asset has a country.
     func placeAlbums(now: Double, db: DatabaseConnection) throws -> [Album] {
-        let root = try placeAlbum(.all, title: "Places", now: now, db: db)
+        let countries = try PlaceAlbum.all.children(db: db)
+        // The countries share out Places' assets: its counts are theirs summed.
+        let counts = countries.reduce(AssetCounts(images: 0, videos: 0)) {
+            AssetCounts(images: $0.images + $1.counts.images, videos: $0.videos + $1.counts.videos)
+        }
+        let root = try placeAlbum(PlaceAlbum.Child(album: .all, title: "Places", counts: counts), now: now, db: db)
         guard root.count > 0 else { return [] }
-        return [root] + (try placeAlbums(in: .all, now: now, db: db))
+        return [root] + (try placeAlbums(countries, now: now, db: db))
     }
 
     /// The albums one level below `parent` that show something.
     func placeAlbums(in parent: PlaceAlbum, now: Double, db: DatabaseConnection) throws -> [Album] {
-        try parent.children(db: db).compactMap { child in
-            let album = try placeAlbum(child.album, title: child.title, now: now, db: db)
+        try placeAlbums(try parent.children(db: db), now: now, db: db)
+    }
+
+    /// The albums of those children that show something.
+    private func placeAlbums(_ children: [PlaceAlbum.Child], now: Double, db: DatabaseConnection) throws -> [Album] {
+        try children.compactMap { child in
+            let album = try placeAlbum(child, now: now, db: db)
             return album.count > 0 ? album : nil
         }
     }
 
-    private func placeAlbum(_ place: PlaceAlbum, title: String, now: Double, db: DatabaseConnection) throws -> Album {
+    /// The album, its counts given: its key asset and dates are read from the ends of its capture order.
+    private func placeAlbum(_ place: PlaceAlbum.Child, now: Double, db: DatabaseConnection) throws -> Album {
         var options = FetchOptions()
-        options.album = .place(place)
-        var album = try summary(of: try AssetQuery(options, now: now), id: AlbumScope.place(place).id, kind: .place,
-                                title: title, db: db)
-        album.parentID = place.parent.map { AlbumScope.place($0).id }
+        options.album = .place(place.album)
+        var album = try summary(of: try AssetQuery(options, now: now), counts: place.counts,
+                                id: AlbumScope.place(place.album).id, kind: .place, title: place.title, db: db)
+        album.parentID = place.album.parent.map { AlbumScope.place($0).id }
         return album
     }
 }

@@ -82,34 +82,75 @@ public struct PlaceAlbum: Sendable, Hashable {
         return SQLCondition(sql: sql, values: values)
     }
 
-    /// The albums one level down, with their titles, as the assets name them: a country's
-    /// regions, a region's cities (assets with no locality are in their region only).
-    func children(db: DatabaseConnection) throws -> [(album: PlaceAlbum, title: String)] {
-        let (key, title): (String, String)
-        switch level {
-        case 0: (key, title) = ("a.place_country_code", "a.place_country")
-        case 1: (key, title) = ("coalesce(a.place_region_code, '\(Self.noRegion)')", "a.place_region")
-        case 2: (key, title) = ("a.place_geoname_id", "a.place_locality")
-        default: return []
-        }
+    /// One album one level down, as `children(db:)` lists it.
+    struct Child {
+        var album: PlaceAlbum
+        /// Its name as its assets give it (the greatest, when they differ).
+        var title: String
+        /// What a default fetch of it counts: burst representatives, hidden assets left out.
+        var counts: AssetCounts
+    }
+
+    /// The albums one level down, by title, with their names and counts, as the assets give
+    /// them: a country's regions, a region's cities (assets with no locality are in their
+    /// region only). One grouped read of the place index (and one of the hidden assets) for
+    /// every child, where a count per child would read each child's entries again.
+    func children(db: DatabaseConnection) throws -> [Child] {
+        guard let (key, title) = childKeyAndTitle else { return [] }
         let condition = level == 2 ? SQLCondition(sql: condition.sql + " AND a.place_geoname_id IS NOT NULL",
                                                   values: condition.values) : condition
-        var children: [(album: PlaceAlbum, title: String)] = []
+        // Counts as `AssetQuery.counts` makes them: a row that is not a video is an image.
+        var children: [Child] = []
         for row in try db.rows("""
-            SELECT \(key) AS key, max(\(title)) AS title FROM assets a WHERE \(condition.sql) GROUP BY 1
+            SELECT \(key) AS key, max(\(title)) AS title, sum(a.is_burst_representative = 1) AS shown,
+                   sum(a.is_burst_representative = 1 AND a.media_type = 'video') AS videos
+            FROM assets a INDEXED BY assets_by_place WHERE \(condition.sql) GROUP BY 1
             """, condition.values) {
-            var child = self
-            switch level {
-            case 0: child.countryCode = row.string("key")
-            case 1: child.regionCode = row.string("key")
-            default: child.geonameId = row.int("key")
-            }
-            guard child.level == level + 1 else { continue }
+            guard let child = child(key: row) else { continue }
+            let videos = row.int("videos") ?? 0, shown = row.int("shown") ?? 0
             let name = row.string("title") ?? (level == 1 ? (child.countryCode ?? "") : "")
-            children.append((child, name))
+            children.append(Child(album: child, title: name, counts: AssetCounts(images: shown - videos, videos: videos)))
+        }
+        // Hidden assets, few and found through the user state's index, are subtracted.
+        var hidden: [PlaceAlbum: AssetCounts] = [:]
+        for row in try db.rows("""
+            SELECT \(key) AS key, count(*) AS shown, sum(a.media_type = 'video') AS videos
+            FROM userstate.asset_user_state h CROSS JOIN assets a
+            WHERE \(condition.sql) AND a.is_burst_representative = 1 AND h.hidden = 1 AND a.identifier = h.identifier
+            GROUP BY 1
+            """, condition.values) {
+            guard let child = child(key: row) else { continue }
+            let videos = row.int("videos") ?? 0
+            hidden[child] = AssetCounts(images: (row.int("shown") ?? 0) - videos, videos: videos)
+        }
+        for index in children.indices {
+            guard let subtracted = hidden[children[index].album] else { continue }
+            children[index].counts.images -= subtracted.images
+            children[index].counts.videos -= subtracted.videos
         }
         return children.sorted {
             $0.title.localizedStandardCompare($1.title) == .orderedAscending
         }
+    }
+
+    /// The column the albums one level down are keyed by, and the one that names them; nil at a city.
+    private var childKeyAndTitle: (key: String, title: String)? {
+        switch level {
+        case 0: return ("a.place_country_code", "a.place_country")
+        case 1: return ("coalesce(a.place_region_code, '\(Self.noRegion)')", "a.place_region")
+        case 2: return ("a.place_geoname_id", "a.place_locality")
+        default: return nil
+        }
+    }
+
+    /// The album one level down a row's `key` names, or nil when it names none.
+    private func child(key row: Row) -> PlaceAlbum? {
+        var child = self
+        switch level {
+        case 0: child.countryCode = row.string("key")
+        case 1: child.regionCode = row.string("key")
+        default: child.geonameId = row.int("key")
+        }
+        return child.level == level + 1 ? child : nil
     }
 }

@@ -14,15 +14,12 @@ import Foundation
 /// of the connection keep SQLite's own rule.
 final class BackgroundCheckpoint: @unchecked Sendable {
     // @unchecked: `pending` and `connection` are only touched under `lock`
-    // (the connection only on `queue`); the restart sizes only in the writer's hook and install.
+    // (the connection only on `queue`); `nextRestartPages` only in the writer's hook.
     /// The WAL size, in pages, past which a checkpoint is started (SQLite's default).
     static let thresholdPages: Int32 = 1000
 
     private let schema: String
     private let path: String
-    /// Whether `schema` is checkpointed in the commit and restarted (the library), rather
-    /// than passively in the background (the user state).
-    private let restarting: Bool
     private let queue = DispatchQueue(label: "mediaindex.checkpoint")
     private let lock = NSLock()
     private var pending = false
@@ -31,21 +28,26 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     /// Checkpoints `schema` of `db` (the database file at `path`) in the background from now on.
     /// The connection keeps the returned object alive (`DatabaseConnection.hookContext`).
     @discardableResult
-    static func install(on db: DatabaseConnection, schema: String, path: String,
-                        restarting: Bool = false) -> BackgroundCheckpoint {
-        let checkpoint = BackgroundCheckpoint(schema: schema, path: path, restarting: restarting)
+    static func install(on db: DatabaseConnection, schema: String, path: String) -> BackgroundCheckpoint {
+        install(BackgroundCheckpoint(schema: schema, path: path, restartPages: nil), on: db)
+    }
+
+    /// Installs `checkpoint`'s WAL hook on `db`: one schema comparison per commit past the threshold.
+    private static func install(_ checkpoint: BackgroundCheckpoint, on db: DatabaseConnection) -> BackgroundCheckpoint {
         db.hookContext = checkpoint
         sqlite3_wal_hook(db.handle, { context, handle, name, pages in
             guard let context, let name else { return SQLITE_OK }
             let checkpoint = Unmanaged<BackgroundCheckpoint>.fromOpaque(context).takeUnretainedValue()
             guard pages >= BackgroundCheckpoint.thresholdPages else { return SQLITE_OK }
-            if String(cString: name) == checkpoint.schema, checkpoint.restarting {
-                checkpoint.restartIfLarge(handle, name: name, pages: pages)
-            } else if String(cString: name) == checkpoint.schema {
-                checkpoint.start()
-            } else {
+            guard String(cString: name) == checkpoint.schema else {
                 // SQLite's own rule for the others: a passive checkpoint in the commit.
                 sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                return SQLITE_OK
+            }
+            if checkpoint.restartPages != nil {
+                checkpoint.restartIfLarge(handle, name: name, pages: pages)
+            } else {
+                checkpoint.start()
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpoint).toOpaque())
@@ -70,10 +72,7 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     @discardableResult
     static func installRestarting(on db: DatabaseConnection, schema: String = "main",
                                   restartPages: Int32 = defaultRestartPages) -> BackgroundCheckpoint {
-        let checkpoint = install(on: db, schema: schema, path: db.path, restarting: true)
-        checkpoint.restartPages = restartPages
-        checkpoint.nextRestartPages = restartPages
-        return checkpoint
+        install(BackgroundCheckpoint(schema: schema, path: db.path, restartPages: restartPages), on: db)
     }
 
     /// The WAL size, in pages, past which the library's writer restarts the WAL by default (64 MB at
@@ -81,15 +80,17 @@ final class BackgroundCheckpoint: @unchecked Sendable {
     static let defaultRestartPages: Int32 = 16_384
     /// How long a restart waits for readers of older snapshots.
     static let restartWaitMilliseconds: Int32 = 250
+    /// The WAL size past which `schema` is restarted in the commit (the library), or nil when
+    /// it is checkpointed passively in the background instead (the user state).
+    private let restartPages: Int32?
     /// The WAL size at which the next restart is tried (only touched in the hook, which
     /// runs on the writer's connection, one commit at a time).
-    private var nextRestartPages = defaultRestartPages
-    private var restartPages = defaultRestartPages
+    private var nextRestartPages: Int32
 
     /// Runs in the writer's commit (the hook): SQLite's passive checkpoint, or past
     /// `nextRestartPages`, a restart.
     private func restartIfLarge(_ handle: OpaquePointer?, name: UnsafePointer<CChar>, pages: Int32) {
-        guard pages >= nextRestartPages else {
+        guard let restartPages, pages >= nextRestartPages else {
             sqlite3_wal_checkpoint_v2(handle, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return
         }
@@ -99,10 +100,11 @@ final class BackgroundCheckpoint: @unchecked Sendable {
         nextRestartPages = code == SQLITE_OK ? restartPages : pages + restartPages / 2
     }
 
-    private init(schema: String, path: String, restarting: Bool) {
+    private init(schema: String, path: String, restartPages: Int32?) {
         self.schema = schema
         self.path = path
-        self.restarting = restarting
+        self.restartPages = restartPages
+        nextRestartPages = restartPages ?? Self.defaultRestartPages
     }
 
     /// Starts a passive checkpoint unless one is already under way.

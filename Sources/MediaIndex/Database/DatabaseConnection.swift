@@ -102,6 +102,24 @@ package final class DatabaseConnection {
         try cachedStatement(sql).rows(values)
     }
 
+    /// The most values one `rows(inList:_:)` statement is given: under SQLite's parameter limit.
+    static let inListChunk = 500
+
+    /// Every row of a query whose `IN (…)` list holds `values`, run a chunk of at most
+    /// `inListChunk` values at a time (SQLite's parameter limit). `sql` is given the chunk's
+    /// placeholders (`?,?,?`); rows come chunk after chunk, each chunk in the query's order.
+    /// The full chunks' statement is cached, the last, shorter one's is not (one per length).
+    package func rows(inList values: [DatabaseValueConvertible], _ sql: (_ placeholders: String) -> String) throws -> [Row] {
+        var result: [Row] = []
+        for start in stride(from: 0, to: values.count, by: Self.inListChunk) {
+            let chunk = Array(values[start..<min(start + Self.inListChunk, values.count)])
+            let text = sql(Array(repeating: "?", count: chunk.count).joined(separator: ","))
+            let statement = chunk.count == Self.inListChunk ? try cachedStatement(text) : try Statement(connection: self, sql: text)
+            result += try statement.rows(chunk)
+        }
+        return result
+    }
+
     /// The first row of a query, or nil.
     package func row(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Row? {
         let statement = try cachedStatement(sql)

@@ -115,16 +115,9 @@ struct FileLinkStore {
     /// The other names of the files of the given assets (keyed by `files` id), in path order.
     static func otherNames(ofFiles fileIDs: [Int64], db: DatabaseConnection) throws -> [Int64: [PathBytes]] {
         var result: [Int64: [PathBytes]] = [:]
-        var start = 0
-        while start < fileIDs.count {
-            let chunk = Array(fileIDs[start..<min(start + 500, fileIDs.count)])
-            start += chunk.count
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for row in try db.rows("SELECT file_id, path FROM file_links WHERE file_id IN (\(placeholders)) ORDER BY path",
-                                   chunk) {
-                guard let id = row[0].int64, let path = row[1].blob else { continue }
-                result[id, default: []].append(PathBytes(path))
-            }
+        for row in try db.rows(inList: fileIDs, { "SELECT file_id, path FROM file_links WHERE file_id IN (\($0)) ORDER BY path" }) {
+            guard let id = row[0].int64, let path = row[1].blob else { continue }
+            result[id, default: []].append(PathBytes(path))
         }
         return result
     }

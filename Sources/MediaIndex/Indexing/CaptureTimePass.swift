@@ -18,36 +18,49 @@ struct CaptureTimePass {
     /// The user's settings by asset identifier (`UserTimeSettings.read`).
     var userTimes: [String: UserTimeSetting] = [:]
 
-    func run(insertedSince: Double) throws {
+    /// Runs the three steps. The neighbour rule runs only when `libraryChanged` (the index
+    /// run wrote an asset: inserted, updated, moved or deleted one) or this pass merged an
+    /// asset again: otherwise every floating asset has the neighbours it had when the rule
+    /// last ran, and would learn nothing (a `neighbour` offset never teaches another), so an
+    /// unchanged re-index does not ask again for each floating asset.
+    func run(insertedSince: Double, libraryChanged: Bool = true) throws {
         let attacher = SidecarAttacher(db: db, now: now)
         var toMerge = try ids("SELECT id FROM assets WHERE capture_offset_source IS NULL")
-        if IndexPlaces.data != nil {
-            toMerge += try ids("""
-                SELECT id FROM assets WHERE place_name IS NULL AND latitude IS NOT NULL
-                AND NOT (latitude = 0 AND longitude = 0)
-                """)
-        }
+        // The located assets without a place first: the places data are opened (32 MB mapped
+        // and checksummed) only when some asset would take a place from them.
+        let unplaced = try ids("""
+            SELECT id FROM assets WHERE place_name IS NULL AND latitude IS NOT NULL
+            AND NOT (latitude = 0 AND longitude = 0)
+            """)
+        if !unplaced.isEmpty, IndexPlaces.data != nil { toMerge += unplaced }
         for id in Set(toMerge).sorted() { try attacher.merge(assetID: id, insertedSince: insertedSince) }
-        try applyUserTimes(insertedSince: insertedSince)
+        let settingsApplied = try applyUserTimes(insertedSince: insertedSince)
+        guard libraryChanged || !toMerge.isEmpty || settingsApplied else { return }
         try learnFromNeighbours(insertedSince: insertedSince)
     }
 
     /// Merges again, with the user's setting, each asset whose columns do not come from it,
     /// and without one each asset marked `user` that has none (any longer).
-    private func applyUserTimes(insertedSince: Double) throws {
+    ///
+    /// - Returns: whether it merged any asset.
+    private func applyUserTimes(insertedSince: Double) throws -> Bool {
         let attacher = SidecarAttacher(db: db, now: now)
+        var merged = false
         let marked = try db.cachedStatement("SELECT id, identifier FROM assets WHERE capture_offset_source = 'user'").rows()
         for row in marked {
             guard let id = row.int64("id"), let identifier = row.string("identifier"), userTimes[identifier] == nil
             else { continue }
             try attacher.merge(assetID: id, insertedSince: insertedSince)
+            merged = true
         }
         let find = try db.cachedStatement("SELECT id, capture_offset_source FROM assets WHERE identifier = ?")
         for (identifier, setting) in userTimes {
             guard let row = try find.rows([identifier]).first, let id = row.int64("id"),
                   row.string("capture_offset_source") != CaptureOffsetSource.user.rawValue else { continue }
             try attacher.merge(assetID: id, insertedSince: insertedSince, userTime: setting)
+            merged = true
         }
+        return merged
     }
 
     private func ids(_ sql: String) throws -> [Int64] {

@@ -79,7 +79,9 @@ struct IndexDiff {
     init(_ walk: inout IndexWalk, restart makeWalk: () -> IndexWalk, rootIDs: Set<Int64>, files: FileStore,
          settling: Settling? = nil, spillFolder: String, heldLimit: Int = ToReadList.defaultHeldLimit) throws {
         self.settling = settling
-        linkStore = FileLinkStore(db: files.db)
+        // A library with no file recorded (a first index) has no name to look a new path up
+        // among: only the walk's own files can be its other names.
+        linkStore = try files.db.scalarInt("SELECT 1 FROM files LIMIT 1") == nil ? nil : FileLinkStore(db: files.db)
         toRead = ToReadList(spillFolder: spillFolder, heldLimit: heldLimit)
         var unseen: [FileRecord.Known]
         do {

@@ -137,7 +137,10 @@ struct IndexFinish {
         try SidecarAttacher(db: db, now: now).run(
             runID: runID, vanishedPaths: Array(vanished.keys), formerHolders: formerHolders,
             takeoutAssets: takeoutAssets)
-        try CaptureTimePass(db: db, now: now, userTimes: userTimes).run(insertedSince: started ?? now)
+        // Every write to an asset this run made has its entry in the feed by now.
+        let libraryChanged = try db.scalarInt("SELECT EXISTS (SELECT 1 FROM changes WHERE token > ?)", [lastTokenBefore]) == 1
+        try CaptureTimePass(db: db, now: now, userTimes: userTimes)
+            .run(insertedSince: started ?? now, libraryChanged: libraryChanged)
         summary.placesOff = IndexPlaces.offReason
         summary.paired = pairer.pairedCount
         summary.unpaired = pairer.unpairedCount

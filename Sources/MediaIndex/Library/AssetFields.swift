@@ -255,12 +255,14 @@ package enum AssetFields {
         /// The place of its position and its capture time resolved.
         let capture: CaptureResolution
 
-        init(metadata: MediaMetadata, fileName: String?, places: PlacesData? = IndexPlaces.data,
+        /// - Parameter places: asked only for a file with a position (so a run that reads no
+        ///   located file never opens the places data).
+        init(metadata: MediaMetadata, fileName: String?, places: @autoclosure () -> PlacesData? = IndexPlaces.data,
              userTime: UserTimeSetting? = nil) {
             self.metadata = metadata
             self.fileName = fileName
             displaySize = metadata.displaySize
-            capture = CaptureResolution(metadata: metadata, places: places, userTime: userTime)
+            capture = CaptureResolution(metadata: metadata, places: places(), userTime: userTime)
         }
     }
 

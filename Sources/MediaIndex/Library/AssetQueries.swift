@@ -19,26 +19,19 @@ enum AssetQueries {
     static func resources(forAssetIDs ids: [Int64], db: DatabaseConnection) throws -> [Int64: [AssetResource]] {
         guard !ids.isEmpty else { return [:] }
         var result: [Int64: [AssetResource]] = [:]
-        // Chunked to stay under SQLite's parameter limit.
-        var start = 0
-        while start < ids.count {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            start += chunk.count
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            let rows = try db.rows("""
-                SELECT asset_id, role, path, size, format, id FROM files
-                WHERE asset_id IN (\(placeholders)) ORDER BY asset_id, role IN \(FileRole.sqlList(FileRole.primaries)) DESC, path
-                """, chunk)
-            let otherNames = try FileLinkStore.otherNames(ofFiles: rows.compactMap { $0.int64("id") }, db: db)
-            for row in rows {
-                guard let assetID = row.int64("asset_id") else { continue }
-                let role = FileRole(stored: row.string("role")), path = PathBytes(row.blob("path") ?? [])
-                result[assetID, default: []].append(AssetResource(
-                    type: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
-                    uniformType: row.string("format").flatMap(MediaFormat.init(rawValue:)).map(UniformType.init)
-                        ?? role.flatMap { Self.describingType($0, path: path) },
-                    otherPaths: row.int64("id").flatMap { otherNames[$0] } ?? []))
-            }
+        let rows = try db.rows(inList: ids) { """
+            SELECT asset_id, role, path, size, format, id FROM files
+            WHERE asset_id IN (\($0)) ORDER BY asset_id, role IN \(FileRole.sqlList(FileRole.primaries)) DESC, path
+            """ }
+        let otherNames = try FileLinkStore.otherNames(ofFiles: rows.compactMap { $0.int64("id") }, db: db)
+        for row in rows {
+            guard let assetID = row.int64("asset_id") else { continue }
+            let role = FileRole(stored: row.string("role")), path = PathBytes(row.blob("path") ?? [])
+            result[assetID, default: []].append(AssetResource(
+                type: role ?? .photo, path: path, bytes: row.int64("size") ?? 0,
+                uniformType: row.string("format").flatMap(MediaFormat.init(rawValue:)).map(UniformType.init)
+                    ?? role.flatMap { Self.describingType($0, path: path) },
+                otherPaths: row.int64("id").flatMap { otherNames[$0] } ?? []))
         }
         return result
     }
@@ -47,22 +40,16 @@ enum AssetQueries {
     /// (the first by path where an asset has several).
     static func adjustments(forAssetIDs ids: [Int64], db: DatabaseConnection) throws -> [Int64: Asset.Adjustments] {
         var result: [Int64: Asset.Adjustments] = [:]
-        var start = 0
-        while start < ids.count {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            start += chunk.count
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for row in try db.rows("""
-                SELECT asset_id, metadata FROM files WHERE role = \(FileRole.adjustmentData.sql)
-                AND asset_id IN (\(placeholders)) ORDER BY asset_id, path
-                """, chunk) {
-                guard let assetID = row.int64("asset_id"), result[assetID] == nil,
-                      let values = AdjustmentValues.decode(row.string("metadata")) else { continue }
-                result[assetID] = Asset.Adjustments(
-                    formatIdentifier: values.formatIdentifier, formatVersion: values.formatVersion,
-                    editorBundleID: values.editorBundleID,
-                    date: values.timestamp.map { Date(timeIntervalSince1970: $0) })
-            }
+        for row in try db.rows(inList: ids, { """
+            SELECT asset_id, metadata FROM files WHERE role = \(FileRole.adjustmentData.sql)
+            AND asset_id IN (\($0)) ORDER BY asset_id, path
+            """ }) {
+            guard let assetID = row.int64("asset_id"), result[assetID] == nil,
+                  let values = AdjustmentValues.decode(row.string("metadata")) else { continue }
+            result[assetID] = Asset.Adjustments(
+                formatIdentifier: values.formatIdentifier, formatVersion: values.formatVersion,
+                editorBundleID: values.editorBundleID,
+                date: values.timestamp.map { Date(timeIntervalSince1970: $0) })
         }
         return result
     }

@@ -3,21 +3,68 @@ import MediaMetadata
 import MediaPlaces
 
 /// The places data indexing uses: read once per process from `PlacesData.defaultPath`
-/// (`$MEDIAINDEX_PLACES_DATA`, else `~/.local/share/mediaindex/places.mip`).
+/// (`$MEDIAINDEX_PLACES_DATA`, else `~/.local/share/mediaindex/places.mip`), when a look-up
+/// first needs them.
 package enum IndexPlaces {
-    /// The data, or nil when places are off.
-    package static var data: PlacesData? { loaded.data }
-    /// Why places are off, as one sentence with what to run; nil when they are on.
-    package static var offReason: String? { loaded.reason }
+    /// The data, or nil when places are off. The first call maps and checks the file.
+    package static var data: PlacesData? { opened.value.data }
 
-    private static let loaded: (data: PlacesData?, reason: String?) = {
+    /// Why places are off, as one sentence with what to run; nil when they are on.
+    ///
+    /// Once the data are open (a look-up needed them), their opening's answer; before, the
+    /// file's header alone (`PlacesData.checkHeader`), so a run that looks nothing up (an
+    /// unchanged re-index) does not map and checksum 32 MB to say places are on. A file
+    /// damaged past its header is then reported by the first run that needs a look-up.
+    package static var offReason: String? {
+        if let opened = opened.valueIfMade { return opened.reason }
+        return offReason(headerOf: PlacesData.defaultPath)
+    }
+
+    /// Why the places file at `path` is off by its header alone; nil when the header is sound.
+    static func offReason(headerOf path: String) -> String? {
+        do {
+            try PlacesData.checkHeader(path: path)
+            return nil
+        } catch {
+            return sentence(error)
+        }
+    }
+
+    private static let opened = MadeOnce<(data: PlacesData?, reason: String?)> {
         do {
             return (try PlacesData(path: PlacesData.defaultPath), nil)
         } catch {
-            return (nil, "Places are off: \(error) Run `mediaindex places install` (or `scripts/install-places-data` from the MediaIndex source) "
-                + "to add them; the next index run then fills them in without reopening files.")
+            return (nil, sentence(error))
         }
-    }()
+    }
+
+    private static func sentence(_ error: any Error) -> String {
+        "Places are off: \(error) Run `mediaindex places install` (or `scripts/install-places-data` from the MediaIndex source) "
+            + "to add them; the next index run then fills them in without reopening files."
+    }
+}
+
+/// A value made by its first reader, which can also be asked whether it was made yet.
+final class MadeOnce<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `made` is only read and written under `lock`; `make` is called under it once.
+    private let lock = NSLock()
+    private let make: @Sendable () -> Value
+    private var made: Value?
+
+    init(_ make: @escaping @Sendable () -> Value) { self.make = make }
+
+    /// The value, made now if no one asked before.
+    var value: Value {
+        lock.withLock {
+            if let made { return made }
+            let value = make()
+            made = value
+            return value
+        }
+    }
+
+    /// The value if it was made, else nil (it is not made now).
+    var valueIfMade: Value? { lock.withLock { made } }
 }
 
 /// Where and when one asset was taken, as the index stores it: the place and zone of its
@@ -32,10 +79,12 @@ struct CaptureResolution {
     /// when the offset came from the file or is unknown.
     var creationDateText: String?
 
-    /// - Parameter userTime: the user's setting ("adjust date and time"), which wins over every other rule.
-    init(metadata: MediaMetadata, places: PlacesData?, userTime: UserTimeSetting? = nil) {
+    /// - Parameters:
+    ///   - places: asked only when the metadata hold a position.
+    ///   - userTime: the user's setting ("adjust date and time"), which wins over every other rule.
+    init(metadata: MediaMetadata, places: @autoclosure () -> PlacesData?, userTime: UserTimeSetting? = nil) {
         let coordinate = metadata.location.flatMap { try? Coordinate(latitude: $0.latitude, longitude: $0.longitude) }
-        let lookup = coordinate.flatMap { point in places.map { $0.lookup(point) } }
+        let lookup = coordinate.flatMap { point in places().map { $0.lookup(point) } }
         self.lookup = lookup
         guard let date = metadata.captureDate else { return }
         let inUTC = Self.recordsUTC(metadata.captureDateSource)

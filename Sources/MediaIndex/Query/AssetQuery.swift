@@ -28,6 +28,10 @@ struct AssetQuery {
     var searchText: String?
     /// The words a search ANDs at its top (see `SearchPlan`).
     var textMatch: (file: String, user: String?, condition: SQLCondition)?
+    /// Pages are sorted after their rows are read (`ORDER BY +column`), so the planner
+    /// reads the rows a condition's list names (a rare word's matches, by rowid) instead
+    /// of walking the sort order's index through every asset (see `SearchPlan`).
+    var sortsAfterReading = false
 
     static var hiddenCondition: SQLCondition {
         SQLCondition(sql: "NOT EXISTS (SELECT 1 FROM userstate.asset_user_state h WHERE h.identifier = a.identifier AND h.hidden = 1)")
@@ -294,7 +298,7 @@ struct AssetQuery {
         if includingHidden && excludesHidden { parts.append(Self.hiddenCondition.sql) }
         var values = conditions.flatMap(\.values)
         if includingCursor, let cursor {
-            let column = Self.sortColumn(sort.key)
+            let column = (sortsAfterReading ? "+" : "") + Self.sortColumn(sort.key)
             parts.append("(\(column), a.id) \(sort.ascending ? ">" : "<") (?, ?)")
             values += [cursor.value, cursor.rowID]
         }
@@ -311,7 +315,7 @@ struct AssetQuery {
                 coalesce(s.favorite, 0) AS user_favorite, coalesce(s.hidden, 0) AS user_hidden,
                 s.latitude AS user_latitude, s.longitude AS user_longitude
             FROM \(from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
-            ORDER BY \(column) \(direction), a.id \(direction)
+            ORDER BY \(sortsAfterReading ? "+" : "")\(column) \(direction), a.id \(direction)
             """
         var values = fromValues + whereValues
         if let limit {

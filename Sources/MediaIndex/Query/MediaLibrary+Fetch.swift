@@ -111,19 +111,13 @@ extension MediaLibrary.Blocking {
         let identifiers = Array(result.identifiers[range.clamped(to: result.identifiers.indices)])
         guard !identifiers.isEmpty else { return [] }
         let found: [Asset] = try library.read { db in
-            var found: [Asset] = []
-            // Chunked to stay under SQLite's parameter limit.
-            for start in stride(from: 0, to: identifiers.count, by: 500) {
-                let chunk = Array(identifiers[start..<min(start + 500, identifiers.count)])
-                let rows = try db.rows("""
-                    SELECT \(AssetQueries.assetColumns), coalesce(s.favorite, 0) AS user_favorite,
-                        coalesce(s.hidden, 0) AS user_hidden
-                    FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
-                    WHERE a.identifier IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
-                    """, chunk.map(\.rawValue))
-                found += try MediaLibrary.assetsWithUserState(rows, db: db)
-            }
-            return found
+            let rows = try db.rows(inList: identifiers.map(\.rawValue)) { """
+                SELECT \(AssetQueries.assetColumns), coalesce(s.favorite, 0) AS user_favorite,
+                    coalesce(s.hidden, 0) AS user_hidden
+                FROM assets a LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier
+                WHERE a.identifier IN (\($0))
+                """ }
+            return try MediaLibrary.assetsWithUserState(rows, db: db)
         }
         let byIdentifier = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return identifiers.compactMap { byIdentifier[$0] }
@@ -166,29 +160,24 @@ extension MediaLibrary {
         guard !assets.isEmpty else { return assets }
         var albums: [String: [Album.ID]] = [:]
         var words: [String: DescriptiveMetadata] = [:]
-        var start = 0
-        while start < assets.count {
-            let chunk = assets[start..<min(start + 500, assets.count)].map(\.id.rawValue)
-            start += chunk.count
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            for row in try db.rows("""
-                SELECT m.asset_identifier, al.identifier FROM userstate.album_assets m
-                JOIN userstate.albums al ON al.id = m.album_id
-                WHERE m.asset_identifier IN (\(placeholders)) ORDER BY al.title, al.identifier
-                """, chunk) {
-                if let asset = row.string("asset_identifier"), let album = row.string("identifier") {
-                    albums[asset, default: []].append(Album.ID(userAlbum: album))
-                }
+        let identifiers = assets.map(\.id.rawValue)
+        for row in try db.rows(inList: identifiers, { """
+            SELECT m.asset_identifier, al.identifier FROM userstate.album_assets m
+            JOIN userstate.albums al ON al.id = m.album_id
+            WHERE m.asset_identifier IN (\($0)) ORDER BY al.title, al.identifier
+            """ }) {
+            if let asset = row.string("asset_identifier"), let album = row.string("identifier") {
+                albums[asset, default: []].append(Album.ID(userAlbum: album))
             }
-            for row in try db.rows("""
-                SELECT identifier, rating, title, caption, keywords FROM userstate.asset_user_state
-                WHERE identifier IN (\(placeholders)) AND coalesce(rating, title, caption, keywords) IS NOT NULL
-                """, chunk) {
-                guard let identifier = row.string("identifier") else { continue }
-                words[identifier] = DescriptiveMetadata(
-                    keywords: DescriptiveColumns.decode([String].self, row.string("keywords")) ?? [],
-                    title: row.string("title"), caption: row.string("caption"), rating: row.int("rating"))
-            }
+        }
+        for row in try db.rows(inList: identifiers, { """
+            SELECT identifier, rating, title, caption, keywords FROM userstate.asset_user_state
+            WHERE identifier IN (\($0)) AND coalesce(rating, title, caption, keywords) IS NOT NULL
+            """ }) {
+            guard let identifier = row.string("identifier") else { continue }
+            words[identifier] = DescriptiveMetadata(
+                keywords: DescriptiveColumns.decode([String].self, row.string("keywords")) ?? [],
+                title: row.string("title"), caption: row.string("caption"), rating: row.int("rating"))
         }
         let takeout = try db.cachedStatement(
             "SELECT metadata FROM files WHERE path = ? AND role = \(FileRole.takeoutMetadata.sql)")

@@ -51,7 +51,7 @@ extension MediaLibrary.Blocking {
     public func compatibleVideo(for asset: Asset, source: AssetResource, start: Bool = true) throws -> VideoRendition {
         let metadata = (try? library.read { db in try FileRecord.storedMetadata(ofPath: source.path, db: db) }) ?? nil
         if VideoTranscoder.playsAsIs(codec: metadata?.videoCodec, contentType: source.uniformType?.preferredMIMEType) { return .asIs(source) }
-        let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "superfast|crf23|aac160")
+        let key = MediaLibrary.renditionKey(asset, source: source, kind: "h264", options: "\(VideoTranscoder.preset)|crf23|aac160")
         return try videoRendition(of: asset, source: source, slice: nil, key: key, duration: metadata?.durationSeconds,
                                   colour: metadata?.videoColour, start: start)
     }
@@ -73,7 +73,7 @@ extension MediaLibrary.Blocking {
         let movie = (try? ISOBMFFReader.read(ByteSourceSlice(file, offset: slice.offset, length: slice.length), format: .mp4))?.metadata
         if VideoTranscoder.playsAsIs(codec: movie?.videoCodec, contentType: "video/mp4") { return nil }
         let key = MediaLibrary.renditionKey(asset, source: primary, kind: "h264-embedded\(slice.offset)-\(slice.length)",
-                                            options: "superfast|crf23|aac160")
+                                            options: "\(VideoTranscoder.preset)|crf23|aac160")
         return try videoRendition(of: asset, source: primary, slice: slice, key: key,
                                   duration: movie?.durationSeconds ?? video.duration, colour: movie?.videoColour, start: start)
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaIndexInterface
 import MediaPlaces
@@ -50,18 +51,21 @@ struct PlacesCommand: ParsableCommand {
                 + "or in a source tree above it; run scripts/install-places-data from the MediaIndex source.")
             throw ExitCode.failure
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = force ? ["--force"] : []
+        var installer = ChildProcess(executable: script, arguments: force ? ["--force"] : [])
         var environment = context.environment
         environment["MEDIAINDEX_PLACES_DATA"] = path
-        process.environment = environment
+        installer.environment = .replace(environment)
+        installer.standardInput = .inherit
         // Its progress goes to standard error: standard output is this command's answer.
-        process.standardOutput = FileHandle.standardError
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            context.standardError.writeLine("Error: \(script) failed (exit \(process.terminationStatus)); see its messages above.")
+        installer.standardOutput = .fileDescriptor(2)
+        installer.standardError = .inherit
+        let outcome: ChildProcess.Outcome
+        do { outcome = try installer.run() } catch {
+            context.standardError.writeLine("Error: \(error).")
+            throw ExitCode.failure
+        }
+        guard outcome.succeeded else {
+            context.standardError.writeLine("Error: \(script) failed (exit \(outcome.shellStatus)); see its messages above.")
             throw ExitCode.failure
         }
         let data = try PlacesData(path: path)

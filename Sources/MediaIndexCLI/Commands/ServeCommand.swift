@@ -113,6 +113,7 @@ struct ServeCommand: ParsableCommand {
         configuration.pickerOrigin = pickerOrigin
         let server = try MediaIndexServer(configuration: configuration)
         defer { server.stop() }
+        server.api.warmPickerFirstScreen()
         let scope = listen.isLoopback ? "loopback only" : "every request needs the token"
         context.standardOutput.writeLine("Serving \(location.directory) at http://\(server.address)/ (\(scope)\(noWatch ? ", read-only" : ""))")
         if !listen.isLoopback {

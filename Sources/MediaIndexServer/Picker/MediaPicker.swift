@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaIndex
 import MediaIndexInterface
@@ -103,6 +104,7 @@ public enum MediaPicker {
         api.pickSession = session
         let server = try MediaIndexServer(configuration: api)
         defer { server.stop() }
+        server.api.warmPickerFirstScreen()
         try await presentation.open(pageAddress(of: configuration, server: server.address, secret: session.secret))
         let outcome = await session.outcome()
         // The page's POST is answered after the outcome is taken; `stop` closes open
@@ -137,14 +139,7 @@ public enum MediaPicker {
 
     /// Opens `address` with `xdg-open`; false when there is none or it failed.
     package static func openInBrowser(_ address: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", address]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ChildProcess(executable: "xdg-open", arguments: [address]).run())?.succeeded ?? false
     }
 }
 

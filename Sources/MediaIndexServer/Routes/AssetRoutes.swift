@@ -5,10 +5,11 @@ import MediaIndexInterface
 extension MediaIndexAPI {
     /// `GET /v1/assets`: a page, as `assets --json --limit N`; `count=true` as `assets --count --json`.
     /// `GET /v1/search?q=` is the same with its search required (`search QUERY --json`).
-    func assets(_ request: HTTPRequest, searchRequired: Bool = false) throws -> HTTPResponse {
+    func assets(_ request: HTTPRequest, searchRequired: Bool = false, makingAhead: Bool = false) throws -> HTTPResponse {
         let version = try library.blocking.dataVersion()
         let key = answerKey(request)
         if let body = answers.value(for: key, version: version) { return Self.jsonResponse(body: body) }
+        if !makingAhead, let made = answerMadeAhead(key, version: version) { return made }
         let query = try QueryParameters(request.query, known: AssetListingParameters.names + ["period", "limit", "count", "fields"],
                                         repeatable: ["type"])
         let limit = try query.integer("limit") ?? 100

@@ -79,6 +79,8 @@ public final class MediaIndexAPI: HTTPHandler, @unchecked Sendable {
     /// Where served thumbnails are in the cache, until the next commit or a minute
     /// (the cache marks a file used at most once a minute; asking it again does).
     let thumbnailLocations = AnswerCache<ThumbnailLocation>(maximumEntries: 8192, maximumCost: 8 << 20)
+    /// The answers `warmPickerFirstScreen` is making, which their requests wait for.
+    let inMaking = AnswersInMaking()
     /// How long an answer that depends on the clock as well is kept (Recently Added).
     static let clockBoundLifetime = Duration.seconds(10)
     /// How long the answer for `options` is kept: clock-bound for Recently Added and On

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaMetadata
 
@@ -44,41 +45,33 @@ extension HEIFDirectDecoder {
 }
 
 extension HEIFDirectDecoder {
-    /// The coded picture (before irot/imir) at full size as 8-bit 4:2:0, decoded by the
-    /// `ffmpeg` program from `annexBStream` (its HEVC decoder is SIMD and decodes frames
-    /// on every core), the frames copied into place.
+    /// The picture at full size as 8-bit 4:2:0, turned upright by `orientation` (as
+    /// `fullPicture`), decoded by the `ffmpeg` program from `annexBStream` (its HEVC decoder
+    /// is SIMD and decodes frames on every core). Each frame is copied into its upright
+    /// place as it comes out of the pipe, while ffmpeg decodes the next ones.
     ///
     /// - Parameter conversion: the file's declared conversion; an undeclared one is taken
     ///   from the stream as ffmpeg describes it (range, matrix).
     /// - Throws: `Unsupported` when ffmpeg cannot be run, fails, or hands back anything but
     ///   one 8-bit 4:2:0 frame per tile; the caller then decodes with libde265.
-    func fullPictureWithFFmpeg(_ ffmpeg: String, conversion: YCbCrConversion) throws -> YCbCr420 {
+    func fullPictureWithFFmpeg(_ ffmpeg: String, conversion: YCbCrConversion, orientation: Int = 1) throws -> YCbCr420 {
         guard decodesFullPicture, let tile = pieces.first else { throw Unsupported() }
         let stream = try annexBStream()
         let input = try Self.unlinkedFile(holding: stream)
         defer { close(input) }
-        let lumaBytes = tile.width * tile.height, chromaBytes = (tile.width / 2) * (tile.height / 2)
-        let frameBytes = lumaBytes + 2 * chromaBytes
+        let placer = FramePlacer(codedSize: (width, height), orientation: orientation, conversion: conversion,
+                                 tile: (tile.width, tile.height), origins: pieces.map { ($0.x, $0.y) })
         let arguments = ["-nostdin", "-hide_banner", "-loglevel", "info", "-f", "hevc", "-i", "pipe:0", "-map", "0:v:0",
                          "-fps_mode", "passthrough", "-f", "rawvideo", "pipe:1"]
-        let process = ChildProcess(executable: ffmpeg, arguments: arguments.map { Array($0.utf8) },
-                                   standardOutputLimit: frameBytes * pieces.count, standardInput: input)
-        guard let outcome = try? process.run(timeoutSeconds: 60), outcome.exitStatus == 0,
-              outcome.standardOutput.count == frameBytes * pieces.count,
+        var process = ChildProcess(executable: ffmpeg, arguments: arguments)
+        process.standardInput = .fileDescriptor(input)
+        process.standardOutput = .collect(limit: placer.frameBytes * pieces.count)
+        process.standardError = .collectLast(bytes: 65_536)
+        guard let outcome = try? process.run(timeoutSeconds: 60, consumingOutput: { placer.take($0) }),
+              outcome.exitStatus == 0, placer.placedAll,
               let described = Self.streamDescription(outcome.standardError) else { throw Unsupported() }
-        var picture = YCbCr420(width: width, height: height, conversion: conversion)
+        var picture = placer.picture
         if conversion.followsBitstream { picture.conversion = described }
-        outcome.standardOutput.withUnsafeBufferPointer { frames in
-            for (index, piece) in pieces.enumerated() {
-                let frame = frames.baseAddress! + index * frameBytes
-                picture.y.place(frame, width: tile.width, height: tile.height, at: (piece.x, piece.y), planeWidth: width)
-                let chroma = (piece.x / 2, piece.y / 2), chromaWidth = picture.chromaWidth
-                picture.cb.place(frame + lumaBytes, width: tile.width / 2, height: tile.height / 2, at: chroma,
-                                 planeWidth: chromaWidth)
-                picture.cr.place(frame + lumaBytes + chromaBytes, width: tile.width / 2, height: tile.height / 2, at: chroma,
-                                 planeWidth: chromaWidth)
-            }
-        }
         return picture
     }
 
@@ -119,16 +112,67 @@ extension HEIFDirectDecoder {
     }
 }
 
-extension [UInt8] {
-    /// Copies a `width` × `height` block (rows packed) to `at` in this plane of `planeWidth`
-    /// columns, cut at the plane's right and bottom edges.
-    mutating func place(_ block: UnsafePointer<UInt8>, width: Int, height: Int, at origin: (x: Int, y: Int), planeWidth: Int) {
-        let planeHeight = count / Swift.max(1, planeWidth)
-        let columns = Swift.min(width, planeWidth - origin.x), rows = Swift.min(height, planeHeight - origin.y)
-        guard columns > 0, rows > 0 else { return }
-        withUnsafeMutableBufferPointer { plane in
-            for row in 0..<rows {
-                (plane.baseAddress! + (origin.y + row) * planeWidth + origin.x).update(from: block + row * width, count: columns)
+/// Puts raw 4:2:0 frames (Y, then Cb, then Cr, rows packed), one per tile in the grid's
+/// order, into their upright places as the bytes come, in pieces of any size.
+private final class FramePlacer {
+    private(set) var picture: YCbCr420
+    let frameBytes: Int
+    private let tile: (width: Int, height: Int)
+    private let origins: [(x: Int, y: Int)]
+    private let placements: (luma: UprightPlacement, chroma: UprightPlacement)
+    private var frame: [UInt8]
+    private var filled = 0
+    private var placed = 0
+
+    /// Whether every tile's frame came, whole.
+    var placedAll: Bool { placed == origins.count && filled == 0 }
+
+    /// A placer of frames of `tile`'s size at `origins` in a coded picture of `codedSize`,
+    /// into an upright picture that it alone holds while it fills it.
+    init(codedSize: (width: Int, height: Int), orientation: Int, conversion: YCbCrConversion,
+         tile: (width: Int, height: Int), origins: [(x: Int, y: Int)]) {
+        placements = YCbCr420.placements(codedWidth: codedSize.width, codedHeight: codedSize.height, orientation: orientation)
+        picture = YCbCr420(upright: placements, conversion: conversion)
+        self.tile = tile
+        self.origins = origins
+        frameBytes = tile.width * tile.height + 2 * (tile.width / 2) * (tile.height / 2)
+        frame = [UInt8](repeating: 0, count: frameBytes)
+    }
+
+    /// Takes the next bytes of the output; each frame completed is placed.
+    func take(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        while offset < bytes.count, placed < origins.count {
+            let count = min(bytes.count - offset, frameBytes - filled)
+            frame.withUnsafeMutableBufferPointer { target in
+                (target.baseAddress! + filled).update(from: bytes.baseAddress! + offset, count: count)
+            }
+            filled += count
+            offset += count
+            if filled == frameBytes {
+                placeFrame(at: origins[placed])
+                placed += 1
+                filled = 0
+            }
+        }
+    }
+
+    private func placeFrame(at origin: (x: Int, y: Int)) {
+        let lumaBytes = tile.width * tile.height, chromaWidth = tile.width / 2, chromaBytes = chromaWidth * (tile.height / 2)
+        let chromaOrigin = (origin.x / 2, origin.y / 2)
+        frame.withUnsafeBufferPointer { frame in
+            let source = frame.baseAddress!
+            picture.y.withUnsafeMutableBufferPointer {
+                placements.luma.place(source, stride: tile.width, width: tile.width, height: tile.height, at: origin,
+                                      into: $0.baseAddress!)
+            }
+            picture.cb.withUnsafeMutableBufferPointer {
+                placements.chroma.place(source + lumaBytes, stride: chromaWidth, width: chromaWidth, height: tile.height / 2,
+                                        at: chromaOrigin, into: $0.baseAddress!)
+            }
+            picture.cr.withUnsafeMutableBufferPointer {
+                placements.chroma.place(source + lumaBytes + chromaBytes, stride: chromaWidth, width: chromaWidth,
+                                        height: tile.height / 2, at: chromaOrigin, into: $0.baseAddress!)
             }
         }
     }

@@ -31,18 +31,20 @@ extension HEIFDirectDecoder {
         codec == .hevc && pieces.allSatisfy { $0.width % 2 == 0 && $0.height % 2 == 0 && $0.x % 2 == 0 && $0.y % 2 == 0 }
     }
 
-    /// The coded picture (before irot/imir) at full size as 8-bit 4:2:0, decoded by libde265
-    /// on `workers` threads, each tile copied into place as it comes out.
+    /// The picture at full size as 8-bit 4:2:0, turned upright by `orientation` (the EXIF
+    /// orientation, or the irot/imir of `self.orientation`; 1 gives the coded picture),
+    /// decoded by libde265 on `workers` threads, each tile copied into its upright place as
+    /// it comes out.
     ///
     /// - Throws: `Unsupported` for pictures that are not 8-bit 4:2:0 (they go through the
     ///   RGB path), `ThumbnailError.decodeFailed` when a tile does not decode.
-    func fullPicture(conversion: YCbCrConversion) throws -> YCbCr420 {
+    func fullPicture(conversion: YCbCrConversion, orientation: Int = 1) throws -> YCbCr420 {
         guard decodesFullPicture, let library = LibDe265.shared else { throw Unsupported() }
-        var picture = YCbCr420(width: width, height: height, conversion: conversion)
+        let placements = YCbCr420.placements(codedWidth: width, codedHeight: height, orientation: orientation)
+        var picture = YCbCr420(upright: placements, conversion: conversion)
         let workers = self.workers
         let failures = Mutex<[Error]>([])
         let resolved = Mutex<YCbCrConversion?>(nil)
-        let chromaWidth = picture.chromaWidth, chromaHeight = picture.chromaHeight
         picture.y.withUnsafeMutableBufferPointer { y in
             picture.cb.withUnsafeMutableBufferPointer { cb in
                 picture.cr.withUnsafeMutableBufferPointer { cr in
@@ -56,8 +58,7 @@ extension HEIFDirectDecoder {
                                     if index == 0 {
                                         resolved.withLock { $0 = conversion.resolved(library: library, picture: decoded) }
                                     }
-                                    try copy(decoded, library: library, piece: piece, into: planes,
-                                             sizes: (width, height, chromaWidth, chromaHeight))
+                                    try copy(decoded, library: library, piece: piece, into: planes, placements: placements)
                                 }
                             }
                         } catch {
@@ -72,9 +73,10 @@ extension HEIFDirectDecoder {
         return picture
     }
 
-    /// Copies one decoded 8-bit 4:2:0 tile into the full planes, cut at their edges.
+    /// Copies one decoded 8-bit 4:2:0 tile into its upright place in the full planes, cut
+    /// at their edges.
     private func copy(_ decoded: LibDe265.Picture, library: LibDe265, piece: Piece, into planes: SharedPlanes,
-                      sizes: (width: Int, height: Int, chromaWidth: Int, chromaHeight: Int)) throws {
+                      placements: (luma: UprightPlacement, chroma: UprightPlacement)) throws {
         guard library.chromaFormat(decoded) == 1, Int(library.imageWidth(decoded, 0)) == piece.width,
               Int(library.imageHeight(decoded, 0)) == piece.height else { throw Unsupported() }
         for channel in 0..<3 {
@@ -84,15 +86,12 @@ extension HEIFDirectDecoder {
                 throw Unsupported()
             }
             let luma = channel == 0
-            let (x, y) = luma ? (piece.x, piece.y) : (piece.x / 2, piece.y / 2)
-            let (planeWidth, planeHeight) = luma ? (sizes.width, sizes.height) : (sizes.chromaWidth, sizes.chromaHeight)
             let tileWidth = Int(library.imageWidth(decoded, c)), tileHeight = Int(library.imageHeight(decoded, c))
-            let columns = min(tileWidth, planeWidth - x), rows = min(tileHeight, planeHeight - y)
-            guard columns > 0, rows > 0, Int(stride) >= tileWidth else { continue }
+            guard Int(stride) >= tileWidth else { continue }
             let target = luma ? planes.y : (channel == 1 ? planes.cb : planes.cr)
-            for row in 0..<rows {
-                (target + (y + row) * planeWidth + x).update(from: plane + row * Int(stride), count: columns)
-            }
+            (luma ? placements.luma : placements.chroma).place(plane, stride: Int(stride), width: tileWidth, height: tileHeight,
+                                                               at: luma ? (piece.x, piece.y) : (piece.x / 2, piece.y / 2),
+                                                               into: target)
         }
     }
 }

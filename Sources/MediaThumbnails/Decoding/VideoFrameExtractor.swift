@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaMetadata
 
@@ -90,9 +91,10 @@ enum VideoFrameExtractor {
         guard let ffmpeg = ffmpegPath else { return false }
         let arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "nullsrc=s=16x16:d=0.04",
                          "-vf", "zscale,tonemap", "-frames:v", "1", "-f", "null", "-"].map { Array($0.utf8) }
-        guard let outcome = try? ChildProcess(executable: ffmpeg, arguments: arguments).run(timeoutSeconds: timeoutSeconds),
-              !outcome.timedOut else { return false }
-        return !String(decoding: outcome.standardError, as: UTF8.self).contains("No such filter")
+        var probe = ChildProcess(executable: ffmpeg, argumentBytes: arguments)
+        probe.standardError = .collectLast(bytes: 65_536)
+        guard let outcome = try? probe.run(timeoutSeconds: timeoutSeconds), !outcome.timedOut else { return false }
+        return !outcome.standardErrorText.contains("No such filter")
     }()
 
     /// The filters that tone-map an HDR frame to SDR sRGB, as HEIF and AVIF images are
@@ -128,8 +130,13 @@ enum VideoFrameExtractor {
                                       "-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "pipe:1"].map { Array($0.utf8) }]
             .flatMap { $0 }
         // The frame comes back through a pipe: no file holds it, so a kill leaves nothing behind.
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments, standardOutputLimit: maxFrameBytes + 64)
-            .run(timeoutSeconds: timeoutSeconds)
+        var extraction = ChildProcess(executable: ffmpeg, argumentBytes: arguments)
+        extraction.standardOutput = .collect(limit: maxFrameBytes + 64)
+        extraction.standardError = .collectLast(bytes: 65_536)
+        let outcome: ChildProcess.Outcome
+        do { outcome = try extraction.run(timeoutSeconds: timeoutSeconds) } catch {
+            throw ThumbnailError.decodeFailed("\(error)")
+        }
         if outcome.timedOut {
             throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped")
         }

@@ -3,8 +3,8 @@ import MediaMetadata
 
 extension ThumbnailGenerator {
     /// A HEIC's compatible JPEG made from its YCbCr 4:2:0 planes: its HEVC tiles decoded
-    /// straight into full-size planes (`HEIFDirectDecoder.fullPicture`), turned upright on
-    /// the planes, and handed to TurboJPEG as they are, with no RGB in between. JPEG's
+    /// straight into their upright places in full-size planes (`HEIFDirectDecoder.fullPicture`),
+    /// and handed to TurboJPEG as they are, with no RGB in between. JPEG's
     /// YCbCr is BT.601 full range, which is what phones write; a limited-range picture's
     /// samples are stretched first.
     ///
@@ -25,17 +25,17 @@ extension ThumbnailGenerator {
         case .sRGB: profile = nil
         default: return nil
         }
+        let upright = items.isTransformed(primary) ? plan.orientation : orientation
         let cost = plan.largestPiece >= DecodeBudget.exemptBelow ? plan.width * plan.height * 3 / 2 : 0
         guard var picture = try? DecodeBudget.shared.withPixels(cost, { () throws -> YCbCr420 in
                   // ffmpeg's HEVC decoder is the faster; libde265 decodes when ffmpeg is absent or fails.
                   if let ffmpeg = VideoFrameExtractor.ffmpegPath,
-                     let picture = try? plan.fullPictureWithFFmpeg(ffmpeg, conversion: declared) {
+                     let picture = try? plan.fullPictureWithFFmpeg(ffmpeg, conversion: declared, orientation: upright) {
                       return picture
                   }
-                  return try plan.fullPicture(conversion: declared)
+                  return try plan.fullPicture(conversion: declared, orientation: upright)
               }), picture.conversion.isJPEGMatrix else { return nil }
         if !picture.conversion.fullRange { picture.expandToFullRange() }
-        picture = picture.oriented(items.isTransformed(primary) ? plan.orientation : orientation)
         guard let jpeg = try? ThumbnailEncoder.encodeJPEG(picture, quality: options.quality) else { return nil }
         var made = EncodedThumbnail(data: jpeg, width: picture.width, height: picture.height, path: .fullDecode)
         made.iccProfile = profile
@@ -86,55 +86,6 @@ extension YCbCr420 {
         for i in cb.indices { cb[i] = chroma[Int(cb[i])] }
         for i in cr.indices { cr[i] = chroma[Int(cr[i])] }
         conversion.fullRange = true
-    }
-
-    /// The picture turned by an EXIF orientation (1–8), each plane on its own.
-    func oriented(_ orientation: Int) -> YCbCr420 {
-        guard (2...8).contains(orientation) else { return self }
-        let swaps = orientation >= 5
-        var turned = YCbCr420(width: swaps ? height : width, height: swaps ? width : height, conversion: conversion)
-        turned.y = Self.oriented(y, width: width, height: height, orientation: orientation)
-        turned.cb = Self.oriented(cb, width: chromaWidth, height: chromaHeight, orientation: orientation)
-        turned.cr = Self.oriented(cr, width: chromaWidth, height: chromaHeight, orientation: orientation)
-        return turned
-    }
-
-    /// One plane turned, in 64×64 blocks so a quarter turn reads and writes within the cache.
-    static func oriented(_ plane: [UInt8], width w: Int, height h: Int, orientation: Int) -> [UInt8] {
-        guard (2...8).contains(orientation) else { return plane }
-        let swaps = orientation >= 5
-        let dw = swaps ? h : w, dh = swaps ? w : h
-        // The stored sample that appears at (x, y) once displayed (as `PixelBuffer.oriented`)
-        // is at `start + x * stepX + y * stepY`.
-        let last = (h - 1) * w
-        let (start, stepX, stepY): (Int, Int, Int)
-        switch orientation {
-        case 2: (start, stepX, stepY) = (w - 1, -1, w)
-        case 3: (start, stepX, stepY) = (last + w - 1, -1, -w)
-        case 4: (start, stepX, stepY) = (last, 1, -w)
-        case 5: (start, stepX, stepY) = (0, w, 1)
-        case 6: (start, stepX, stepY) = (last, -w, 1)
-        case 7: (start, stepX, stepY) = (last + w - 1, -w, -1)
-        default: (start, stepX, stepY) = (w - 1, w, -1)
-        }
-        var out = [UInt8](repeating: 0, count: plane.count)
-        let block = 64
-        plane.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for by in stride(from: 0, to: dh, by: block) {
-                    for bx in stride(from: 0, to: dw, by: block) {
-                        for y in by..<min(dh, by + block) {
-                            var from = start + bx * stepX + y * stepY
-                            for x in bx..<min(dw, bx + block) {
-                                dst[y * dw + x] = src[from]
-                                from += stepX
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        return out
     }
 }
 

@@ -1,11 +1,16 @@
+import ChildProcesses
 import Foundation
 import MediaMetadata
 
 /// Makes a video's compatible rendition (PhotoKit's `.compatible`) with the `ffmpeg`
-/// program: H.264 (libx264, `superfast`, CRF 23, yuv420p) and AAC in an MP4 whose index
+/// program: H.264 (libx264, `ultrafast`, CRF 23, yuv420p) and AAC in an MP4 whose index
 /// comes first (`+faststart`), upright (ffmpeg's autorotate), interlaced frames
 /// deinterlaced, HDR tone-mapped to SDR as thumbnails are (`VideoFrameExtractor.toneMapping`).
 public enum VideoTranscoder {
+    /// libx264's preset: `ultrafast`, the one that makes a 1080p30 HEVC clip at 2× real
+    /// time or faster on two cores (`superfast` took 1.5 times its CPU; docs/performance.md).
+    public static let preset = "ultrafast"
+
     /// Whether `ffmpeg` is on `PATH`.
     public static var isAvailable: Bool { VideoFrameExtractor.ffmpegPath != nil }
 
@@ -34,7 +39,7 @@ public enum VideoTranscoder {
             + "scale=w='trunc(iw*sar/2)*2':h='trunc(ih/2)*2',setsar=1,format=yuv420p"
         let head = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i"].map { Array($0.utf8) }
         let tail = ["-map", "0:v:0", "-map", "0:a:0?", "-vf", filters,
-                    "-c:v", "libx264", "-preset", "superfast", "-crf", "23", "-profile:v", "high",
+                    "-c:v", "libx264", "-preset", preset, "-crf", "23", "-profile:v", "high",
                     "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709",
                     "-c:a", "aac", "-b:a", "160k", "-ac", "2", "-movflags", "+faststart",
                     "-map_metadata", "0", "-progress", "file:" + progress, "-nostats", "-f", "mp4", "file:" + output]
@@ -50,9 +55,13 @@ public enum VideoTranscoder {
     public static func transcode(pathBytes path: [UInt8], slice: Slice? = nil, output: String, progress: String,
                                  colour: CodedVideoColour?, timeoutSeconds: Double = 4 * 3600) throws {
         guard let ffmpeg = VideoFrameExtractor.ffmpegPath else { throw ThumbnailError.needsFFmpeg }
-        let outcome = try ChildProcess(executable: ffmpeg, arguments: arguments(path: path, slice: slice, output: output,
-                                                                                  progress: progress, colour: colour))
-            .run(timeoutSeconds: timeoutSeconds)
+        var transcoding = ChildProcess(executable: ffmpeg, argumentBytes: arguments(path: path, slice: slice, output: output,
+                                                                                    progress: progress, colour: colour))
+        transcoding.standardError = .collectLast(bytes: 65_536)
+        let outcome: ChildProcess.Outcome
+        do { outcome = try transcoding.run(timeoutSeconds: timeoutSeconds) } catch {
+            throw ThumbnailError.decodeFailed("\(error)")
+        }
         if outcome.timedOut { throw ThumbnailError.decodeFailed("ffmpeg took longer than \(Int(timeoutSeconds)) s and was stopped") }
         guard outcome.exitStatus == 0 else {
             let lines = String(decoding: outcome.standardError, as: UTF8.self).split(separator: "\n")
