@@ -3,10 +3,13 @@
 //
 //     swift run -c release --scratch-path /tmp/build-thumbs-release thumbnail-bench [--size 256] [--runs 3] [--min-files 200]
 //     thumbnail-bench --peak-of FILE [--size 256]
+//     thumbnail-bench --compatible-of FILE [--runs 3]
 //
 // `--peak-of` makes one thumbnail of FILE in this fresh process and prints
 // `WIDTHxHEIGHT VmHWM-KB` (the thumbnail's size and the process's peak resident memory, from
 // /proc/self/status), or `failed: REASON`; the memory tests run it as a child process.
+// `--compatible-of` makes FILE's compatible JPEG (`ThumbnailGenerator.compatibleImage`) `--runs`
+// times in this process and prints each run's wall time and CPU time (with children: ffmpeg).
 //
 // Both tools make the same thumbnails of the same files in the same run; vipsthumbnail
 // gets all files in one process, ours runs on all cores as the indexer does. Page caches
@@ -33,6 +36,8 @@ struct Options {
     var noVips = false
     /// Thumbnail only this file and print its size and the process's peak memory.
     var peakOf: String?
+    /// Make this file's compatible JPEG `runs` times and print the times.
+    var compatibleOf: String?
     var corpus = ProcessInfo.processInfo.environment["MEDIAINDEX_CORPUS"] ?? "../shared/corpus"
 
     init(_ arguments: [String]) {
@@ -49,6 +54,7 @@ struct Options {
             case "--match": match = value; i += 1
             case "--no-vips": noVips = true
             case "--peak-of": peakOf = value; i += 1
+            case "--compatible-of": compatibleOf = value; i += 1
             default: break
             }
             i += 1
@@ -64,6 +70,29 @@ func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return -1 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+}
+
+if let file = options.compatibleOf {
+    func cpuSeconds() -> Double {
+        var own = rusage(), children = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &own)
+        getrusage(RUSAGE_CHILDREN.rawValue, &children)
+        return [own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime]
+            .reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+    }
+    for run in 1...options.runs {
+        let start = DispatchTime.now(), cpu = cpuSeconds()
+        do {
+            let made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: Array(file.utf8))
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
+            print(String(format: "run %d: %.1f ms (CPU %.1f ms), %dx%d, %d bytes", run, ms, (cpuSeconds() - cpu) * 1000,
+                         made.width, made.height, made.data.count))
+        } catch {
+            print("failed: \(error)")
+            exit(1)
+        }
+    }
+    exit(0)
 }
 
 if let file = options.peakOf {

@@ -93,8 +93,13 @@ struct CompatibleHEIFPlanesTests {
             let declared = try #require(YCbCrConversion(items: items, item: primary))
             let program = try #require(VideoFrameExtractor.ffmpegPath)
             for orientation in [1, 6] {
-                let ffmpeg = try plan.fullPictureWithFFmpeg(program, conversion: declared, orientation: orientation)
                 let libde265 = try plan.fullPicture(conversion: declared, orientation: orientation)
+                let placements = YCbCr420.placements(codedWidth: plan.width, codedHeight: plan.height, orientation: orientation)
+                var ffmpeg = YCbCr420(upright: placements, conversion: declared)
+                let described = try ffmpeg.withSharedPlanes {
+                    try plan.decodeTilesWithFFmpeg(program, tiles: plan.pieces.indices, threads: 2, into: $0, placements: placements)
+                }
+                if declared.followsBitstream { ffmpeg.conversion = described }
                 #expect(ffmpeg.width == libde265.width && ffmpeg.height == libde265.height)
                 // Both are conforming HEVC decoders: the samples agree exactly.
                 #expect(ffmpeg.y == libde265.y && ffmpeg.cb == libde265.cb && ffmpeg.cr == libde265.cr,

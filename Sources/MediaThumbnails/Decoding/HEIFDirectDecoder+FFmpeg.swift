@@ -7,8 +7,9 @@ extension HEIFDirectDecoder {
     /// `hvcC`, then each tile's NAL units, each after a start code. Every tile is an IDR
     /// picture, so a decoder outputs them in order, one frame each.
     ///
+    /// - Parameter tiles: the pieces to put in the stream, by index (every one by default).
     /// - Throws: `Unsupported` when the tiles differ in size or configuration.
-    func annexBStream() throws -> [UInt8] {
+    func annexBStream(tiles: Range<Int>? = nil) throws -> [UInt8] {
         guard codec == .hevc, let first = pieces.first,
               pieces.allSatisfy({ $0.width == first.width && $0.height == first.height }) else { throw Unsupported() }
         let configurations = pieces.map { items.properties(of: $0.item).first(where: { $0.type == "hvcC" })?.payload }
@@ -30,7 +31,7 @@ extension HEIFDirectDecoder {
             }
             return lengthSize
         }
-        for piece in pieces {
+        for piece in pieces[tiles ?? pieces.indices] {
             for range in try items.fileRanges(of: piece.item, fileSize: UInt64(file.count)) {
                 var data = BigEndianReader(file, Int(range.lowerBound)..<Int(range.upperBound))
                 while !data.isAtEnd {
@@ -45,34 +46,30 @@ extension HEIFDirectDecoder {
 }
 
 extension HEIFDirectDecoder {
-    /// The picture at full size as 8-bit 4:2:0, turned upright by `orientation` (as
-    /// `fullPicture`), decoded by the `ffmpeg` program from `annexBStream` (its HEVC decoder
-    /// is SIMD and decodes frames on every core). Each frame is copied into its upright
-    /// place as it comes out of the pipe, while ffmpeg decodes the next ones.
+    /// Decodes the tiles `tiles` with the `ffmpeg` program from `annexBStream(tiles:)` (its
+    /// HEVC decoder is SIMD, on `threads` threads) and copies each frame into its upright place
+    /// in `planes` as it comes out of the pipe, while ffmpeg decodes the next ones.
     ///
-    /// - Parameter conversion: the file's declared conversion; an undeclared one is taken
-    ///   from the stream as ffmpeg describes it (range, matrix).
+    /// - Returns: the conversion of the stream as ffmpeg describes it (range, matrix).
     /// - Throws: `Unsupported` when ffmpeg cannot be run, fails, or hands back anything but
-    ///   one 8-bit 4:2:0 frame per tile; the caller then decodes with libde265.
-    func fullPictureWithFFmpeg(_ ffmpeg: String, conversion: YCbCrConversion, orientation: Int = 1) throws -> YCbCr420 {
-        guard decodesFullPicture, let tile = pieces.first else { throw Unsupported() }
-        let stream = try annexBStream()
-        let input = try Self.unlinkedFile(holding: stream)
+    ///   one 8-bit 4:2:0 frame per tile; the caller then decodes those tiles with libde265.
+    func decodeTilesWithFFmpeg(_ ffmpeg: String, tiles: Range<Int>, threads: Int, into planes: SharedPlanes,
+                               placements: (luma: UprightPlacement, chroma: UprightPlacement)) throws -> YCbCrConversion {
+        guard decodesFullPicture, let tile = pieces.first, !tiles.isEmpty else { throw Unsupported() }
+        let input = try Self.unlinkedFile(holding: try annexBStream(tiles: tiles))
         defer { close(input) }
-        let placer = FramePlacer(codedSize: (width, height), orientation: orientation, conversion: conversion,
-                                 tile: (tile.width, tile.height), origins: pieces.map { ($0.x, $0.y) })
-        let arguments = ["-nostdin", "-hide_banner", "-loglevel", "info", "-f", "hevc", "-i", "pipe:0", "-map", "0:v:0",
-                         "-fps_mode", "passthrough", "-f", "rawvideo", "pipe:1"]
+        let placer = FramePlacer(planes: planes, placements: placements, tile: (tile.width, tile.height),
+                                 origins: pieces[tiles].map { ($0.x, $0.y) })
+        let arguments = ["-nostdin", "-hide_banner", "-loglevel", "info", "-threads", String(threads), "-f", "hevc",
+                         "-i", "pipe:0", "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "pipe:1"]
         var process = ChildProcess(executable: ffmpeg, arguments: arguments)
         process.standardInput = .fileDescriptor(input)
-        process.standardOutput = .collect(limit: placer.frameBytes * pieces.count)
+        process.standardOutput = .collect(limit: placer.frameBytes * tiles.count)
         process.standardError = .collectLast(bytes: 65_536)
         guard let outcome = try? process.run(timeoutSeconds: 60, consumingOutput: { placer.take($0) }),
               outcome.exitStatus == 0, placer.placedAll,
               let described = Self.streamDescription(outcome.standardError) else { throw Unsupported() }
-        var picture = placer.picture
-        if conversion.followsBitstream { picture.conversion = described }
-        return picture
+        return described
     }
 
     /// A temporary file holding `bytes`, already unlinked, positioned at its start.
@@ -112,11 +109,11 @@ extension HEIFDirectDecoder {
     }
 }
 
-/// Puts raw 4:2:0 frames (Y, then Cb, then Cr, rows packed), one per tile in the grid's
-/// order, into their upright places as the bytes come, in pieces of any size.
+/// Puts raw 4:2:0 frames (Y, then Cb, then Cr, rows packed), one per tile in the order of
+/// `origins`, into their upright places in shared planes as the bytes come, in pieces of any size.
 private final class FramePlacer {
-    private(set) var picture: YCbCr420
     let frameBytes: Int
+    private let planes: SharedPlanes
     private let tile: (width: Int, height: Int)
     private let origins: [(x: Int, y: Int)]
     private let placements: (luma: UprightPlacement, chroma: UprightPlacement)
@@ -127,12 +124,12 @@ private final class FramePlacer {
     /// Whether every tile's frame came, whole.
     var placedAll: Bool { placed == origins.count && filled == 0 }
 
-    /// A placer of frames of `tile`'s size at `origins` in a coded picture of `codedSize`,
-    /// into an upright picture that it alone holds while it fills it.
-    init(codedSize: (width: Int, height: Int), orientation: Int, conversion: YCbCrConversion,
+    /// A placer of frames of `tile`'s size at `origins` (coded positions) into `planes`,
+    /// whose parts at those tiles it alone writes.
+    init(planes: SharedPlanes, placements: (luma: UprightPlacement, chroma: UprightPlacement),
          tile: (width: Int, height: Int), origins: [(x: Int, y: Int)]) {
-        placements = YCbCr420.placements(codedWidth: codedSize.width, codedHeight: codedSize.height, orientation: orientation)
-        picture = YCbCr420(upright: placements, conversion: conversion)
+        self.planes = planes
+        self.placements = placements
         self.tile = tile
         self.origins = origins
         frameBytes = tile.width * tile.height + 2 * (tile.width / 2) * (tile.height / 2)
@@ -162,18 +159,12 @@ private final class FramePlacer {
         let chromaOrigin = (origin.x / 2, origin.y / 2)
         frame.withUnsafeBufferPointer { frame in
             let source = frame.baseAddress!
-            picture.y.withUnsafeMutableBufferPointer {
-                placements.luma.place(source, stride: tile.width, width: tile.width, height: tile.height, at: origin,
-                                      into: $0.baseAddress!)
-            }
-            picture.cb.withUnsafeMutableBufferPointer {
-                placements.chroma.place(source + lumaBytes, stride: chromaWidth, width: chromaWidth, height: tile.height / 2,
-                                        at: chromaOrigin, into: $0.baseAddress!)
-            }
-            picture.cr.withUnsafeMutableBufferPointer {
-                placements.chroma.place(source + lumaBytes + chromaBytes, stride: chromaWidth, width: chromaWidth,
-                                        height: tile.height / 2, at: chromaOrigin, into: $0.baseAddress!)
-            }
+            placements.luma.place(source, stride: tile.width, width: tile.width, height: tile.height, at: origin,
+                                  into: planes.y)
+            placements.chroma.place(source + lumaBytes, stride: chromaWidth, width: chromaWidth, height: tile.height / 2,
+                                    at: chromaOrigin, into: planes.cb)
+            placements.chroma.place(source + lumaBytes + chromaBytes, stride: chromaWidth, width: chromaWidth,
+                                    height: tile.height / 2, at: chromaOrigin, into: planes.cr)
         }
     }
 }

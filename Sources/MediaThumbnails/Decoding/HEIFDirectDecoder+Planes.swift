@@ -32,45 +32,63 @@ extension HEIFDirectDecoder {
     }
 
     /// The picture at full size as 8-bit 4:2:0, turned upright by `orientation` (the EXIF
-    /// orientation, or the irot/imir of `self.orientation`; 1 gives the coded picture),
-    /// decoded by libde265 on `workers` threads, each tile copied into its upright place as
-    /// it comes out.
+    /// orientation, or the irot/imir of `self.orientation`; 1 gives the coded picture), each
+    /// tile copied into its upright place as it is decoded.
+    ///
+    /// libde265 decodes the tiles in this process, on `workers` threads. The `ffmpeg`
+    /// program, when given, decodes them where libde265 is missing or fails: its decoder
+    /// needs less CPU on a large tile, but starting it takes a core 50–80 ms, so on this
+    /// machine's two cores libde265 alone is the faster on the corpus's 12 MP HEICs
+    /// (docs/performance.md, Renditions).
     ///
     /// - Throws: `Unsupported` for pictures that are not 8-bit 4:2:0 (they go through the
     ///   RGB path), `ThumbnailError.decodeFailed` when a tile does not decode.
-    func fullPicture(conversion: YCbCrConversion, orientation: Int = 1) throws -> YCbCr420 {
-        guard decodesFullPicture, let library = LibDe265.shared else { throw Unsupported() }
+    func fullPicture(conversion: YCbCrConversion, orientation: Int = 1, ffmpeg: String? = nil) throws -> YCbCr420 {
+        guard decodesFullPicture else { throw Unsupported() }
         let placements = YCbCr420.placements(codedWidth: width, codedHeight: height, orientation: orientation)
         var picture = YCbCr420(upright: placements, conversion: conversion)
-        let workers = self.workers
-        let failures = Mutex<[Error]>([])
-        let resolved = Mutex<YCbCrConversion?>(nil)
-        picture.y.withUnsafeMutableBufferPointer { y in
-            picture.cb.withUnsafeMutableBufferPointer { cb in
-                picture.cr.withUnsafeMutableBufferPointer { cr in
-                    // Tiles cover disjoint parts of the planes: the workers write without locks.
-                    let planes = SharedPlanes(y: y, cb: cb, cr: cr)
-                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                        do {
-                            for index in stride(from: worker, to: pieces.count, by: workers) {
-                                let piece = pieces[index]
-                                try withPicture(of: piece.item, library: library, skipLoopFilters: false) { decoded in
-                                    if index == 0 {
-                                        resolved.withLock { $0 = conversion.resolved(library: library, picture: decoded) }
-                                    }
-                                    try copy(decoded, library: library, piece: piece, into: planes, placements: placements)
-                                }
-                            }
-                        } catch {
-                            failures.withLock { $0.append(error) }
+        let found = try picture.withSharedPlanes { planes -> YCbCrConversion? in
+            if let library = LibDe265.shared {
+                do {
+                    return try decodeTiles(pieces.indices, library: library, workers: workers, into: planes,
+                                           placements: placements, conversion: conversion)
+                } catch where ffmpeg == nil { throw error } catch {}
+            }
+            guard let ffmpeg else { throw Unsupported() }
+            return try decodeTilesWithFFmpeg(ffmpeg, tiles: pieces.indices, threads: Self.maximumWorkers, into: planes,
+                                             placements: placements)
+        }
+        // The stream's own conversion, when the file declares none.
+        if conversion.followsBitstream, let found { picture.conversion = found }
+        return picture
+    }
+
+    /// Decodes the tiles `tiles` with libde265 on `workers` threads into `planes`.
+    ///
+    /// - Returns: the first piece's conversion as its stream declares it (`resolved`).
+    private func decodeTiles(_ tiles: Range<Int>, library: LibDe265, workers: Int, into planes: SharedPlanes,
+                             placements: (luma: UprightPlacement, chroma: UprightPlacement),
+                             conversion: YCbCrConversion) throws -> YCbCrConversion? {
+        let failures = Mutex<[Error]>([]), resolved = Mutex<YCbCrConversion?>(nil)
+        let workers = max(1, min(workers, tiles.count))
+        // Tiles cover disjoint parts of the planes: the workers write without locks.
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            do {
+                for index in stride(from: tiles.lowerBound + worker, to: tiles.upperBound, by: workers) {
+                    let piece = pieces[index]
+                    try withPicture(of: piece.item, library: library, skipLoopFilters: false) { decoded in
+                        if index == 0 {
+                            resolved.withLock { $0 = conversion.resolved(library: library, picture: decoded) }
                         }
+                        try copy(decoded, library: library, piece: piece, into: planes, placements: placements)
                     }
                 }
+            } catch {
+                failures.withLock { $0.append(error) }
             }
         }
         if let failure = failures.withLock({ $0.first }) { throw failure }
-        if let resolved = resolved.withLock({ $0 }) { picture.conversion = resolved }
-        return picture
+        return resolved.withLock { $0 }
     }
 
     /// Copies one decoded 8-bit 4:2:0 tile into its upright place in the full planes, cut
@@ -97,12 +115,23 @@ extension HEIFDirectDecoder {
 }
 
 /// The three planes' storage, written by several tile workers at once (each its own tiles).
-private struct SharedPlanes: @unchecked Sendable {
+struct SharedPlanes: @unchecked Sendable {
     let y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>
 
     init(y: UnsafeMutableBufferPointer<UInt8>, cb: UnsafeMutableBufferPointer<UInt8>, cr: UnsafeMutableBufferPointer<UInt8>) {
         self.y = y.baseAddress!
         self.cb = cb.baseAddress!
         self.cr = cr.baseAddress!
+    }
+}
+
+extension YCbCr420 {
+    /// Runs `body` with the planes' storage, which it may hand to several writers at once.
+    mutating func withSharedPlanes<T>(_ body: (SharedPlanes) throws -> T) rethrows -> T {
+        try y.withUnsafeMutableBufferPointer { y in
+            try cb.withUnsafeMutableBufferPointer { cb in
+                try cr.withUnsafeMutableBufferPointer { cr in try body(SharedPlanes(y: y, cb: cb, cr: cr)) }
+            }
+        }
     }
 }

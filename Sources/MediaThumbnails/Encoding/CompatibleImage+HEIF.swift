@@ -28,12 +28,8 @@ extension ThumbnailGenerator {
         let upright = items.isTransformed(primary) ? plan.orientation : orientation
         let cost = plan.largestPiece >= DecodeBudget.exemptBelow ? plan.width * plan.height * 3 / 2 : 0
         guard var picture = try? DecodeBudget.shared.withPixels(cost, { () throws -> YCbCr420 in
-                  // ffmpeg's HEVC decoder is the faster; libde265 decodes when ffmpeg is absent or fails.
-                  if let ffmpeg = VideoFrameExtractor.ffmpegPath,
-                     let picture = try? plan.fullPictureWithFFmpeg(ffmpeg, conversion: declared, orientation: upright) {
-                      return picture
-                  }
-                  return try plan.fullPicture(conversion: declared, orientation: upright)
+                  // libde265 decodes; ffmpeg, when installed, where libde265 cannot.
+                  try plan.fullPicture(conversion: declared, orientation: upright, ffmpeg: VideoFrameExtractor.ffmpegPath)
               }), picture.conversion.isJPEGMatrix else { return nil }
         if !picture.conversion.fullRange { picture.expandToFullRange() }
         guard let jpeg = try? ThumbnailEncoder.encodeJPEG(picture, quality: options.quality) else { return nil }
