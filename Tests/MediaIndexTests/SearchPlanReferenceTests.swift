@@ -154,8 +154,8 @@ struct SearchPlanReferenceTests {
         let (lib, _) = try Self.fixture()
         // 5000 assets, pages of 25: walking wins past √(ratio · 26 · 5000) matches.
         try lib.library.read { db in
+            let threshold = SearchPlan.walkThreshold(limit: 25, assets: 5000)
             for prefix in [false, true] {
-                let threshold = SearchPlan.walkThreshold(limit: 25, assets: 5000, prefix: prefix)
                 for (word, common) in [("sunset", true), ("screenshot", false)] {
                     let count = try SearchPlan.matchCount("\"\(word)\"" + (prefix ? "*" : ""), upTo: threshold, db: db)
                     #expect((count >= threshold) == common, "\(word): \(count) of at most \(threshold)")

@@ -46,6 +46,7 @@ package final class DatabaseConnection {
         CameraNames.register(on: handle)
         PlaceNames.register(on: handle)
         SearchTextIndex.register(on: handle)
+        SearchMatchSet.register(on: handle)
         DescriptiveColumns.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large
@@ -59,6 +60,7 @@ package final class DatabaseConnection {
         // temporary file, a page at a time, tens of writes per indexed file.
         try execute("PRAGMA temp_store = MEMORY")
         sqlite3_extended_result_codes(handle, 1)
+        SQLProfile.install(on: handle)
         if !readOnly {
             try execute("PRAGMA journal_mode = WAL")
             try execute("PRAGMA synchronous = NORMAL")

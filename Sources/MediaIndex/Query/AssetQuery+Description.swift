@@ -11,17 +11,25 @@ extension AssetQuery {
 
     /// The assets that may have a keyword, found in the text index's `keywords` column (its
     /// levels as a phrase), plus those with keywords of the user's own (not in the index):
-    /// the exact test then reads only these rows.
+    /// the exact test then reads only these rows. One list, so a query can be driven by it
+    /// (an `OR` of two tests reads every asset).
     static func keywordCandidates(_ keyword: String) -> SQLCondition {
         guard let needle = DescriptiveColumns.keywordNeedle(keyword),
               needle.contains(where: { $0.isLetter || $0.isNumber }),
               let match = SearchExpression.words(column: "keywords", text: needle.replacingOccurrences(of: "|", with: " "),
                                                  prefix: false).ftsQuery else { return .alwaysTrue }
-        return SQLCondition(sql: """
-            (a.id IN (SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?)
-             OR a.identifier IN (SELECT identifier FROM userstate.asset_user_state WHERE keywords IS NOT NULL))
-            """, values: [match])
+        var membership = SearchExpression.textCondition(match)
+        membership.sql.removeLast()
+        membership.sql += userKeywordCandidates + ")"
+        return membership
     }
+
+    /// The assets with keywords of the user's own, joined to a keyword's matches in the
+    /// text index (`keywordCandidates`); left out when the user has set none.
+    static let userKeywordCandidates = """
+         UNION SELECT u.id FROM assets u WHERE u.identifier IN \
+        (SELECT identifier FROM userstate.asset_user_state WHERE keywords IS NOT NULL)
+        """
 
     /// The describing filters of `options` (keywords, people, rating, label, caption,
     /// title) as conditions on `assets` aliased `a`; the user's own words (user state)

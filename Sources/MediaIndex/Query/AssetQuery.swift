@@ -325,6 +325,26 @@ struct AssetQuery {
         return (sql, values)
     }
 
+    /// The page's asset ids alone, in the page's order (one more than the limit): the
+    /// sort carries an id and a key a row instead of every column, for a plan that sorts
+    /// many matches and reads the page's rows after (`SearchPlan`). No condition reads
+    /// the user state's join, so it is left out.
+    func pageIDsSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
+        let column = Self.sortColumn(sort.key)
+        let direction = sort.ascending ? "ASC" : "DESC"
+        let (whereSQL, whereValues) = whereClause(includingCursor: true)
+        var sql = """
+            SELECT a.id AS row_id FROM \(from)\(whereSQL)
+            ORDER BY \(sortsAfterReading ? "+" : "")\(column) \(direction), a.id \(direction)
+            """
+        var values = fromValues + whereValues
+        if let limit {
+            sql += " LIMIT ?"
+            values.append(limit + 1)
+        }
+        return (sql, values)
+    }
+
     /// The same query, cheaper when the database allows: Recently Added when every asset
     /// was added within the window (just after a first import) is the whole library,
     /// and reading it without the date test uses the capture order and the kind totals.
