@@ -166,4 +166,54 @@ struct SearchPlanTests {
         #expect(try lib.search("golden") == ["c"])
         #expect(try lib.search("island").isEmpty)
     }
+
+    @Test("a query's match set holds exactly the assets the text index finds, and a malformed query is a readable error")
+    func matchSet() throws {
+        let lib = try Self.seeded()
+        try lib.library.read { db in
+            for match in ["\"sunset\"", "\"sun\"*", "keywords : \" places \"", "\"sunset\" AND \"forest\"", "\"zzzz\""] {
+                let found = Set(try db.rows("SELECT rowid FROM asset_text WHERE asset_text MATCH ?", [match])
+                    .compactMap { $0.int64("rowid") })
+                let tested = Set(try db.rows("SELECT id FROM assets WHERE search_matches(?, id)", [match])
+                    .compactMap { $0.int64("id") })
+                #expect(tested == found, "\(match)")
+                #expect(match == "\"zzzz\"" || found.count > 100, "\(match) finds too few to test the set")
+            }
+            #expect {
+                try db.rows("SELECT id FROM assets WHERE search_matches(?, id)", ["\"unclosed"])
+            } throws: { error in
+                "\(error)".contains("search_matches: unterminated string")
+            }
+        }
+    }
+
+    @Test("keyword: finds the user's own keywords beside the file's, by every plan",
+          arguments: ["keyword:places", "keyword:places sunset", "keyword:zzplaces"])
+    func usersOwnKeywordsInEveryPlan(_ text: String) throws {
+        let lib = try Self.seeded()
+        // Two of the newest assets (no keywords of their own in the file) get the user's keywords.
+        let newest = try lib.library.read { db in
+            try db.rows("SELECT identifier FROM assets WHERE id > 4000 AND is_burst_representative = 1 AND id % 50 <> 3 ORDER BY id DESC LIMIT 2")
+                .compactMap { $0.string("identifier") }
+        }
+        try lib.library.blocking.setUserDescription(
+            UserDescriptionEdit(caption: .set("sunset"), keywords: .set(["Places|Home", "ZZPlaces"])),
+            for: newest.map { Asset.ID(stored: $0) })
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: text)
+        options.limit = 10
+        let page = try lib.library.blocking.fetchAssets(options).assets.map(\.id.rawValue)
+        try lib.library.read { db in
+            let (sql, values) = try AssetQuery(options).pageSQL()
+            let plain = try db.rows(sql, values).compactMap { $0.string("identifier") }
+            #expect(page == Array(plain.prefix(10)), "\(text)")
+        }
+        // Every plan finds the two: the whole result holds them, and their keyword alone finds them alone.
+        options.limit = nil
+        let all = Set(try lib.library.blocking.fetchAssets(options).assets.map(\.id.rawValue))
+        #expect(all.isSuperset(of: newest), "\(text)")
+        let counts = try lib.library.blocking.countAssets(options)
+        #expect(counts.images + counts.videos == all.count, "\(text)")
+        if text == "keyword:zzplaces" { #expect(all == Set(newest)) }
+    }
 }

@@ -6,6 +6,9 @@ extension AssetQuery {
         "(SELECT u.\(column) FROM userstate.asset_user_state u WHERE u.identifier = a.identifier)"
     }
 
+    /// The keyword key an asset shows (`|a|a|b|`): the user's keywords' over the file's.
+    static let keywordKeyExpression = "coalesce(keyword_key(\(userColumn("keywords"))), a.keyword_key)"
+
     /// The rating an asset shows: the user's over the file's.
     static let ratingExpression = "coalesce(\(userColumn("rating")), a.rating)"
 
@@ -38,9 +41,8 @@ extension AssetQuery {
     /// - Throws: `AssetQueryError.invalidRating` for a rating outside -1…5.
     static func descriptionConditions(_ options: FetchOptions) throws -> [SQLCondition] {
         var conditions: [SQLCondition] = []
-        let keywordKey = "coalesce(keyword_key(\(userColumn("keywords"))), a.keyword_key)"
         for keyword in options.keywords {
-            let (sql, values) = DescriptiveColumns.keywordCondition(keyword, column: keywordKey)
+            let (sql, values) = DescriptiveColumns.keywordCondition(keyword, column: keywordKeyExpression)
             conditions.append(keywordCandidates(keyword))
             conditions.append(SQLCondition(sql: sql, values: values))
         }

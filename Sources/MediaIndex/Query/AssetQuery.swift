@@ -387,7 +387,7 @@ struct AssetQuery {
             return counts
         }
         var counts = AssetCounts(images: 0, videos: 0)
-        let (sql, values) = countSQL()
+        let (sql, values) = try SearchPlan.countingQuery(self, db: db).countSQL()
         for row in try db.rows(sql, values) {
             if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
         }

@@ -31,18 +31,7 @@ enum SearchPlan {
     ///   order is walked until the page is full: about `limit / share` assets.
     static func probedPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row]? {
         guard let limit = query.limit, query.from == "assets a", query.recentlyAddedSince == nil else { return nil }
-        var probing = query
-        if let text = try fileOnly(query, db: db) {
-            // No asset's own words take part: the words are a test of the text index alone.
-            probing.conditions = query.conditions.map { condition in
-                if condition.sql == text.condition.sql { return SQLCondition(sql: membership, values: [text.match]) }
-                let first = "(" + text.condition.sql + " AND "
-                guard condition.sql.hasPrefix(first) else { return condition }
-                return SQLCondition(sql: "(" + membership + " AND " + condition.sql.dropFirst(first.count),
-                                    values: [text.match] + condition.values.dropFirst(text.condition.values.count))
-            }
-        }
-        if try !userHasKeywords(db) { probing.conditions = probing.conditions.map(withoutUserKeywords) }
+        let probing = try readable(query, db: db)
         // The lists a page can be read from: words not negated (`-sunset` finds most assets).
         let driving = memberships(probing.conditions, negated: false)
         guard !driving.isEmpty, let span = try db.row(Self.idSpan),
@@ -73,6 +62,66 @@ enum SearchPlan {
         return try db.rows(sql, values)
     }
 
+    /// `query` with its text conditions as this library lets them be read: the words a
+    /// test of the text index alone where no asset's own words (user state) hold them, and
+    /// a keyword's candidates and exact test without the user's keywords where the user
+    /// has set none.
+    static func readable(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
+        var readable = query
+        if let text = try fileOnly(query, db: db) {
+            readable.conditions = query.conditions.map { condition in
+                if condition.sql == text.condition.sql { return SQLCondition(sql: membership, values: [text.match]) }
+                let first = "(" + text.condition.sql + " AND "
+                guard condition.sql.hasPrefix(first) else { return condition }
+                return SQLCondition(sql: "(" + membership + " AND " + condition.sql.dropFirst(first.count),
+                                    values: [text.match] + condition.values.dropFirst(text.condition.values.count))
+            }
+        }
+        if try !userHasKeywords(db) { readable.conditions = readable.conditions.map(withoutUserKeywords) }
+        return readable
+    }
+
+    /// The query a count runs: with several lists of the text index, the count is driven
+    /// by the rarest (looked up asset by asset) and the others are tested as match sets,
+    /// a bit an asset, instead of each read into a temporary B-tree; where even the rarest
+    /// holds a third of the library, every asset is read and every list tested as a set.
+    static func countingQuery(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
+        guard query.from == "assets a", query.recentlyAddedSince == nil,
+              !memberships(query.conditions).isEmpty || query.textMatch != nil else { return query }
+        var counting = try readable(query, db: db)
+        let lists = memberships(counting.conditions, negated: false)
+        guard lists.count > 1 || memberships(counting.conditions).count > lists.count,
+              let newest = try db.scalarInt("SELECT max(id) FROM assets") else { return counting }
+        let bound = newest / 3 + 1
+        var rarest: (match: String, count: Int)?
+        for list in lists {
+            let count = try matchCount(list, upTo: rarest.map { min($0.count, bound) } ?? bound, db: db)
+            if count < rarest?.count ?? bound { rarest = (list, count) }
+        }
+        counting.conditions = counting.conditions.map { condition in
+            replacingMemberships(condition) { match, negated in negated || match != rarest?.match }
+        }
+        return counting
+    }
+
+    /// `condition` with the membership tests `replaced` picks (given each one's query and
+    /// whether it is negated) turned into match-set tests, the first of the driving list kept.
+    private static func replacingMemberships(_ condition: SQLCondition,
+                                             _ replaced: (_ match: String, _ negated: Bool) -> Bool) -> SQLCondition {
+        var sql = "", bound = 0, keptOne = false
+        var rest = Substring(condition.sql)
+        while let range = rest.range(of: membership) {
+            bound += rest[..<range.upperBound].filter { $0 == "?" }.count
+            let negated = rest[..<range.lowerBound].hasSuffix("NOT coalesce((")
+            let match = bound <= condition.values.count ? condition.values[bound - 1] as? String : nil
+            let keep = match.map { !replaced($0, negated) } == true && !keptOne
+            keptOne = keptOne || keep
+            sql += String(rest[..<range.lowerBound]) + (keep ? membership : probe)
+            rest = rest[range.upperBound...]
+        }
+        return SQLCondition(sql: sql + rest, values: condition.values)
+    }
+
     /// Whether the user has set keywords of their own on any asset.
     private static func userHasKeywords(_ db: DatabaseConnection) throws -> Bool {
         try db.scalarInt("SELECT count(*) FROM (SELECT 1 FROM userstate.asset_user_state WHERE keywords IS NOT NULL LIMIT 1)") == 1
@@ -81,7 +130,8 @@ enum SearchPlan {
     /// `condition` with a keyword's candidates taken from the text index alone, a membership
     /// test the plans read from (for a library where the user has set no keywords).
     private static func withoutUserKeywords(_ condition: SQLCondition) -> SQLCondition {
-        SQLCondition(sql: condition.sql.replacingOccurrences(of: AssetQuery.userKeywordCandidates, with: ""),
+        SQLCondition(sql: condition.sql.replacingOccurrences(of: AssetQuery.userKeywordCandidates, with: "")
+                        .replacingOccurrences(of: AssetQuery.keywordKeyExpression, with: "a.keyword_key"),
                      values: condition.values)
     }
 
