@@ -78,7 +78,27 @@ enum SearchPlan {
             }
         }
         if try !userHasKeywords(db) { readable.conditions = readable.conditions.map(withoutUserKeywords) }
+        readable.conditions = combiningLists(readable.conditions)
         return readable
+    }
+
+    /// `conditions` with every list that all of them require (a membership test not
+    /// negated, in a condition without `OR`) asked of the text index as one query, the
+    /// lists joined by `AND`: FTS5 intersects them, reading much less than each list whole
+    /// (`keyword:places camera:canon`: about 8k assets instead of 41k and 55k at 165k).
+    static func combiningLists(_ conditions: [SQLCondition]) -> [SQLCondition] {
+        var required: [String] = []
+        let rest = conditions.map { condition -> SQLCondition in
+            guard !condition.sql.contains(" OR ") else { return condition }
+            return replacingMemberships(condition) { match, negated in
+                guard !negated else { return .keep }
+                required.append(match)
+                return .drop
+            }
+        }
+        guard required.count > 1 else { return conditions }
+        let combined = required.map { "(" + $0 + ")" }.joined(separator: " AND ")
+        return [SQLCondition(sql: membership, values: [combined])] + rest
     }
 
     /// The query a count runs: with several lists of the text index, the count is driven
@@ -98,28 +118,41 @@ enum SearchPlan {
             let count = try matchCount(list, upTo: rarest.map { min($0.count, bound) } ?? bound, db: db)
             if count < rarest?.count ?? bound { rarest = (list, count) }
         }
+        var kept = false
         counting.conditions = counting.conditions.map { condition in
-            replacingMemberships(condition) { match, negated in negated || match != rarest?.match }
+            replacingMemberships(condition) { match, negated in
+                guard !negated, match == rarest?.match, !kept else { return .probe }
+                kept = true
+                return .keep
+            }
         }
         return counting
     }
 
-    /// `condition` with the membership tests `replaced` picks (given each one's query and
-    /// whether it is negated) turned into match-set tests, the first of the driving list kept.
+    /// What becomes of one membership test: kept (a list read whole), asked of its match
+    /// set, or dropped (another condition requires it).
+    enum MembershipRewrite { case keep, probe, drop }
+
+    /// `condition` with each membership test rewritten as `rewrite` says, given its query
+    /// and whether it is negated.
     private static func replacingMemberships(_ condition: SQLCondition,
-                                             _ replaced: (_ match: String, _ negated: Bool) -> Bool) -> SQLCondition {
-        var sql = "", bound = 0, keptOne = false
+                                             _ rewrite: (_ match: String, _ negated: Bool) -> MembershipRewrite) -> SQLCondition {
+        var sql = "", values: [DatabaseValueConvertible] = [], used = 0
         var rest = Substring(condition.sql)
         while let range = rest.range(of: membership) {
-            bound += rest[..<range.upperBound].filter { $0 == "?" }.count
-            let negated = rest[..<range.lowerBound].hasSuffix("NOT coalesce((")
-            let match = bound <= condition.values.count ? condition.values[bound - 1] as? String : nil
-            let keep = match.map { !replaced($0, negated) } == true && !keptOne
-            keptOne = keptOne || keep
-            sql += String(rest[..<range.lowerBound]) + (keep ? membership : probe)
+            let before = rest[..<range.lowerBound]
+            let index = used + before.filter { $0 == "?" }.count
+            guard index < condition.values.count, let match = condition.values[index] as? String else { break }
+            values += condition.values[used..<index]
+            switch rewrite(match, before.hasSuffix("NOT coalesce((")) {
+            case .keep: sql += before + membership; values.append(match)
+            case .probe: sql += before + probe; values.append(match)
+            case .drop: sql += before + "1"
+            }
+            used = index + 1
             rest = rest[range.upperBound...]
         }
-        return SQLCondition(sql: sql + rest, values: condition.values)
+        return SQLCondition(sql: sql + rest, values: values + condition.values[used...])
     }
 
     /// Whether the user has set keywords of their own on any asset.
