@@ -57,8 +57,7 @@ extension ChildProcess {
         init(status: Int32, usage: rusage) {
             // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as functions.
             termination = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signalled(status & 0x7F)
-            func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-            cpuSeconds = seconds(usage.ru_utime) + seconds(usage.ru_stime)
+            cpuSeconds = CPUTime.seconds(usage)
             peakResidentBytes = Int(usage.ru_maxrss) * 1024
         }
     }

@@ -53,17 +53,9 @@ final class PlacesFile: @unchecked Sendable {
     /// - Throws: `PlacesFileError`. Wraps `open(2)`, `fstat(2)` and `mmap(2)`.
     init(path: String) throws {
         self.path = path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { throw PlacesFileError.missing(path: path) }
-            throw PlacesFileError.unreadable(path: path, reason: String(cString: strerror(errno)))
-        }
+        let (descriptor, size) = try Self.openRegularFile(path: path)
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw PlacesFileError.unreadable(path: path, reason: "it is not a regular file")
-        }
-        size = Int(status.st_size)
+        self.size = size
         guard size >= 24 else { throw PlacesFileError.foreign(path: path) }
         guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
             throw PlacesFileError.unreadable(path: path, reason: String(cString: strerror(errno)))
@@ -120,22 +112,31 @@ final class PlacesFile: @unchecked Sendable {
         return (sections, bodyStart)
     }
 
-    /// Checks the file at `path` as `init(path:)` does, but its header alone: it is there, a
-    /// regular file, and its magic, format and section table are right. Its body (checksum,
-    /// tables) is not read: a file damaged past its header passes here and is refused on open.
-    /// - Throws: `PlacesFileError`. Wraps `open(2)`, `fstat(2)` and `pread(2)`.
-    static func checkHeader(path: String) throws {
+    /// Opens the file at `path` for reading, refusing anything but a regular file.
+    /// - Returns: the open descriptor (the caller closes it) and the file's size.
+    /// - Throws: `PlacesFileError.missing` when nothing is there, `.unreadable` otherwise.
+    /// Wraps `open(2)` and `fstat(2)`.
+    private static func openRegularFile(path: String) throws -> (descriptor: Int32, size: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { throw PlacesFileError.missing(path: path) }
             throw PlacesFileError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
             throw PlacesFileError.unreadable(path: path, reason: "it is not a regular file")
         }
-        let size = Int(status.st_size)
+        return (descriptor, Int(status.st_size))
+    }
+
+    /// Checks the file at `path` as `init(path:)` does, but its header alone: it is there, a
+    /// regular file, and its magic, format and section table are right. Its body (checksum,
+    /// tables) is not read: a file damaged past its header passes here and is refused on open.
+    /// - Throws: `PlacesFileError`. Wraps `open(2)`, `fstat(2)` and `pread(2)`.
+    static func checkHeader(path: String) throws {
+        let (descriptor, size) = try openRegularFile(path: path)
+        defer { close(descriptor) }
         var header = [UInt8](repeating: 0, count: min(size, largestHeader))
         var filled = 0
         while filled < header.count {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaIndex
 import MediaThumbnails
@@ -74,15 +75,10 @@ enum DuplicateBenchmark {
             return z ^ (z >> 27)
         }
         let crop1 = whole.map { _ in Optional(next()) }, crop2 = whole.map { _ in Optional(next()) }
-        func cpuSeconds() -> Double {
-            var usage = rusage()
-            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        }
-        let (cpuStart, start) = (cpuSeconds(), DispatchTime.now())
+        let (cpuStart, start) = (CPUTime.ownSeconds, DispatchTime.now())
         let pairs = DuplicateLookup.closePairs(whole: whole, crop1: crop1, crop2: crop2)
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-        print(String(format: "%.3f %.3f %d", cpuSeconds() - cpuStart, wall, pairs.count))
+        print(String(format: "%.3f %.3f %d", CPUTime.ownSeconds - cpuStart, wall, pairs.count))
     }
 
     /// The child: `hashes` hashes (`generatedHashes`), grouped; prints the seconds, the

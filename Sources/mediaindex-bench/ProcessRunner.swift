@@ -30,18 +30,6 @@ enum ProcessRunner {
                                 cpuSeconds: outcome.cpuSeconds)
     }
 
-    /// User and system time of a resource usage, in seconds.
-    static func cpuSeconds(_ usage: rusage) -> Double {
-        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
-    /// CPU seconds used so far by this process (`RUSAGE_SELF`) or its waited-for children.
-    static func cpuSeconds(children: Bool) -> Double {
-        var usage = rusage()
-        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
-        return cpuSeconds(usage)
-    }
-
     /// Whether a program is on PATH.
     static func exists(_ program: String) -> Bool {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

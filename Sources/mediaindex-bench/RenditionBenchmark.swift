@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import MediaIndex
 import MediaThumbnails
@@ -70,11 +71,11 @@ enum RenditionBenchmark {
                                               "-tag:v", "hvc1", "-c:a", "aac", clip])
         guard made.exitCode == 0 else { throw BenchmarkError("ffmpeg could not make the HEVC clip") }
         let start = DispatchTime.now()
-        let cpuBefore = ProcessRunner.cpuSeconds(children: true)
+        let cpuBefore = CPUTime.childrenSeconds
         try VideoTranscoder.transcode(pathBytes: Array(clip.utf8), output: work + "/h264.mp4", progress: work + "/progress", colour: nil)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         // On a loaded machine the wall time says little; ffmpeg's CPU time over the cores says what a free machine gives.
-        let cpu = ProcessRunner.cpuSeconds(children: true) - cpuBefore
+        let cpu = CPUTime.childrenSeconds - cpuBefore
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         return Row(measurement: "1080p30 HEVC → H.264 (\(VideoTranscoder.preset)), 10 s clip",
                    ours: String(format: "%.1f s (CPU %.1f s)", seconds, cpu), reference: "10 s of video",
@@ -95,7 +96,7 @@ extension RenditionBenchmark {
 
     /// CPU seconds of this process and its waited-for children (ffmpeg decodes a HEIC's tiles).
     static func cpuWithChildren() -> Double {
-        ProcessRunner.cpuSeconds(children: false) + ProcessRunner.cpuSeconds(children: true)
+        CPUTime.ownSeconds + CPUTime.childrenSeconds
     }
 
     /// One cold compatible JPEG of each of `otherHEICs`, beside `vips copy` of the same file.

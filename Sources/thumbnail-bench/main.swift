@@ -73,13 +73,7 @@ func peakResidentKilobytes() -> Int {
 }
 
 if let file = options.compatibleOf {
-    func cpuSeconds() -> Double {
-        var own = rusage(), children = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &own)
-        getrusage(RUSAGE_CHILDREN.rawValue, &children)
-        return [own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime]
-            .reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
-    }
+    func cpuSeconds() -> Double { CPUTime.ownSeconds + CPUTime.childrenSeconds }
     for run in 1...options.runs {
         let start = DispatchTime.now(), cpu = cpuSeconds()
         do {
@@ -179,14 +173,6 @@ func runVips(_ files: [String], into directory: String) -> Double? {
     return now() - start
 }
 
-/// User + system CPU seconds of this process (RUSAGE_SELF) or of its waited-for children.
-func cpuSeconds(_ who: __rusage_who) -> Double {
-    var usage = rusage()
-    getrusage(who.rawValue, &usage)
-    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
@@ -226,17 +212,17 @@ for (name, formats) in kinds {
     var failures = 0
     for _ in 0..<options.runs {
         _ = dropCaches()
-        let cpuBefore = cpuSeconds(RUSAGE_SELF)
+        let cpuBefore = CPUTime.ownSeconds
         let run = runOurs(files, into: "\(scratch)/ours")
-        oursCPU.append(cpuSeconds(RUSAGE_SELF) - cpuBefore)
+        oursCPU.append(CPUTime.ownSeconds - cpuBefore)
         ours.append(run.seconds)
         failures = run.failures
         if hasVips {
             _ = dropCaches()
-            let childBefore = cpuSeconds(RUSAGE_CHILDREN)
+            let childBefore = CPUTime.childrenSeconds
             if let seconds = runVips(files, into: "\(scratch)/vips") {
                 vips.append(seconds)
-                vipsCPU.append(cpuSeconds(RUSAGE_CHILDREN) - childBefore)
+                vipsCPU.append(CPUTime.childrenSeconds - childBefore)
             }
         }
     }

@@ -307,22 +307,11 @@ struct AssetQuery {
 
     /// The page query: assets with their user state and the sort key, one more than the limit.
     func pageSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
-        let column = Self.sortColumn(sort.key)
-        let direction = sort.ascending ? "ASC" : "DESC"
-        let (whereSQL, whereValues) = whereClause(includingCursor: true)
-        var sql = """
-            SELECT \(AssetQueries.assetColumns), \(column) AS sort_key,
+        pageSQL(selecting: """
+            \(AssetQueries.assetColumns), \(Self.sortColumn(sort.key)) AS sort_key,
                 coalesce(s.favorite, 0) AS user_favorite, coalesce(s.hidden, 0) AS user_hidden,
                 s.latitude AS user_latitude, s.longitude AS user_longitude
-            FROM \(from) LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier\(whereSQL)
-            ORDER BY \(sortsAfterReading ? "+" : "")\(column) \(direction), a.id \(direction)
-            """
-        var values = fromValues + whereValues
-        if let limit {
-            sql += " LIMIT ?"
-            values.append(limit + 1)
-        }
-        return (sql, values)
+            """, from: from + " LEFT JOIN userstate.asset_user_state s ON s.identifier = a.identifier")
     }
 
     /// The page's asset ids alone, in the page's order (one more than the limit): the
@@ -330,11 +319,17 @@ struct AssetQuery {
     /// many matches and reads the page's rows after (`SearchPlan`). No condition reads
     /// the user state's join, so it is left out.
     func pageIDsSQL() -> (sql: String, values: [DatabaseValueConvertible]) {
+        pageSQL(selecting: "a.id AS row_id", from: from)
+    }
+
+    /// A page query selecting `columns` from `source`, in the sort's order, one more than the limit.
+    private func pageSQL(selecting columns: String, from source: String) -> (sql: String, values: [DatabaseValueConvertible]) {
         let column = Self.sortColumn(sort.key)
         let direction = sort.ascending ? "ASC" : "DESC"
         let (whereSQL, whereValues) = whereClause(includingCursor: true)
         var sql = """
-            SELECT a.id AS row_id FROM \(from)\(whereSQL)
+            SELECT \(columns)
+            FROM \(source)\(whereSQL)
             ORDER BY \(sortsAfterReading ? "+" : "")\(column) \(direction), a.id \(direction)
             """
         var values = fromValues + whereValues
