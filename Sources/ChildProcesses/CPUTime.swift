@@ -9,6 +9,8 @@ public enum CPUTime {
     public static var ownSeconds: Double { seconds(RUSAGE_SELF) }
     /// The seconds of CPU used by this process's children that have been waited for.
     public static var childrenSeconds: Double { seconds(RUSAGE_CHILDREN) }
+    /// Both: the CPU of work this process did itself or had a program do (ffmpeg, say).
+    public static var ownAndChildrenSeconds: Double { ownSeconds + childrenSeconds }
 
     /// User plus system time of a resource usage (`getrusage(2)`, `wait4(2)`).
     public static func seconds(_ usage: rusage) -> Double {

@@ -23,10 +23,10 @@ enum RenditionBenchmark {
             options.limit = 1
             guard let asset = try library.blocking.fetchAssets(options).assets.first else { throw BenchmarkError("the HEIC did not index") }
             var start = DispatchTime.now()
-            let cpu = cpuWithChildren()
+            let cpu = CPUTime.ownAndChildrenSeconds
             _ = try library.blocking.compatiblePhoto(for: asset)
             cold.append(Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6)
-            coldCPU.append((cpuWithChildren() - cpu) * 1000)
+            coldCPU.append((CPUTime.ownAndChildrenSeconds - cpu) * 1000)
             for _ in 0..<20 {
                 start = DispatchTime.now()
                 let hit = try library.blocking.compatiblePhoto(for: asset)
@@ -94,11 +94,6 @@ extension RenditionBenchmark {
         "immich-test-assets/formats/motionphoto/samsung-one-ui-6.heic",
     ]
 
-    /// CPU seconds of this process and its waited-for children (ffmpeg decodes a HEIC's tiles).
-    static func cpuWithChildren() -> Double {
-        CPUTime.ownSeconds + CPUTime.childrenSeconds
-    }
-
     /// One cold compatible JPEG of each of `otherHEICs`, beside `vips copy` of the same file.
     static func corpusRows(media: String, work: String) throws -> [Row] {
         let root = work + "/renditions-corpus"
@@ -113,10 +108,10 @@ extension RenditionBenchmark {
         var rows: [Row] = []
         for asset in try library.blocking.fetchAssets(FetchOptions.everyAsset).assets {
             guard let file = asset.primaryResource?.path.displayString else { continue }
-            let start = DispatchTime.now(), cpu = cpuWithChildren()
+            let start = DispatchTime.now(), cpu = CPUTime.ownAndChildrenSeconds
             _ = try library.blocking.compatiblePhoto(for: asset)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
-            let cpuMs = (cpuWithChildren() - cpu) * 1000
+            let cpuMs = (CPUTime.ownAndChildrenSeconds - cpu) * 1000
             var reference = "vips not installed", ratio = "-"
             if ProcessRunner.exists("vips") {
                 let vipsStart = DispatchTime.now()

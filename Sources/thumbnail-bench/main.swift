@@ -73,13 +73,12 @@ func peakResidentKilobytes() -> Int {
 }
 
 if let file = options.compatibleOf {
-    func cpuSeconds() -> Double { CPUTime.ownSeconds + CPUTime.childrenSeconds }
     for run in 1...options.runs {
-        let start = DispatchTime.now(), cpu = cpuSeconds()
+        let start = DispatchTime.now(), cpu = CPUTime.ownAndChildrenSeconds
         do {
             let made = try ThumbnailGenerator.compatibleImage(ofFileAtBytes: Array(file.utf8))
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e6
-            print(String(format: "run %d: %.1f ms (CPU %.1f ms), %dx%d, %d bytes", run, ms, (cpuSeconds() - cpu) * 1000,
+            print(String(format: "run %d: %.1f ms (CPU %.1f ms), %dx%d, %d bytes", run, ms, (CPUTime.ownAndChildrenSeconds - cpu) * 1000,
                          made.width, made.height, made.data.count))
         } catch {
             print("failed: \(error)")

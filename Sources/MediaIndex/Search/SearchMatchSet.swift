@@ -9,8 +9,6 @@ import CSQLite
 /// asset is then one bit.
 final class SearchMatchSet {
     private var words: [UInt64] = []
-    /// How many assets the query found.
-    private(set) var count = 0
 
     /// Whether the query found asset `id`.
     func contains(_ id: Int64) -> Bool {
@@ -24,7 +22,6 @@ final class SearchMatchSet {
         let word = Int(id >> 6)
         if word >= words.count { words += Array(repeating: 0, count: max(word + 1 - words.count, words.count / 2)) }
         words[word] |= 1 << UInt64(id & 63)
-        count += 1
     }
 
     /// The name of the SQL function `search_matches(query, id)`: whether the text index
