@@ -47,6 +47,7 @@ package final class DatabaseConnection {
         PlaceNames.register(on: handle)
         SearchTextIndex.register(on: handle)
         SearchMatchSet.register(on: handle)
+        SuggestionCatalog.register(on: handle)
         DescriptiveColumns.register(on: handle)
         try execute("PRAGMA foreign_keys = ON")
         // Reads go through the page cache of the kernel, not a copy per page: a large

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Synchronization
 
@@ -57,43 +58,6 @@ public struct SearchSuggestion: Sendable, Equatable {
     public var term: String
     /// Assets with this value (hidden ones and every burst frame counted); nil for a field name.
     public var count: Int?
-}
-
-/// Where suggestions of one kind come from: an SQL query giving `value` and `n` (its
-/// asset count), and the field its terms use. Places plug in as one declaration once
-/// their table exists.
-struct SuggestionSource: Sendable {
-    var kind: SearchSuggestion.Kind
-    var field: String
-    var sql: String
-
-    static let all: [SuggestionSource] = [
-        SuggestionSource(kind: .camera, field: "camera", sql: """
-            SELECT camera_make(make) AS value, count(*) AS n FROM assets WHERE make IS NOT NULL
-            GROUP BY make COLLATE NOCASE
-            """),
-        SuggestionSource(kind: .camera, field: "camera", sql: """
-            SELECT camera_model(make, model) AS value, count(*) AS n FROM assets WHERE model IS NOT NULL
-            GROUP BY make COLLATE NOCASE, model COLLATE NOCASE
-            """),
-        SuggestionSource(kind: .album, field: "album", sql: """
-            SELECT al.title AS value, count(m.asset_identifier) AS n FROM userstate.albums al
-            LEFT JOIN userstate.album_assets m ON m.album_id = al.id GROUP BY al.id
-            """),
-        SuggestionSource(kind: .year, field: "date", sql: """
-            SELECT substr(creation_date, 1, 4) AS value, count(*) AS n FROM assets
-            WHERE creation_date IS NOT NULL GROUP BY 1
-            """),
-        SuggestionSource(kind: .keyword, field: "keyword", sql: """
-            SELECT min(j.value) AS value, count(DISTINCT a.id) AS n FROM assets a, json_each(a.keywords) j
-            WHERE a.keywords IS NOT NULL GROUP BY j.value COLLATE NOCASE
-            """),
-        SuggestionSource(kind: .person, field: "person", sql: """
-            SELECT min(json_extract(j.value, '$.name')) AS value, count(DISTINCT a.id) AS n
-            FROM assets a, json_each(a.people) j WHERE a.people IS NOT NULL
-            GROUP BY json_extract(j.value, '$.name') COLLATE NOCASE
-            """),
-    ]
 }
 
 extension MediaLibrary.Blocking {
@@ -160,8 +124,10 @@ final class SuggestionCatalog: Sendable {
     static let staleSeconds = 5.0
     private let state = Mutex(State())
 
+    /// `text` without case, accents or width (ASCII is only lowercased, much faster).
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
     func entries(library: MediaLibrary) throws -> [Entry] {
@@ -198,19 +164,50 @@ final class SuggestionCatalog: Sendable {
 
     private static func read(_ library: MediaLibrary) throws -> [Entry] {
         try library.read { db in
-            var merged: [String: Entry] = [:]
-            for source in SuggestionSource.all {
-                for row in try db.rows(source.sql) {
-                    guard let text = row.string("value"), !text.isEmpty else { continue }
-                    let key = source.field + "\u{0}" + fold(text)
-                    let count = row.int("n") ?? 0
-                    if merged[key] != nil { merged[key]?.count += count; continue }
-                    let words = fold(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-                    merged[key] = Entry(kind: source.kind, field: source.field, text: text, count: count,
-                                        words: [fold(text)] + words)
+            var rows: [(field: String, row: Row)] = []
+            if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [SuggestionSource.table]) == 1 {
+                rows = try db.rows("SELECT field, value, assets FROM \(SuggestionSource.table) WHERE assets > 0")
+                    .map { ($0.string("field") ?? "", $0) }
+            } else {  // an index built before the kept counts, read by a build that may not rebuild it
+                for source in SuggestionSource.all {
+                    rows += try db.rows(source.grouped, [0]).map { (source.field, $0) }
                 }
+            }
+            rows += try db.rows(albums).map { ("album", $0) }
+            var merged: [String: Entry] = [:]
+            for (field, row) in rows {
+                guard let text = row.string("value"), !text.isEmpty,
+                      let kind = field == "album" ? .album : SuggestionSource.kind(of: field) else { continue }
+                let folded = fold(text)
+                let key = field + "\u{0}" + folded
+                let count = row.int("assets") ?? 0
+                if merged[key] != nil { merged[key]?.count += count; continue }
+                let words = folded.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+                merged[key] = Entry(kind: kind, field: field, text: text, count: count, words: [folded] + words)
             }
             return Array(merged.values)
         }
+    }
+
+    /// The user's albums with how many assets each holds: `value`, `assets`.
+    private static let albums = """
+        SELECT al.title AS value, count(m.asset_identifier) AS assets FROM userstate.albums al
+        LEFT JOIN userstate.album_assets m ON m.album_id = al.id GROUP BY al.id
+        """
+
+    /// The name of the SQL function `suggestion_fold(text)`: `fold(_:)`, the key values are
+    /// counted under in `search_values`.
+    static let foldFunction = "suggestion_fold"
+
+    /// Registers `suggestion_fold`. Wraps `sqlite3_create_function_v2`.
+    static func register(on handle: OpaquePointer) {
+        sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, values in
+            guard let value = values?[0], let text = sqlite3_value_text(value) else {
+                sqlite3_result_null(context)
+                return
+            }
+            let folded = SuggestionCatalog.fold(String(cString: text))
+            sqlite3_result_text(context, folded, -1, mediaindex_sqlite_transient())
+        }, nil, nil, nil)
     }
 }

@@ -3,13 +3,7 @@ extension MediaLibrary {
     /// assets without it and compare (the library's next writable open installs them again).
     package func dropSearchTextUpkeep() throws {
         try requireWriter().write { db in
-            for name in try db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search_text_%'")
-                .compactMap({ $0.string("name") }) {
-                try db.execute("DROP TRIGGER \(name)")
-            }
-            try db.execute("DROP TABLE IF EXISTS \(SearchTextIndex.table)")
-            try db.execute("DROP VIEW IF EXISTS \(SearchTextIndex.source)")
-            try db.execute("DROP TABLE IF EXISTS \(SearchTextIndex.deferral)")
+            for statement in try SearchTextIndex.dropStatements(db) { try db.execute(statement) }
             try db.execute("DELETE FROM search_text_schema")
         }
     }

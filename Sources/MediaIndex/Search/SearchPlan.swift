@@ -1,4 +1,5 @@
 import Foundation
+import CSQLite
 
 /// How a search with words is answered, where the plain query (every match
 /// materialised, then sorted) is slow: a word found in much of the library.
@@ -249,25 +250,26 @@ enum SearchPlan {
         return found
     }
 
-    /// Photo and video counts of words alone (hidden assets not yet subtracted), read
-    /// from the text index; nil when the query has another condition.
+    /// Photo and video counts of words alone (hidden assets not yet subtracted), counted in
+    /// match sets (`SearchMatchCache`): the words' own, and those of the `kind` column's
+    /// tokens; nil when the query has another condition.
     static func textCounts(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
         let representatives = "a.is_burst_representative = 1"
         guard let text = try fileOnly(query, db: db), query.from == "assets a", query.recentlyAddedSince == nil,
               query.conditions.filter({ $0.sql == text.condition.sql }).count == 1,
               query.conditions.allSatisfy({ $0.sql == text.condition.sql || $0.sql == representatives }) else { return nil }
-        let match = text.match
-        func count(_ also: String) throws -> Int {
-            try db.scalarInt("SELECT count(*) FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?",
-                             ["(\(match))" + also]) ?? 0
+        func matches(_ query: String) throws -> SearchMatchSet {
+            do { return try SearchMatchCache.shared.matches(query, db: db.handle) } catch {
+                throw DatabaseError(extendedCode: SQLITE_ERROR, message: error.message, path: db.path)
+            }
         }
-        let all = try count(""), videos = try count(" AND kind : kvideo")
-        var counts = AssetCounts(images: all - videos, videos: videos)
-        // Burst frames are asked about only when the library has one (a prefix's lists
-        // are merged again for each count).
-        if query.conditions.contains(where: { $0.sql == representatives }), try matchCount("kind : kmember", upTo: 1, db: db) > 0 {
-            let members = try count(" AND kind : kmember"), memberVideos = try count(" AND kind : kmember AND kind : kvideo")
-            counts.images -= members - memberVideos
+        let words = try matches(text.match), videos = try matches("kind : kvideo")
+        let all = words.count, wordVideos = words.countInCommon(with: videos)
+        var counts = AssetCounts(images: all - wordVideos, videos: wordVideos)
+        if query.conditions.contains(where: { $0.sql == representatives }) {
+            let members = try matches("kind : kmember")
+            let memberVideos = words.countInCommon(with: members, videos)
+            counts.images -= words.countInCommon(with: members) - memberVideos
             counts.videos -= memberVideos
         }
         return counts

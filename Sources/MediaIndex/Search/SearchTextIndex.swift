@@ -22,6 +22,15 @@ enum SearchTextIndex {
     static let source = "asset_text_source"
     /// Holds, during `deferring(_:_:)`, the highest asset id the triggers keep.
     static let deferral = "search_text_deferred"
+    /// The ids of assets whose words changed other than by being added (updated, removed),
+    /// one row a change, in order: what `SearchMatchCache` asks to bring a kept match set up
+    /// to date.
+    static let touched = "search_text_touched"
+    /// One row: a random name for this build of the index (a kept match set is of one
+    /// build) and the first revision of `search_text_touched` still held.
+    static let generation = "search_text_generation"
+    /// How many rows of `search_text_touched` are kept: a match set older than them is read again.
+    static let touchedKept = 4096
     static let tokenizer = "porter unicode61 remove_diacritics 2"
 
     /// What the generated schema is built from; stored in `search_text_schema`. It holds
@@ -29,10 +38,11 @@ enum SearchTextIndex {
     /// `search_words` or camera names differ rebuilds the index on open instead of
     /// deleting words the index never held (the `'delete'` command needs the exact old words).
     static var signature: String {
-        (["v2 external", tokenizer, foldingFingerprint] + SearchTextColumn.all.map { column in
+        (["v3 external touched", tokenizer, foldingFingerprint] + SearchTextColumn.all.map { column in
             ([column.name, column.expression] + column.assetColumns
                 + column.otherTables.map { "\($0.table).\($0.assetIDColumn)" }).joined(separator: "\u{1F}")
-        }).joined(separator: "\u{1E}")
+        } + SuggestionSource.all.map { ["values v1", $0.field, $0.values, $0.value] + $0.assetColumns }
+            .map { $0.joined(separator: "\u{1F}") }).joined(separator: "\u{1E}")
     }
 
     /// `search_words` on a probe of what it folds, and every camera spelling with its name.
@@ -73,10 +83,12 @@ enum SearchTextIndex {
         }
     }
 
-    private static func dropStatements(_ db: DatabaseConnection) throws -> [String] {
+    /// What removes the index, its triggers and its bookkeeping tables.
+    static func dropStatements(_ db: DatabaseConnection) throws -> [String] {
         let triggers = try db.rows("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search_text_%'")
             .compactMap { $0.string("name") }
-        return triggers.map { "DROP TRIGGER \($0)" } + ["DROP TABLE IF EXISTS \(table)", "DROP VIEW IF EXISTS \(source)", "DROP TABLE IF EXISTS \(deferral)"]
+        return triggers.map { "DROP TRIGGER \($0)" } + [table, deferral, touched, generation, SuggestionSource.table].map { "DROP TABLE IF EXISTS \($0)" }
+            + ["DROP VIEW IF EXISTS \(source)"]
     }
 
     /// The view, the table, the triggers, and the `'rebuild'` filling the table from every asset.
@@ -84,25 +96,36 @@ enum SearchTextIndex {
     /// Every trigger leaves alone the assets above the row of `search_text_deferred`, if
     /// any: `deferring(_:_:)` indexes those at once at the end of its transaction.
     static func createStatements() -> [String] {
+        textStatements() + SuggestionSource.createStatements(kept: kept)
+    }
+
+    /// SQL that holds when the triggers keep asset `id` (it is not a deferred bulk's).
+    static func kept(_ id: String) -> String { "NOT EXISTS (SELECT 1 FROM \(deferral) WHERE above < \(id))" }
+
+    /// The text index's own table, view, triggers and filling.
+    private static func textStatements() -> [String] {
         let columns = SearchTextColumn.all
         let names = columns.map(\.name).joined(separator: ", ")
         let add = { (id: String) in "INSERT INTO \(table) (rowid, \(names)) SELECT id, \(names) FROM \(source) WHERE id = \(id);" }
         let remove = { (id: String) in
             "INSERT INTO \(table) (\(table), rowid, \(names)) SELECT 'delete', id, \(names) FROM \(source) WHERE id = \(id);"
         }
-        let kept = { (id: String) in "NOT EXISTS (SELECT 1 FROM \(deferral) WHERE above < \(id))" }
+        let touch = { (id: String) in "INSERT INTO \(touched) (asset_id) SELECT \(id) WHERE \(kept(id));" }
         let assetColumns = Array(Set(columns.flatMap(\.assetColumns))).sorted()
         let changed = assetColumns.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
         let updateOf = "UPDATE OF \(assetColumns.joined(separator: ", ")) ON assets WHEN (\(changed)) AND \(kept("old.id"))"
         var statements = [
             "CREATE TABLE \(deferral) (above INTEGER NOT NULL)",
+            "CREATE TABLE \(touched) (revision INTEGER PRIMARY KEY AUTOINCREMENT, asset_id INTEGER NOT NULL)",
+            "CREATE TABLE \(generation) (generation TEXT NOT NULL, start INTEGER NOT NULL)",
+            "INSERT INTO \(generation) (generation, start) VALUES (lower(hex(randomblob(16))), 0)",
             "CREATE VIEW \(source) AS SELECT a.id AS id, "
                 + columns.map { "\($0.expression) AS \($0.name)" }.joined(separator: ", ") + " FROM assets a",
             "CREATE VIRTUAL TABLE \(table) USING fts5(\(names), content = '\(source)', content_rowid = 'id', "
                 + "tokenize = '\(tokenizer)', columnsize = 0)",
             "CREATE TRIGGER search_text_asset_inserted AFTER INSERT ON assets WHEN \(kept("new.id")) BEGIN \(add("new.id")) END",
-            "CREATE TRIGGER search_text_asset_deleted BEFORE DELETE ON assets WHEN \(kept("old.id")) BEGIN \(remove("old.id")) END",
-            "CREATE TRIGGER search_text_asset_updating BEFORE \(updateOf) BEGIN \(remove("old.id")) END",
+            "CREATE TRIGGER search_text_asset_deleted BEFORE DELETE ON assets WHEN \(kept("old.id")) BEGIN \(remove("old.id")) \(touch("old.id")) END",
+            "CREATE TRIGGER search_text_asset_updating BEFORE \(updateOf) BEGIN \(remove("old.id")) \(touch("old.id")) END",
             "CREATE TRIGGER search_text_asset_updated AFTER \(updateOf) BEGIN \(add("new.id")) END",
         ]
         for (other, column) in columns.flatMap(\.otherTables) {
@@ -118,6 +141,12 @@ enum SearchTextIndex {
                 "CREATE TRIGGER search_text_\(other)_updating BEFORE UPDATE ON \(other) BEGIN \(both(remove)) END",
                 "CREATE TRIGGER search_text_\(other)_updated AFTER UPDATE ON \(other) BEGIN \(both(add)) END",
             ].map { $0.replacingOccurrences(of: "FROM \(source) WHERE ", with: "FROM \(source) WHERE \(kept("id")) AND ") }
+            statements += [
+                "CREATE TRIGGER search_text_\(other)_touched_new AFTER INSERT ON \(other) BEGIN \(touch("new.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_touched_old AFTER DELETE ON \(other) BEGIN \(touch("old.\(column)")) END",
+                "CREATE TRIGGER search_text_\(other)_touched AFTER UPDATE ON \(other) BEGIN \(touch("old.\(column)")) "
+                    + "\(touch("new.\(column)")) END",
+            ]
         }
         statements.append("INSERT INTO \(table) (\(table)) VALUES ('rebuild')")
         return statements
@@ -136,7 +165,19 @@ enum SearchTextIndex {
         let names = SearchTextColumn.all.map(\.name).joined(separator: ", ")
         try db.execute("DELETE FROM \(deferral)")
         try db.execute("INSERT INTO \(table) (rowid, \(names)) SELECT id, \(names) FROM \(source) WHERE id > ?", [above])
+        try SuggestionSource.addAssets(above: above, db: db)
+        try trimTouched(db)
         return result
+    }
+
+    /// Keeps the last `touchedKept` rows of `search_text_touched`, once it holds twice as many,
+    /// and records where the kept rows start.
+    static func trimTouched(_ db: DatabaseConnection) throws {
+        guard let newest = try db.scalarInt("SELECT max(revision) FROM \(touched)"),
+              let oldest = try db.scalarInt("SELECT min(revision) FROM \(touched)"),
+              newest - oldest >= 2 * touchedKept else { return }
+        try db.execute("DELETE FROM \(touched) WHERE revision <= ?", [newest - touchedKept])
+        try db.execute("UPDATE \(generation) SET start = ?", [newest - touchedKept])
     }
 
     /// Merges the text index's segments into one after a run that changed much of the

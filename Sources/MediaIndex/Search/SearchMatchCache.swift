@@ -1,0 +1,130 @@
+import CSQLite
+import Synchronization
+
+/// Match sets kept between statements, so the page, the count and the next page of one
+/// search read a common word's list once, and a busy writer's new assets cost only their
+/// own matches.
+///
+/// A set is kept with where the library stood when it was read: the index build's
+/// random name (`search_text_generation`), the last row of `search_text_touched` (whose
+/// triggers record every asset whose words changed other than by being added) and the
+/// highest asset id. Asked again at a later state, the set is brought up to date: the
+/// assets above the old highest id are read from the text index by range (FTS5 seeks its
+/// lists there), and each touched asset is asked again by id. A prefix query, which FTS5
+/// answers by merging every matching word's list whole even for a range, is read again
+/// whole instead, as is any set more than `maximumTouched` changes behind, of another
+/// build, older than the kept history, or asked at an earlier state than its own.
+///
+/// Only read-only connections use the cache: a writer's transaction may hold words that
+/// are never committed.
+final class SearchMatchCache: Sendable {
+    static let shared = SearchMatchCache()
+
+    /// How many sets are kept (about 160 KB each at 1.25 M assets), the least recently used dropped first.
+    static let capacity = 32
+    /// How many touched assets are asked again one by one before the set is read whole.
+    static let maximumTouched = 64
+
+    /// Where a library's text index stood when a set was read.
+    struct State: Equatable {
+        var generation: String
+        /// The first `search_text_touched` revision still held.
+        var start: Int64
+        var revision: Int64
+        var newestID: Int64
+    }
+
+    private struct Entry {
+        var state: State
+        var set: SearchMatchSet
+        var used: UInt64
+    }
+
+    private struct Entries {
+        var byKey: [String: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let entries = Mutex(Entries())
+
+    /// Every asset the text index query `query` finds, at the state `db`'s transaction sees.
+    func matches(_ query: String, db: OpaquePointer) throws(SearchMatchSet.ReadError) -> SearchMatchSet {
+        try lookUp(query, db: db).set
+    }
+
+    /// How `lookUp` found a set: read whole, a kept one brought up to date, or a kept one as it was.
+    enum Outcome: Sendable, Equatable { case readWhole, updated, kept }
+
+    /// `matches`, with how the set was found.
+    func lookUp(_ query: String, db: OpaquePointer) throws(SearchMatchSet.ReadError)
+        -> (set: SearchMatchSet, outcome: Outcome) {
+        guard sqlite3_db_readonly(db, "main") == 1, let file = sqlite3_db_filename(db, "main"),
+              let state = try Self.state(db) else {
+            return (try SearchMatchSet.read(query, db: db), .readWhole)
+        }
+        let key = String(cString: file) + "\u{0}" + state.generation + "\u{0}" + query
+        let kept = entries.withLock { $0.byKey[key] }
+        var outcome = Outcome.readWhole
+        var set: SearchMatchSet
+        if let kept, let updated = try Self.update(kept.set, of: query, from: kept.state, to: state, db: db) {
+            set = updated
+            outcome = kept.state == state ? .kept : .updated
+        } else {
+            set = try SearchMatchSet.read(query, db: db)
+        }
+        guard kept.map({ Self.isLater(state, than: $0.state) }) ?? true else { return (set, outcome) }
+        entries.withLock { entries in
+            entries.clock += 1
+            entries.byKey[key] = Entry(state: state, set: set, used: entries.clock)
+            if entries.byKey.count > Self.capacity, let oldest = entries.byKey.min(by: { $0.value.used < $1.value.used }) {
+                entries.byKey[oldest.key] = nil
+            }
+        }
+        return (set, outcome)
+    }
+
+    /// `set`, read at `old`, brought to `new`; nil when it must be read whole.
+    private static func update(_ set: SearchMatchSet, of query: String, from old: State, to new: State,
+                               db: OpaquePointer) throws(SearchMatchSet.ReadError) -> SearchMatchSet? {
+        if old == new { return set }
+        guard isLater(new, than: old), new.start <= old.revision, !SearchPlan.isPrefix(query) else { return nil }
+        var touched: [Int64] = []
+        try SQLiteRows.each("SELECT DISTINCT asset_id FROM \(SearchTextIndex.touched) WHERE revision > ?1 LIMIT \(maximumTouched + 1)",
+                            nil, old.revision, db: db) { touched.append($0) }
+        guard touched.count <= maximumTouched else { return nil }
+        var updated = set
+        if new.newestID > old.newestID {
+            try SQLiteRows.each("SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?1 AND rowid > ?2",
+                                query, old.newestID, db: db) { updated.insert($0) }
+        }
+        for id in touched {
+            updated.remove(id)
+            try SQLiteRows.each("SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?1 AND rowid = ?2",
+                                query, id, db: db) { updated.insert($0) }
+        }
+        return updated
+    }
+
+    /// Whether `state` is the same build at the same or a later point than `other`: the
+    /// touched revisions only grow, and without a touched row the highest id only grows
+    /// (removing the highest asset is a touched row).
+    private static func isLater(_ state: State, than other: State) -> Bool {
+        state.generation == other.generation
+            && (state.revision > other.revision || (state.revision == other.revision && state.newestID >= other.newestID))
+    }
+
+    /// Where `db`'s text index stands; nil without the bookkeeping tables (an index built
+    /// before them, not yet rebuilt).
+    private static func state(_ db: OpaquePointer) throws(SearchMatchSet.ReadError) -> State? {
+        var statement: OpaquePointer?
+        let sql = """
+            SELECT generation, start, (SELECT coalesce(max(revision), 0) FROM \(SearchTextIndex.touched)),
+                   (SELECT coalesce(max(id), 0) FROM assets) FROM \(SearchTextIndex.generation)
+            """
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let generation = sqlite3_column_text(statement, 0) else { return nil }
+        return State(generation: String(cString: generation), start: sqlite3_column_int64(statement, 1),
+                     revision: sqlite3_column_int64(statement, 2), newestID: sqlite3_column_int64(statement, 3))
+    }
+}
