@@ -60,6 +60,8 @@ package final class DatabaseConnection {
         // whose triggers touch more than 16 pages would otherwise spill its journal to a
         // temporary file, a page at a time, tens of writes per indexed file.
         try execute("PRAGMA temp_store = MEMORY")
+        // Where a kept match set asks its query of the assets changed since (in memory).
+        if readOnly { try execute(SearchTextIndex.changesStatement) }
         sqlite3_extended_result_codes(handle, 1)
         SQLProfile.install(on: handle)
         if !readOnly {

@@ -9,11 +9,9 @@ import Synchronization
 /// random name (`search_text_generation`), the last row of `search_text_touched` (whose
 /// triggers record every asset whose words changed other than by being added) and the
 /// highest asset id. Asked again at a later state, the set is brought up to date: the
-/// assets above the old highest id are read from the text index by range (FTS5 seeks its
-/// lists there), and each touched asset is asked again by id. A prefix query, which FTS5
-/// answers by merging every matching word's list whole even for a range, is read again
-/// whole instead, as is any set more than `maximumTouched` changes behind, of another
-/// build, older than the kept history, or asked at an earlier state than its own.
+/// assets above the old highest id and the touched ones are asked again (`update`). A set
+/// more than `maximumChanged(newest:)` assets behind, of another build, older than the kept
+/// history, or asked at an earlier state than its own is read whole.
 ///
 /// Only read-only connections use the cache: a writer's transaction may hold words that
 /// are never committed.
@@ -22,8 +20,10 @@ final class SearchMatchCache: Sendable {
 
     /// How many sets are kept (about 160 KB each at 1.25 M assets), the least recently used dropped first.
     static let capacity = 32
-    /// How many touched assets are asked again one by one before the set is read whole.
-    static let maximumTouched = 64
+    /// How many added and touched assets are asked again before the set is read whole, in a
+    /// library whose highest id is `newest`: a sixteenth of it, between 256 and 4096
+    /// (copying an asset's words costs about as much as reading 50 matches).
+    static func maximumChanged(newest: Int64) -> Int { min(4096, max(256, Int(newest / 16))) }
 
     /// Where a library's text index stood when a set was read.
     struct State: Equatable {
@@ -84,24 +84,29 @@ final class SearchMatchCache: Sendable {
     }
 
     /// `set`, read at `old`, brought to `new`; nil when it must be read whole.
+    ///
+    /// The assets added or touched since are copied, words and all, into the connection's
+    /// temporary text index (`SearchTextIndex.changes`, same columns and tokenizer), and the
+    /// query is asked of it: a cost of the changed assets alone, prefix or not (FTS5 merges
+    /// every word of a prefix whole, even for a range of ids in the library's own index).
     private static func update(_ set: SearchMatchSet, of query: String, from old: State, to new: State,
                                db: OpaquePointer) throws(SearchMatchSet.ReadError) -> SearchMatchSet? {
         if old == new { return set }
-        guard isLater(new, than: old), new.start <= old.revision, !SearchPlan.isPrefix(query) else { return nil }
+        guard isLater(new, than: old), new.start <= old.revision else { return nil }
         var touched: [Int64] = []
-        try SQLiteRows.each("SELECT DISTINCT asset_id FROM \(SearchTextIndex.touched) WHERE revision > ?1 LIMIT \(maximumTouched + 1)",
+        let limit = maximumChanged(newest: new.newestID)
+        try SQLiteRows.each("SELECT DISTINCT asset_id FROM \(SearchTextIndex.touched) WHERE revision > ?1 LIMIT \(limit + 1)",
                             nil, old.revision, db: db) { touched.append($0) }
-        guard touched.count <= maximumTouched else { return nil }
+        guard touched.count + Int(max(0, new.newestID - old.newestID)) <= limit else { return nil }
         var updated = set
-        if new.newestID > old.newestID {
-            try SQLiteRows.each("SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?1 AND rowid > ?2",
-                                query, old.newestID, db: db) { updated.insert($0) }
-        }
-        for id in touched {
-            updated.remove(id)
-            try SQLiteRows.each("SELECT rowid FROM \(SearchTextIndex.table) WHERE \(SearchTextIndex.table) MATCH ?1 AND rowid = ?2",
-                                query, id, db: db) { updated.insert($0) }
-        }
+        for id in touched { updated.remove(id) }
+        let changes = SearchTextIndex.changes
+        let names = SearchTextColumn.all.map(\.name).joined(separator: ", ")
+        let ids = touched.map(String.init).joined(separator: ",")
+        try SQLiteRows.each("INSERT INTO temp.\(changes) (\(changes)) VALUES ('delete-all')", nil, nil, db: db) { _ in }
+        try SQLiteRows.each("INSERT INTO temp.\(changes) (rowid, \(names)) SELECT id, \(names) FROM \(SearchTextIndex.source) "
+                                + "WHERE id > ?1 OR id IN (\(ids))", nil, old.newestID, db: db) { _ in }
+        try SQLiteRows.each("SELECT rowid FROM temp.\(changes) WHERE \(changes) MATCH ?1", query, nil, db: db) { updated.insert($0) }
         return updated
     }
 

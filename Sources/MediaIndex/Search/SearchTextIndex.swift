@@ -29,6 +29,17 @@ enum SearchTextIndex {
     /// One row: a random name for this build of the index (a kept match set is of one
     /// build) and the first revision of `search_text_touched` still held.
     static let generation = "search_text_generation"
+    /// A temporary, contentless text index on each read-only connection, with the columns
+    /// and tokenizer of `asset_text`: `SearchMatchCache` asks a query of the assets changed
+    /// since a kept set was read by copying their words there.
+    static let changes = "search_text_changes"
+
+    /// Creates `temp.search_text_changes` (read-only connections, at open).
+    static var changesStatement: String {
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.\(changes) USING fts5("
+            + SearchTextColumn.all.map(\.name).joined(separator: ", ") + ", content = '', tokenize = '\(tokenizer)')"
+    }
+
     /// How many rows of `search_text_touched` are kept: a match set older than them is read again.
     static let touchedKept = 4096
     static let tokenizer = "porter unicode61 remove_diacritics 2"
