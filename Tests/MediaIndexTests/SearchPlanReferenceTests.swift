@@ -71,6 +71,9 @@ struct SearchPlanReferenceTests {
         Case(query: "sunset camera:canon ", test: { has("sunset")($0) && $0.make == "canon" }),
         Case(query: "screenshot type:video ", test: { has("screenshot")($0) && $0.video }),
         Case(query: "sunset -type:video ", test: { has("sunset")($0) && !$0.video }),
+        // `type:video` beside words becomes the `kind` column's list, intersected with theirs.
+        Case(query: "sunset type:video ", test: { has("sunset")($0) && $0.video }),
+        Case(query: "keyword:mountain3 type:video", test: { keyword("mountain3")($0) && $0.video }),
         Case(query: "keyword:places ", test: keyword("places")),
         Case(query: "keyword:places camera:canon ", test: { keyword("places")($0) && $0.make == "canon" }),
         Case(query: "keyword:mountain3 ", test: keyword("mountain3")),

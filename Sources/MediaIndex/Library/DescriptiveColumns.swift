@@ -74,9 +74,42 @@ enum DescriptiveColumns {
         return ("(" + needles.map { _ in "instr(\(column), ?) > 0" }.joined(separator: " OR ") + ")", needles)
     }
 
+    /// The words of the text index's `keyword_levels` column for a `keyword_key`: each
+    /// level one word that neither stemming nor splitting changes (`k`, the level's UTF-8
+    /// in hex, `z`), and the paths apart (`q` between them). A keyword filter is then an
+    /// exact phrase of its levels' words (`levelsPhrase`): a run of whole levels of one path,
+    /// as `keywordCondition` tests it.
+    static func keywordLevelWords(_ key: String) -> String {
+        key.split(separator: "\n").map { line in
+            line.split(separator: "|").filter { !$0.isEmpty }.map(levelWord).joined(separator: " ")
+        }.joined(separator: " q ")
+    }
+
+    private static func levelWord(_ level: Substring) -> String {
+        "k" + level.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            .joined() + "z"
+    }
+
+    /// The text index query finding exactly the assets whose file has `keyword` (or one
+    /// below it) among its keywords, as `keywordCondition` does; nil when it has no level.
+    static func levelsPhrase(_ keyword: String) -> String? {
+        guard let needle = keywordNeedle(keyword) else { return nil }
+        return "keyword_levels : \"" + keywordLevelWords(needle) + "\""
+    }
+
     /// Registers `keyword_key(json)`: the `keyword_key` of a JSON array of paths (the
-    /// user's keywords in user state), for filters that look at them.
+    /// user's keywords in user state), for filters that look at them; and
+    /// `keyword_levels(key)`, `keywordLevelWords`.
     static func register(on handle: OpaquePointer) {
+        sqlite3_create_function_v2(handle, "keyword_levels", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+                                   { context, _, values in
+                                       guard let value = values?[0], let text = sqlite3_value_text(value) else {
+                                           sqlite3_result_null(context)
+                                           return
+                                       }
+                                       sqlite3_result_text(context, DescriptiveColumns.keywordLevelWords(String(cString: text)),
+                                                           -1, mediaindex_sqlite_transient())
+                                   }, nil, nil, nil)
         sqlite3_create_function_v2(handle, "keyword_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
                                    { context, _, values in
                                        guard let value = values?[0], let text = sqlite3_value_text(value),

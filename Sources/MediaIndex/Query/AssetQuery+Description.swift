@@ -12,15 +12,13 @@ extension AssetQuery {
     /// The rating an asset shows: the user's over the file's.
     static let ratingExpression = "coalesce(\(userColumn("rating")), a.rating)"
 
-    /// The assets that may have a keyword, found in the text index's `keywords` column (its
-    /// levels as a phrase), plus those with keywords of the user's own (not in the index):
-    /// the exact test then reads only these rows. One list, so a query can be driven by it
-    /// (an `OR` of two tests reads every asset).
+    /// The assets whose file has a keyword, found in the text index's `keyword_levels`
+    /// column (its levels as an exact phrase), plus those with keywords of the user's own
+    /// (not in the index): the exact test then reads only these rows, and where the user has
+    /// set no keywords the list alone answers (`SearchPlan.readable`). One list, so a query
+    /// can be driven by it (an `OR` of two tests reads every asset).
     static func keywordCandidates(_ keyword: String) -> SQLCondition {
-        guard let needle = DescriptiveColumns.keywordNeedle(keyword),
-              needle.contains(where: { $0.isLetter || $0.isNumber }),
-              let match = SearchExpression.words(column: "keywords", text: needle.replacingOccurrences(of: "|", with: " "),
-                                                 prefix: false).ftsQuery else { return .alwaysTrue }
+        guard let match = DescriptiveColumns.levelsPhrase(keyword) else { return .alwaysTrue }
         var membership = SearchExpression.textCondition(match)
         membership.sql.removeLast()
         membership.sql += userKeywordCandidates + ")"

@@ -32,8 +32,8 @@ struct SearchMatchSet: Sendable {
     /// How many assets the set holds.
     var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
-    /// How many assets both sets hold.
-    func countInCommon(with others: SearchMatchSet...) -> Int {
+    /// How many assets this set and every one of `others` hold.
+    func countInCommon(with others: [SearchMatchSet]) -> Int {
         var total = 0
         for index in words.indices {
             var word = words[index]

@@ -57,6 +57,10 @@ struct SearchTextColumn: Sendable, Equatable {
             name: "place",
             expression: "search_words(" + placeColumns.map { "coalesce(a.\($0), '')" }.joined(separator: " || ' ' || ") + ")",
             assetColumns: placeColumns),
+        // Each keyword level one word that no stemming changes, so `keyword:` is an exact
+        // phrase of the text index (`DescriptiveColumns.keywordLevelWords`); not free text.
+        SearchTextColumn(name: "keyword_levels", expression: "keyword_levels(a.keyword_key)", assetColumns: ["keyword_key"],
+                         freeText: false),
         // What a count splits and leaves out, so a count of words reads only the index:
         // `kvideo` for a video, `kmember` for a burst frame that does not stand for its burst.
         SearchTextColumn(
