@@ -101,25 +101,10 @@ enum DescriptiveColumns {
     /// user's keywords in user state), for filters that look at them; and
     /// `keyword_levels(key)`, `keywordLevelWords`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_function_v2(handle, "keyword_levels", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-                                   { context, _, values in
-                                       guard let value = values?[0], let text = sqlite3_value_text(value) else {
-                                           sqlite3_result_null(context)
-                                           return
-                                       }
-                                       sqlite3_result_text(context, DescriptiveColumns.keywordLevelWords(String(cString: text)),
-                                                           -1, mediaindex_sqlite_transient())
-                                   }, nil, nil, nil)
-        sqlite3_create_function_v2(handle, "keyword_key", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-                                   { context, _, values in
-                                       guard let value = values?[0], let text = sqlite3_value_text(value),
-                                             let paths = DescriptiveColumns.decode([String].self, String(cString: text)) else {
-                                           sqlite3_result_null(context)
-                                           return
-                                       }
-                                       sqlite3_result_text(context, DescriptiveColumns.keywordKey(paths), -1,
-                                                           mediaindex_sqlite_transient())
-                                   }, nil, nil, nil)
+        SQLTextFunction.register("keyword_levels", on: handle, keywordLevelWords)
+        SQLTextFunction.register("keyword_key", on: handle) { text in
+            decode([String].self, text).map(keywordKey)
+        }
     }
 }
 

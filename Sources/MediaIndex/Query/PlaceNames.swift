@@ -27,14 +27,6 @@ enum PlaceNames {
 
     /// Registers `place_fold(text)`, a deterministic SQL function giving `fold(_:)`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_function_v2(handle, "place_fold", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-                                   { context, _, values in
-                                       guard let value = values?[0], let text = sqlite3_value_text(value) else {
-                                           sqlite3_result_null(context)
-                                           return
-                                       }
-                                       sqlite3_result_text(context, PlaceNames.fold(String(cString: text)), -1,
-                                                           mediaindex_sqlite_transient())
-                                   }, nil, nil, nil)
+        SQLTextFunction.register("place_fold", on: handle, fold)
     }
 }

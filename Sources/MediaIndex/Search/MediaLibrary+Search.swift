@@ -199,15 +199,8 @@ final class SuggestionCatalog: Sendable {
     /// counted under in `search_values`.
     static let foldFunction = "suggestion_fold"
 
-    /// Registers `suggestion_fold`. Wraps `sqlite3_create_function_v2`.
+    /// Registers `suggestion_fold`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, values in
-            guard let value = values?[0], let text = sqlite3_value_text(value) else {
-                sqlite3_result_null(context)
-                return
-            }
-            let folded = SuggestionCatalog.fold(String(cString: text))
-            sqlite3_result_text(context, folded, -1, mediaindex_sqlite_transient())
-        }, nil, nil, nil)
+        SQLTextFunction.register(foldFunction, on: handle, fold)
     }
 }

@@ -242,16 +242,7 @@ enum SearchTextIndex {
     }
 
     /// Registers `search_words(text)`, the deterministic SQL function the triggers use.
-    /// Wraps `sqlite3_create_function_v2`.
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_function_v2(handle, "search_words", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-                                   { context, _, values in
-                                       guard let value = values?[0], let text = sqlite3_value_text(value) else {
-                                           sqlite3_result_null(context)
-                                           return
-                                       }
-                                       let words = SearchTextIndex.words(String(cString: text))
-                                       sqlite3_result_text(context, words, -1, mediaindex_sqlite_transient())
-                                   }, nil, nil, nil)
+        SQLTextFunction.register("search_words", on: handle, words)
     }
 }
