@@ -216,4 +216,19 @@ struct SearchPlanTests {
         #expect(counts.images + counts.videos == all.count, "\(text)")
         if text == "keyword:zzplaces" { #expect(all == Set(newest)) }
     }
+
+    @Test("beside words, keyword: and type:video are lists of the text index, asked as one query; a negated type is not",
+          arguments: [("keyword:mountain3 type:video", true), ("sunset camera:sony type:video duration:<10", true),
+                      ("sunset -type:video", false), ("sunset OR type:video", false)])
+    func listsAskedAsOne(_ text: String, listed: Bool) throws {
+        let lib = try Self.seeded()
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: text)
+        let readable = try lib.library.read { db in try SearchPlan.readable(try AssetQuery(options), db: db) }
+        let sql = readable.conditions.map(\.sql).joined(separator: " AND ")
+        let lists = SearchPlan.memberships(readable.conditions, negated: false)
+        #expect(lists.contains { $0.contains("kind : kvideo") } == listed, "\(text): \(lists)")
+        #expect(sql.contains("media_type = 'video'") != listed, "\(text): \(sql)")
+        if text.hasPrefix("keyword:") { #expect(!sql.contains("instr("), "\(sql)") }
+    }
 }

@@ -88,7 +88,7 @@ enum SearchPlan {
         }
         if try !userHasKeywords(db) { readable.conditions = readable.conditions.map(withoutUserKeywords) }
         if !memberships(readable.conditions, negated: false).isEmpty {
-            readable.conditions = readable.conditions.map { $0.sql == videos ? videosList : $0 }
+            readable.conditions = readable.conditions.map(listingVideos)
         }
         readable.conditions = combiningLists(readable.conditions)
         return readable
@@ -98,7 +98,31 @@ enum SearchPlan {
     /// index (the `kind` column's `kvideo`), which a query with words intersects with its
     /// own lists in FTS5 instead of reading each match's row.
     static let videos = MediaFilter.videos.sqlCondition().sql
-    static var videosList: SQLCondition { SQLCondition(sql: membership, values: ["kind : kvideo"]) }
+    /// How a negated term's condition starts (`SearchExpression`'s `NOT`).
+    static let negation = "NOT coalesce(("
+
+    /// `condition` with each `type:video` test it requires (no negation before it, in a
+    /// condition without `OR`) turned into a membership of the `kind` column's `kvideo`.
+    static func listingVideos(_ condition: SQLCondition) -> SQLCondition {
+        guard !condition.sql.contains(" OR ") else { return condition }
+        var sql = "", values: [DatabaseValueConvertible] = [], used = 0
+        var rest = Substring(condition.sql)
+        while let range = rest.range(of: videos) {
+            let before = rest[..<range.lowerBound]
+            let index = used + before.filter { $0 == "?" }.count
+            guard index <= condition.values.count else { break }
+            values += condition.values[used..<index]
+            if condition.sql[..<range.lowerBound].contains(negation) {  // perhaps under it: left as it is
+                sql += before + videos
+            } else {
+                sql += before + membership
+                values.append("kind : kvideo")
+            }
+            used = index
+            rest = rest[range.upperBound...]
+        }
+        return SQLCondition(sql: sql + rest, values: values + condition.values[used...])
+    }
 
     /// `conditions` with every list that all of them require (a membership test not
     /// negated, in a condition without `OR`) asked of the text index as one query, the
@@ -162,7 +186,7 @@ enum SearchPlan {
             let index = used + before.filter { $0 == "?" }.count
             guard index < condition.values.count, let match = condition.values[index] as? String else { break }
             values += condition.values[used..<index]
-            switch rewrite(match, before.hasSuffix("NOT coalesce((")) {
+            switch rewrite(match, before.hasSuffix(negation)) {
             case .keep: sql += before + membership; values.append(match)
             case .probe: sql += before + probe; values.append(match)
             case .drop: sql += before + "1"
@@ -265,7 +289,7 @@ enum SearchPlan {
             var rest = Substring(condition.sql)
             while let range = rest.range(of: membership) {
                 bound += rest[..<range.upperBound].filter { $0 == "?" }.count
-                let under = rest[..<range.lowerBound].hasSuffix("NOT coalesce((")
+                let under = rest[..<range.lowerBound].hasSuffix(negation)
                 if bound <= condition.values.count, let match = condition.values[bound - 1] as? String, negated || !under {
                     found.append(match)
                 }
