@@ -104,8 +104,10 @@ final class SearchMatchCache: Sendable {
         let names = SearchTextColumn.all.map(\.name).joined(separator: ", ")
         let ids = touched.map(String.init).joined(separator: ",")
         try SQLiteRows.each("INSERT INTO temp.\(changes) (\(changes)) VALUES ('delete-all')", nil, nil, db: db) { _ in }
-        try SQLiteRows.each("INSERT INTO temp.\(changes) (rowid, \(names)) SELECT id, \(names) FROM \(SearchTextIndex.source) "
-                                + "WHERE id > ?1 OR id IN (\(ids))", nil, old.newestID, db: db) { _ in }
+        // Two statements: with `OR`, SQLite would read every asset instead of two ranges of ids.
+        let copy = "INSERT INTO temp.\(changes) (rowid, \(names)) SELECT id, \(names) FROM \(SearchTextIndex.source) WHERE "
+        try SQLiteRows.each(copy + "id > ?1", nil, old.newestID, db: db) { _ in }
+        if !touched.isEmpty { try SQLiteRows.each(copy + "id IN (\(ids)) AND id <= ?1", nil, old.newestID, db: db) { _ in } }
         try SQLiteRows.each("SELECT rowid FROM temp.\(changes) WHERE \(changes) MATCH ?1", query, nil, db: db) { updated.insert($0) }
         return updated
     }
