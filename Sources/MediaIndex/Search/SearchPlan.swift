@@ -149,7 +149,7 @@ enum SearchPlan {
     /// holds a third of the library, every asset is read and every list tested as a set.
     static func countingQuery(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
         guard query.from == "assets a", query.recentlyAddedSince == nil,
-              !memberships(query.conditions).isEmpty || query.textMatch != nil else { return query }
+              asksTextIndex(query) else { return query }
         var counting = try readable(query, db: db)
         let lists = memberships(counting.conditions, negated: false)
         guard lists.count > 1 || memberships(counting.conditions).count > lists.count,
@@ -169,6 +169,12 @@ enum SearchPlan {
             }
         }
         return counting
+    }
+
+    /// Whether a condition of `query` reads the text index (words, keywords), in any form:
+    /// a keyword's list with the user's keywords joined is not yet a plain membership test.
+    static func asksTextIndex(_ query: AssetQuery) -> Bool {
+        query.textMatch != nil || query.conditions.contains { $0.sql.contains(SearchTextIndex.table) }
     }
 
     /// What becomes of one membership test: kept (a list read whole), asked of its match
@@ -306,7 +312,7 @@ enum SearchPlan {
     /// for any other query.
     static func textCounts(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
         guard query.from == "assets a", query.recentlyAddedSince == nil,
-              !memberships(query.conditions).isEmpty || query.textMatch != nil else { return nil }
+              asksTextIndex(query) else { return nil }
         var lists: [String] = [], representativesOnly = false
         for condition in try readable(query, db: db).conditions {
             if condition.sql == membership, let match = condition.values.first as? String {
