@@ -80,14 +80,27 @@ enum DescriptiveColumns {
     /// exact phrase of its levels' words (`levelsPhrase`): a run of whole levels of one path,
     /// as `keywordCondition` tests it.
     static func keywordLevelWords(_ key: String) -> String {
-        key.split(separator: "\n").map { line in
-            line.split(separator: "|").filter { !$0.isEmpty }.map(levelWord).joined(separator: " ")
-        }.joined(separator: " q ")
-    }
-
-    private static func levelWord(_ level: Substring) -> String {
-        "k" + level.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-            .joined() + "z"
+        let hex = Array("0123456789abcdef".utf8), space = UInt8(ascii: " ")
+        var words: [UInt8] = []
+        words.reserveCapacity(key.utf8.count * 2 + 8)
+        var inLevel = false
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "|"), UInt8(ascii: "\n"):
+                if inLevel { words.append(UInt8(ascii: "z")) }
+                inLevel = false
+                if byte == UInt8(ascii: "\n") { words += [space, UInt8(ascii: "q")] }
+            default:
+                if !inLevel {
+                    if !words.isEmpty { words.append(space) }
+                    words.append(UInt8(ascii: "k"))
+                    inLevel = true
+                }
+                words += [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        if inLevel { words.append(UInt8(ascii: "z")) }
+        return String(decoding: words, as: UTF8.self)
     }
 
     /// The text index query finding exactly the assets whose file has `keyword` (or one
