@@ -133,6 +133,11 @@ package final class DatabaseConnection {
         return try statement.step() ? statement.currentRow() : nil
     }
 
+    /// Whether the main schema has a table (or virtual table) named `name`.
+    package func hasTable(_ name: String) throws -> Bool {
+        try scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) == 1
+    }
+
     /// The first column of the first row as an integer, or nil.
     package func scalarInt(_ sql: String, _ values: [DatabaseValueConvertible] = []) throws -> Int? {
         guard let row = try row(sql, values) else { return nil }

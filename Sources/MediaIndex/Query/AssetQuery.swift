@@ -362,34 +362,29 @@ struct AssetQuery {
     /// A per-row hidden test would read every row; instead the hidden assets, few and
     /// found through the user state's index, are counted apart and subtracted.
     func counts(db: DatabaseConnection) throws -> AssetCounts {
-        if var counts = try SearchPlan.textCounts(self, db: db) {
-            let hidden = try hiddenCounts(db: db)
-            counts.images -= hidden.images
-            counts.videos -= hidden.videos
-            return counts
-        }
-        if case .some(let filter) = kindFilter {
-            let condition = filter?.sqlCondition(table: "k") ?? .alwaysTrue
-            var counts = AssetCounts(images: 0, videos: 0)
-            for row in try db.rows("""
-                SELECT k.media_type, sum(k.count) AS n FROM asset_kinds k WHERE \(condition.sql) GROUP BY k.media_type
-                """, condition.values) {
-                if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
-            }
-            let hidden = try hiddenCounts(db: db)
-            counts.images -= hidden.images
-            counts.videos -= hidden.videos
-            return counts
-        }
-        var counts = AssetCounts(images: 0, videos: 0)
-        let (sql, values) = try SearchPlan.countingQuery(self, db: db).countSQL()
-        for row in try db.rows(sql, values) {
-            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
-        }
+        var counts = try countsWithHidden(db: db)
         let hidden = try hiddenCounts(db: db)
         counts.images -= hidden.images
         counts.videos -= hidden.videos
         return counts
+    }
+
+    /// Counts by media type with hidden assets still in: from the text index's match sets,
+    /// the kind totals, or the counting query, whichever answers.
+    private func countsWithHidden(db: DatabaseConnection) throws -> AssetCounts {
+        let counting: AssetQuery
+        switch try SearchPlan.counting(self, db: db) {
+        case .counted(let counts): return counts
+        case .query(let query): counting = query
+        }
+        if case .some(let filter) = kindFilter {
+            let condition = filter?.sqlCondition(table: "k") ?? .alwaysTrue
+            return try AssetCounts(mediaTypeRows: db.rows("""
+                SELECT k.media_type, sum(k.count) AS n FROM asset_kinds k WHERE \(condition.sql) GROUP BY k.media_type
+                """, condition.values))
+        }
+        let (sql, values) = counting.countSQL()
+        return try AssetCounts(mediaTypeRows: db.rows(sql, values))
     }
 
     /// The general count query: images and videos over every matching asset, hidden ones
@@ -403,16 +398,12 @@ struct AssetQuery {
 
     /// How many of the matching assets are hidden (none when hidden ones are included).
     func hiddenCounts(db: DatabaseConnection) throws -> AssetCounts {
-        var counts = AssetCounts(images: 0, videos: 0)
-        guard excludesHidden else { return counts }
+        guard excludesHidden else { return AssetCounts(images: 0, videos: 0) }
         let (whereSQL, whereValues) = whereClause(includingCursor: false, includingHidden: false)
         let hiddenWhere = whereSQL.isEmpty ? " WHERE" : whereSQL + " AND"
         let sql = "SELECT a.media_type, count(*) AS n FROM userstate.asset_user_state h CROSS JOIN \(from)\(hiddenWhere)"
             + " h.hidden = 1 AND a.identifier = h.identifier GROUP BY a.media_type"
-        for row in try db.rows(sql, fromValues + whereValues) {
-            if row.string("media_type") == "video" { counts.videos += row.int("n") ?? 0 } else { counts.images += row.int("n") ?? 0 }
-        }
-        return counts
+        return try AssetCounts(mediaTypeRows: db.rows(sql, fromValues + whereValues))
     }
 
     /// The first matching asset's identifier and capture key in capture order.
@@ -425,5 +416,15 @@ struct AssetQuery {
         sql += " ORDER BY a.capture_sort \(direction), a.id \(direction) LIMIT 1"
         guard let row = try db.row(sql, fromValues + values), let id = row.string("identifier") else { return nil }
         return (id, row.double("capture_sort"), row.double("local_time"))
+    }
+}
+
+extension AssetCounts {
+    /// Counts summed from rows of `media_type` and `n` (a count grouped by media type).
+    init(mediaTypeRows rows: [Row]) {
+        self.init(images: 0, videos: 0)
+        for row in rows {
+            if row.string("media_type") == "video" { videos += row.int("n") ?? 0 } else { images += row.int("n") ?? 0 }
+        }
     }
 }

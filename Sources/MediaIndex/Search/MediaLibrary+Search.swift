@@ -165,7 +165,7 @@ final class SuggestionCatalog: Sendable {
     private static func read(_ library: MediaLibrary) throws -> [Entry] {
         try library.read { db in
             var rows: [(field: String, row: Row)] = []
-            if try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [SuggestionSource.table]) == 1 {
+            if try db.hasTable(SuggestionSource.table) {
                 rows = try db.rows("SELECT field, value, assets FROM \(SuggestionSource.table) WHERE assets > 0")
                     .map { ($0.string("field") ?? "", $0) }
             } else {  // an index built before the kept counts, read by a build that may not rebuild it

@@ -105,23 +105,9 @@ enum SearchPlan {
     /// condition without `OR`) turned into a membership of the `kind` column's `kvideo`.
     static func listingVideos(_ condition: SQLCondition) -> SQLCondition {
         guard !condition.sql.contains(" OR ") else { return condition }
-        var sql = "", values: [DatabaseValueConvertible] = [], used = 0
-        var rest = Substring(condition.sql)
-        while let range = rest.range(of: videos) {
-            let before = rest[..<range.lowerBound]
-            let index = used + before.filter { $0 == "?" }.count
-            guard index <= condition.values.count else { break }
-            values += condition.values[used..<index]
-            if condition.sql[..<range.lowerBound].contains(negation) {  // perhaps under it: left as it is
-                sql += before + videos
-            } else {
-                sql += before + membership
-                values.append("kind : kvideo")
-            }
-            used = index
-            rest = rest[range.upperBound...]
+        return replacing(videos, in: condition) { before, _ in
+            before.contains(negation) ? nil : SQLCondition(sql: membership, values: ["kind : kvideo"])  // perhaps under it: left as it is
         }
-        return SQLCondition(sql: sql + rest, values: values + condition.values[used...])
     }
 
     /// `conditions` with every list that all of them require (a membership test not
@@ -143,14 +129,29 @@ enum SearchPlan {
         return [SQLCondition(sql: membership, values: [combined])] + rest
     }
 
+    /// How a query is counted: from match sets alone, or by a query to run.
+    enum Counting {
+        case counted(AssetCounts)
+        case query(AssetQuery)
+    }
+
+    /// How `query`, once readable, is counted (hidden assets not yet subtracted): a query
+    /// the text index answers alone from its match sets (`textCounts`), any other that asks
+    /// the text index by its counting query (`countingQuery`), the rest as it is.
+    static func counting(_ query: AssetQuery, db: DatabaseConnection) throws -> Counting {
+        guard query.from == "assets a", query.recentlyAddedSince == nil,
+              asksTextIndex(query) else { return .query(query) }
+        let readable = try readable(query, db: db)
+        if let counts = try textCounts(readable, db: db) { return .counted(counts) }
+        return .query(try countingQuery(readable, db: db))
+    }
+
     /// The query a count runs: with several lists of the text index, the count is driven
     /// by the rarest (looked up asset by asset) and the others are tested as match sets,
     /// a bit an asset, instead of each read into a temporary B-tree; where even the rarest
     /// holds a third of the library, every asset is read and every list tested as a set.
-    static func countingQuery(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
-        guard query.from == "assets a", query.recentlyAddedSince == nil,
-              asksTextIndex(query) else { return query }
-        var counting = try readable(query, db: db)
+    private static func countingQuery(_ readable: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
+        var counting = readable
         let lists = memberships(counting.conditions, negated: false)
         guard lists.count > 1 || memberships(counting.conditions).count > lists.count,
               let newest = try db.scalarInt("SELECT max(id) FROM assets") else { return counting }
@@ -185,22 +186,36 @@ enum SearchPlan {
     /// and whether it is negated.
     private static func replacingMemberships(_ condition: SQLCondition,
                                              _ rewrite: (_ match: String, _ negated: Bool) -> MembershipRewrite) -> SQLCondition {
-        var sql = "", values: [DatabaseValueConvertible] = [], used = 0
-        var rest = Substring(condition.sql)
-        while let range = rest.range(of: membership) {
-            let before = rest[..<range.lowerBound]
-            let index = used + before.filter { $0 == "?" }.count
-            guard index < condition.values.count, let match = condition.values[index] as? String else { break }
-            values += condition.values[used..<index]
+        replacing(membership, in: condition) { before, bound in
+            guard let match = bound.first as? String else { return nil }
             switch rewrite(match, before.hasSuffix(negation)) {
-            case .keep: sql += before + membership; values.append(match)
-            case .probe: sql += before + probe; values.append(match)
-            case .drop: sql += before + "1"
+            case .keep: return nil
+            case .probe: return SQLCondition(sql: probe, values: [match])
+            case .drop: return SQLCondition(sql: "1")
             }
-            used = index + 1
-            rest = rest[range.upperBound...]
         }
-        return SQLCondition(sql: sql + rest, values: values + condition.values[used...])
+    }
+
+    /// `condition` with each occurrence of the SQL `pattern` replaced by what `replacement`
+    /// returns (nil leaves it), given the condition's SQL before it and the values the
+    /// pattern's own `?`s bind. The values bound before and after each occurrence keep their places.
+    private static func replacing(_ pattern: String, in condition: SQLCondition,
+                                  _ replacement: (_ before: Substring, _ bound: ArraySlice<DatabaseValueConvertible>) -> SQLCondition?) -> SQLCondition {
+        let patternValues = pattern.filter { $0 == "?" }.count
+        var sql = "", values: [DatabaseValueConvertible] = [], used = 0
+        var start = condition.sql.startIndex
+        while let range = condition.sql.range(of: pattern, range: start..<condition.sql.endIndex) {
+            let between = condition.sql[start..<range.lowerBound]
+            let index = used + between.filter { $0 == "?" }.count
+            guard index + patternValues <= condition.values.count else { break }
+            let bound = condition.values[index..<index + patternValues]
+            let replaced = replacement(condition.sql[..<range.lowerBound], bound) ?? SQLCondition(sql: pattern, values: Array(bound))
+            sql += between + replaced.sql
+            values += condition.values[used..<index] + replaced.values
+            used = index + patternValues
+            start = range.upperBound
+        }
+        return SQLCondition(sql: sql + condition.sql[start...], values: values + condition.values[used...])
     }
 
     /// Whether the user has set keywords of their own on any asset.
@@ -305,16 +320,14 @@ enum SearchPlan {
         return found
     }
 
-    /// Photo and video counts (hidden assets not yet subtracted) of a query the text index
-    /// answers alone: every condition, once readable, a list (words, exact keywords,
+    /// Photo and video counts (hidden assets not yet subtracted) of a readable query the
+    /// text index answers alone: every condition a list (words, exact keywords,
     /// `type:video`) or burst frames left out. Counted in match sets (`SearchMatchCache`):
     /// the lists' own, intersected, and the `kind` column's (`kvideo`, `kmember`); nil
     /// for any other query.
-    static func textCounts(_ query: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
-        guard query.from == "assets a", query.recentlyAddedSince == nil,
-              asksTextIndex(query) else { return nil }
+    private static func textCounts(_ readable: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
         var lists: [String] = [], representativesOnly = false
-        for condition in try readable(query, db: db).conditions {
+        for condition in readable.conditions {
             if condition.sql == membership, let match = condition.values.first as? String {
                 lists.append(match)
             } else if condition.sql == representatives {

@@ -70,7 +70,7 @@ enum SearchTextIndex {
 
     /// Whether `db` lacks the index this build declares (or has another's).
     static func isBehind(_ db: DatabaseConnection) throws -> Bool {
-        guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'search_text_schema'") == 1 else {
+        guard try db.hasTable("search_text_schema") else {
             return false  // migration 0028 not applied yet: the migrator is behind and installs it after
         }
         return try db.row("SELECT signature FROM search_text_schema")?.string("signature") != signature
@@ -169,7 +169,7 @@ enum SearchTextIndex {
     /// asset inserted, then updated (a sidecar merged, say) is indexed once, as it ends.
     /// Assets that were there before are kept by the triggers as always.
     static func deferring<T>(_ db: DatabaseConnection, _ body: () throws -> T) throws -> T {
-        guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [deferral]) == 1 else { return try body() }
+        guard try db.hasTable(deferral) else { return try body() }
         let above = try db.scalarInt("SELECT coalesce(max(id), 0) FROM assets") ?? 0
         try db.execute("INSERT INTO \(deferral) (above) VALUES (?)", [above])
         let result = try body()
@@ -197,7 +197,7 @@ enum SearchTextIndex {
     /// before, 1.1 ms after; the merge took 0.15 s). Small runs leave it to FTS5's own merging.
     static func tidy(_ db: DatabaseConnection, changed: Int) throws {
         guard changed >= 500, let total = try db.scalarInt("SELECT count(*) FROM assets"), changed * 20 >= total,
-              try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [table]) == 1 else { return }
+              try db.hasTable(table) else { return }
         try db.execute("INSERT INTO \(table) (\(table)) VALUES ('optimize')")
     }
 

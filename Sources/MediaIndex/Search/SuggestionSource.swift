@@ -100,7 +100,7 @@ struct SuggestionSource: Sendable {
 
     /// Adds the values of the assets above `id`, at the end of a deferred bulk.
     static func addAssets(above id: Int, db: DatabaseConnection) throws {
-        guard try db.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = ?", [table]) == 1 else { return }
+        guard try db.hasTable(table) else { return }
         for source in all { try db.execute(source.addingAbove, [id]) }
     }
 }
