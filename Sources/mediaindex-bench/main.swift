@@ -153,7 +153,7 @@ func run() throws {
     }
     if options.onlySearch {
         let rows = try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets,
-                                              library: options.searchLibrary)
+                                              library: options.searchLibrary, media: media)
         printTable(rows)
         try writeResults(rows, options: options, files: 0)
         return
@@ -272,7 +272,7 @@ func run() throws {
         rows.append(FirstPaint.row(firstPaint, assets: options.queryAssets))
     }
     rows += try SearchBenchmark.run(work: work, runs: options.runs, assets: options.searchAssets,
-                                              library: options.searchLibrary)
+                                    library: options.searchLibrary, media: media)
     rows += try watchRows()
     rows += try serveRows()
     rows += try pickerRows()

@@ -55,6 +55,34 @@ struct SuggestionCountTests {
         #expect(!changed.kept.values.contains { $0 < 0 })
     }
 
+    @Test("a bulk counts an asset once for each folded value, under its first spelling in byte order; a rebuild counts the same")
+    func bulkAndRebuild() throws {
+        let lib = try SyntheticLibrary()
+        try lib.library.seedSyntheticAssets(count: 300, batchSize: 100, describe: true)
+        try lib.library.requireWriter().transaction { db in
+            try SearchTextIndex.deferring(db) {
+                for (n, keywords) in [#"["Zürich","zurich","ZURICH"]"#, #"["zurich"]"#, #"["Zurich","Bern"]"#, "[]", "[\"\"]"].enumerated() {
+                    try db.execute("""
+                        INSERT INTO assets (identifier, media_type, subtypes, creation_timestamp, keywords,
+                            is_burst_representative, fingerprint, added_at, modified_at)
+                        VALUES (?, 'image', 0, 1690000000, ?, 1, ?, 0, 0)
+                        """, ["bulk-\(n)", keywords, "fp-bulk-\(n)"])
+                }
+            }
+        }
+        let zurich = try lib.library.read { db in
+            try db.row("SELECT value, assets FROM search_values WHERE field = 'keyword' AND folded = 'zurich'")
+        }
+        #expect(zurich?.string("value") == "ZURICH" && zurich?.int("assets") == 3)
+        let bulk = try Self.keptAndFresh(lib)
+        #expect(bulk.kept == bulk.fresh)
+
+        try lib.library.dropSearchTextUpkeep()
+        try lib.library.requireWriter().write { db in try SearchTextIndex.install(db) }
+        let rebuilt = try Self.keptAndFresh(lib)
+        #expect(rebuilt.kept == bulk.kept)
+    }
+
     @Test("places, countries and the makes a camera is written under are suggested with their counts")
     func placesSuggested() throws {
         let lib = try SyntheticLibrary()

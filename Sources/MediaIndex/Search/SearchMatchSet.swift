@@ -103,6 +103,12 @@ enum SQLiteRows {
     /// Calls `row` with the first column of each row, as an integer.
     static func each(_ sql: String, _ text: String?, _ number: Int64?, db: OpaquePointer,
                      _ row: (Int64) -> Void) throws(SearchMatchSet.ReadError) {
+        try step(sql, text, number, db: db) { row(sqlite3_column_int64($0, 0)) }
+    }
+
+    /// Calls `row` with the statement standing on each row, `text` bound first (if any), then `number`.
+    static func step(_ sql: String, _ text: String?, _ number: Int64?, db: OpaquePointer,
+                     _ row: (OpaquePointer) -> Void) throws(SearchMatchSet.ReadError) {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw SearchMatchSet.ReadError(message: String(cString: sqlite3_errmsg(db)))
@@ -112,7 +118,7 @@ enum SQLiteRows {
         if let number { sqlite3_bind_int64(statement, text == nil ? 1 : 2, number) }
         var code = sqlite3_step(statement)
         while code == SQLITE_ROW {
-            row(sqlite3_column_int64(statement, 0))
+            row(statement)
             code = sqlite3_step(statement)
         }
         guard code == SQLITE_DONE else { throw SearchMatchSet.ReadError(message: String(cString: sqlite3_errmsg(db))) }

@@ -85,6 +85,7 @@ enum SearchTextIndex {
         try db.execute("BEGIN IMMEDIATE")
         do {
             for statement in try dropStatements(db) + createStatements() { try db.execute(statement) }
+            try SuggestionSource.addAssets(above: 0, db: db)
             try db.execute("DELETE FROM search_text_schema")
             try db.execute("INSERT INTO search_text_schema (signature) VALUES (?)", [signature])
             try db.execute("COMMIT")

@@ -71,11 +71,39 @@ struct SuggestionSource: Sendable {
             """
     }
 
-    /// Adds the values of the assets whose id is above `?1` (a deferred bulk's).
-    var addingAbove: String {
-        "INSERT INTO \(Self.table) (field, folded, value, assets) SELECT '\(field)', folded, value, assets FROM (\(grouped)) "
-            + "WHERE true ON CONFLICT (field, folded) DO UPDATE SET assets = assets + excluded.assets"
+    /// The counted values of the assets above `id`, by folded value: the first spelling in
+    /// byte order (SQL's `min`) and how many assets have it, as `grouped` reads them. Counted
+    /// in a dictionary here: `grouped` sorts every value (1.2 s for 50k assets with ten keywords).
+    func valueCounts(above id: Int, db: DatabaseConnection) throws -> [String: (value: String, assets: Int)] {
+        let array = values.replacingOccurrences(of: "{a}", with: "a")
+        var counts: [String: (value: String, assets: Int)] = [:]
+        var asset: Int64 = -1, seen: Set<String> = []
+        do {
+            try SQLiteRows.step("SELECT a.id, \(value) FROM assets a, json_each(\(array)) j WHERE a.id > ?1",
+                                nil, Int64(id), db: db.handle) { row in
+                guard sqlite3_column_type(row, 1) != SQLITE_NULL, let text = sqlite3_column_text(row, 1) else { return }
+                let spelling = String(cString: text)
+                guard !spelling.isEmpty else { return }
+                let id = sqlite3_column_int64(row, 0)
+                if id != asset { asset = id; seen.removeAll(keepingCapacity: true) }
+                let folded = SuggestionCatalog.fold(spelling)
+                let first = seen.insert(folded).inserted
+                if let known = counts[folded] {
+                    let value = spelling.utf8.lexicographicallyPrecedes(known.value.utf8) ? spelling : known.value
+                    counts[folded] = (value, known.assets + (first ? 1 : 0))
+                } else {
+                    counts[folded] = (spelling, 1)
+                }
+            }
+        } catch {
+            throw DatabaseError(extendedCode: SQLITE_ERROR, message: "reading the \(field) values: " + error.message, path: db.path)
+        }
+        return counts
     }
+
+    /// Adds counted values, each to its row (made at its first asset).
+    private static let adding = "INSERT INTO \(table) (field, folded, value, assets) VALUES (?, ?, ?, ?) "
+        + "ON CONFLICT (field, folded) DO UPDATE SET assets = assets + excluded.assets"
 
     /// The table and the triggers that keep it, for `SearchTextIndex.createStatements()`:
     /// `kept(id)` is the SQL that holds when the triggers keep asset `id` (not deferred).
@@ -95,12 +123,17 @@ struct SuggestionSource: Sendable {
                     + "WHEN (\(changed)) AND \(kept("old.id")) BEGIN \(source.removed("old")) \(source.added("new")) END",
             ]
         }
-        return statements + all.map { $0.addingAbove.replacingOccurrences(of: "?1", with: "0") }
+        return statements
     }
 
-    /// Adds the values of the assets above `id`, at the end of a deferred bulk.
+    /// Adds the values of the assets above `id`: at the end of a deferred bulk, and every
+    /// asset's (above 0) when the index is built.
     static func addAssets(above id: Int, db: DatabaseConnection) throws {
         guard try db.hasTable(table) else { return }
-        for source in all { try db.execute(source.addingAbove, [id]) }
+        for source in all {
+            for (folded, counted) in try source.valueCounts(above: id, db: db) {
+                try db.execute(adding, [source.field, folded, counted.value, counted.assets])
+            }
+        }
     }
 }
