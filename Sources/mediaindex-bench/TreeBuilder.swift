@@ -8,9 +8,10 @@ enum TreeBuilder {
     }
 
     /// Like `build(from:into:count:)`, taking only files with these (lowercased)
-    /// extensions; returns the paths made.
+    /// extensions; returns the paths made. With `copies`, each file is a copy, not a hard
+    /// link: the indexer reads a hard link as another name of one file (one asset).
     static func build(from source: String, into target: String, count: Int,
-                      extensions: Set<String>?) throws -> [String] {
+                      extensions: Set<String>?, copies: Bool = false) throws -> [String] {
         let fileManager = FileManager.default
         guard let enumerator = fileManager.enumerator(atPath: source) else {
             throw BenchmarkError("cannot list \(source)")
@@ -32,7 +33,7 @@ enum TreeBuilder {
                 let destination = "\(target)/copy-\(copy)/\(relative)"
                 try fileManager.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-                if link(source + "/" + relative, destination) != 0 {
+                if copies || link(source + "/" + relative, destination) != 0 {
                     try fileManager.copyItem(atPath: source + "/" + relative, toPath: destination)
                 }
                 made.append(destination)

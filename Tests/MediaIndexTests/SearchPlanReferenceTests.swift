@@ -19,6 +19,10 @@ struct SearchPlanReferenceTests {
         /// Its keywords' paths, folded, as `|a|b|`.
         var keywordPaths: [String]
         var shown: Bool
+        /// Its length in seconds, nil for none.
+        var duration: Double?
+        /// Its local capture time as the file wrote it (`2019-07-01T…`).
+        var creationDate: String
     }
 
     /// A query with the reference's test of an asset.
@@ -78,6 +82,14 @@ struct SearchPlanReferenceTests {
         Case(query: "keyword:places camera:canon ", test: { keyword("places")($0) && $0.make == "canon" }),
         Case(query: "keyword:mountain3 ", test: keyword("mountain3")),
         Case(query: "forest keyword:beach ", test: { has("forest")($0) && keyword("beach")($0) }),
+        // A range every match is in (`assets_by_duration`, `assets_by_capture`) drives the
+        // count where it holds fewer entries than the rarest list.
+        Case(query: "sunset type:video duration:<10 ", test: { has("sunset")($0) && $0.video && ($0.duration ?? 99) < 10 }),
+        Case(query: "-sunset duration:<10 ", test: { !has("sunset")($0) && ($0.duration ?? 99) < 10 }),
+        Case(query: "sunset duration:5..20 ", test: { has("sunset")($0) && (5...20).contains($0.duration ?? -1) }),
+        Case(query: "sunset date:2019 ", test: { has("sunset")($0) && $0.creationDate.hasPrefix("2019") }),
+        Case(query: "forest -date:2019 duration:>30 ",
+             test: { has("forest")($0) && !$0.creationDate.hasPrefix("2019") && ($0.duration ?? -1) > 30 }),
     ]
 
     static let sorts: [AssetSort] = AssetSortKey.allCases.filter { $0 != .albumOrder }.flatMap {
@@ -91,6 +103,7 @@ struct SearchPlanReferenceTests {
         let items = try lib.library.read { db in
             try db.rows("""
                 SELECT a.id, a.identifier, a.media_type, a.make, a.model, a.file_name, a.keywords, a.caption,
+                    a.duration, a.creation_date,
                     coalesce(a.place_name, '') || ' ' || coalesce(a.place_locality, '') || ' '
                         || coalesce(a.place_subregion, '') || ' ' || coalesce(a.place_region, '') || ' '
                         || coalesce(a.place_country, '') AS place,
@@ -105,7 +118,8 @@ struct SearchPlanReferenceTests {
                             video: row.string("media_type") == "video", make: (row.string("make") ?? "").lowercased(),
                             words: tokens(text),
                             keywordPaths: keywords.map { "|" + $0.lowercased().split(separator: "|").joined(separator: "|") + "|" },
-                            shown: row.int("shown") == 1)
+                            shown: row.int("shown") == 1, duration: row.double("duration"),
+                            creationDate: row.string("creation_date") ?? "")
             }
         }
         return (lib, Dictionary(uniqueKeysWithValues: items.map { ($0.id, $0) }))
@@ -150,6 +164,19 @@ struct SearchPlanReferenceTests {
         let videos = expected.filter(videoIdentifiers.contains).count
         #expect(counts.videos == videos && counts.images == expected.count - videos, "\(searchCase.query)")
         #expect(!expected.isEmpty, "\(searchCase.query) finds nothing: the case tests no plan")
+    }
+
+    @Test("a count is driven by a range's index where it holds fewer entries than the rarest list")
+    func rangeDrivesCount() throws {
+        let (lib, _) = try Self.fixture()
+        for (query, index) in [("sunset duration:<10", "assets_by_duration"), ("sunset date:2019", "assets_by_capture"),
+                               ("screenshot duration:<60", nil)] {
+            var options = FetchOptions()
+            options.search = try SearchQuery(parsing: query)
+            let plan = try lib.library.read { db in try SearchPlan.counting(AssetQuery(options), db: db) }
+            guard case .query(let counting) = plan else { Issue.record("\(query) was counted from match sets"); continue }
+            #expect(counting.countingIndex == index, "\(query)")
+        }
     }
 
     @Test("a rare word is read from the text index, a common one walks the capture order")

@@ -156,7 +156,9 @@ package enum AssetFields {
         .init(.pixelWidth, Column.pixelWidth, \.pixelWidth, fill: { $0.displaySize?.width }),
         .init(.pixelHeight, Column.pixelHeight, \.pixelHeight, fill: { $0.displaySize?.height }),
         .init(.orientation, Column("orientation"), \.orientation, fill: { $0.metadata.orientation ?? 1 }),
-        .init(.durationSeconds, Column.duration, \.duration, metadata: \.durationSeconds,
+        // A length below zero (a hostile header's) is none: `duration_sort`'s -1 then stands
+        // for "no length" alone, and `duration:` terms read its index from 0.
+        .init(.durationSeconds, Column.duration, \.duration, fill: { $0.metadata.durationSeconds.flatMap { $0 >= 0 ? $0 : nil } },
               sort: (.duration, .durationSort)),
         .init(.frameRate, Column("frame_rate"), \.frameRate, metadata: \.frameRate),
         .init(.location, columns: [.latitude, .longitude, .altitude], read: { a, v in

@@ -6,8 +6,10 @@ struct SearchField: Sendable {
     enum Kind: Sendable {
         /// Words in this column of the text index (`SearchTextColumn`).
         case text(column: String)
-        /// A number compared with `>`, `>=`, `<`, `<=`, `=` or a range `a..b`.
-        case number(column: String, unit: String)
+        /// A number compared with `>`, `>=`, `<`, `<=`, `=` or a range `a..b`. With a
+        /// `floor`, the column holds a number below it where the asset has none (a sort
+        /// column's stand-in for NULL), and a comparison without a lower bound is given that one.
+        case number(column: String, unit: String, floor: Double? = nil)
         /// A local calendar day, month or year, or a range of them.
         case localDate
         /// A `MediaFilter` name, `favorite` or `hidden`.
@@ -51,7 +53,9 @@ struct SearchField: Sendable {
         SearchField(name: "format", kind: .format, example: "format:heic"),
         SearchField(name: "width", kind: .number(column: "a.pixel_width", unit: "pixels"), example: "width:>3000"),
         SearchField(name: "height", kind: .number(column: "a.pixel_height", unit: "pixels"), example: "height:>=1080"),
-        SearchField(name: "duration", kind: .number(column: "a.duration", unit: "seconds"), example: "duration:<10"),
+        // `duration_sort` (-1 where the asset has no length): `assets_by_duration` holds it,
+        // so a count can be driven by its range (`SearchPlan.countingQuery`).
+        SearchField(name: "duration", kind: .number(column: "a.duration_sort", unit: "seconds", floor: 0), example: "duration:<10"),
         SearchField(name: "rating", kind: .number(column: AssetQuery.ratingExpression, unit: "stars"), example: "rating:>=4"),
         SearchField(name: "keyword", aliases: ["keywords", "tag"], kind: .keyword, example: "keyword:beach"),
         SearchField(name: "person", aliases: ["people"], kind: .person, example: "person:\"Ann Lee\""),
@@ -112,8 +116,10 @@ struct SearchField: Sendable {
             throw fail("'\(field.name):' takes \(near.map { "'\($0)' (did you mean it?) or " } ?? "")one of "
                 + (["photo", "video", "live", "favorite", "hidden"] + MediaFilter.named.map(\.name)).joined(separator: ", ")
                 + ", not '\(value)'")
-        case .number(let column, let unit):
-            return try number(value, column: column, field: field, unit: unit, fail: fail)
+        case .number(let column, let unit, let floor):
+            let compared = try number(value, column: column, field: field, unit: unit, fail: fail)
+            guard let floor, case .number(_, nil, _, let upper, let upperInclusive) = compared else { return compared }
+            return .number(column: column, lower: floor, lowerInclusive: true, upper: upper, upperInclusive: upperInclusive)
         case .localDate:
             return try localDate(value, field: field, fail: fail)
         case .album:

@@ -150,16 +150,24 @@ enum SearchPlan {
     /// by the rarest (looked up asset by asset) and the others are tested as match sets,
     /// a bit an asset, instead of each read into a temporary B-tree; where even the rarest
     /// holds a third of the library, every asset is read and every list tested as a set.
+    /// A range every match must be in (`duration:<10`, `date:2023-07`), read from its index
+    /// with every list tested as a set, drives it instead where it holds fewer entries.
     private static func countingQuery(_ readable: AssetQuery, db: DatabaseConnection) throws -> AssetQuery {
         var counting = readable
         let lists = memberships(counting.conditions, negated: false)
-        guard lists.count > 1 || memberships(counting.conditions).count > lists.count,
+        let ranges = requiredRanges(counting.conditions)
+        guard lists.count > 1 || memberships(counting.conditions).count > lists.count || !ranges.isEmpty,
               let newest = try db.scalarInt("SELECT max(id) FROM assets") else { return counting }
         let bound = newest / 3 + 1
         var rarest: (match: String, count: Int)?
         for list in lists {
             let count = try matchCount(list, upTo: rarest.map { min($0.count, bound) } ?? bound, db: db)
             if count < rarest?.count ?? bound { rarest = (list, count) }
+        }
+        if let range = try cheapestRange(ranges, against: rarest?.count ?? bound, db: db) {
+            counting.conditions = counting.conditions.map { replacingMemberships($0) { _, _ in .probe } }
+            counting.countingIndex = range.index
+            return counting
         }
         var kept = false
         counting.conditions = counting.conditions.map { condition in
@@ -170,6 +178,52 @@ enum SearchPlan {
             }
         }
         return counting
+    }
+
+    /// How much reading one entry of a range's index and testing its bits costs, against
+    /// looking up one match of a list by rowid and reading its row.
+    static let rangeEntryCostRatio = 0.25
+
+    /// The columns a range can be read from, each with its index (the column first, then `id`).
+    static let rangeIndexes = [(column: "a.duration_sort", index: "assets_by_duration"),
+                               (column: "a.capture_sort", index: "assets_by_capture")]
+
+    /// A range of one indexed column that every match is in: its comparisons, ANDed.
+    struct RequiredRange {
+        var index: String
+        var condition: SQLCondition
+    }
+
+    /// The ranges `conditions` require, one for each indexed column compared: every comparison
+    /// of the column (`a.duration_sort < ?`) in a condition without `OR`, with no `NOT` before it.
+    static func requiredRanges(_ conditions: [SQLCondition]) -> [RequiredRange] {
+        rangeIndexes.compactMap { column, index in
+            var parts: [String] = [], values: [DatabaseValueConvertible] = []
+            for condition in conditions where !condition.sql.contains(" OR ") {
+                for comparison in [">=", ">", "<=", "<"] {
+                    let pattern = "\(column) \(comparison) ?"
+                    _ = replacing(pattern, in: condition) { before, bound in
+                        if !before.contains("NOT") { parts.append(pattern); values += bound }
+                        return nil
+                    }
+                }
+            }
+            return parts.isEmpty ? nil : RequiredRange(index: index, condition: SQLCondition(sql: parts.joined(separator: " AND "), values: values))
+        }
+    }
+
+    /// The range with the fewest entries, where reading them costs less than `matches`
+    /// lookups (the rarest list's); nil where none does.
+    private static func cheapestRange(_ ranges: [RequiredRange], against matches: Int, db: DatabaseConnection) throws -> RequiredRange? {
+        var cheapest: (range: RequiredRange, entries: Int)?
+        for range in ranges {
+            let limit = cheapest?.entries ?? Int(Double(matches) / rangeEntryCostRatio)
+            let entries = try db.scalarInt("""
+                SELECT count(*) FROM (SELECT 1 FROM assets a INDEXED BY \(range.index) WHERE \(range.condition.sql) LIMIT ?)
+                """, range.condition.values + [limit]) ?? limit
+            if entries < limit { cheapest = (range, entries) }
+        }
+        return cheapest?.range
     }
 
     /// Whether a condition of `query` reads the text index (words, keywords), in any form:
@@ -199,7 +253,7 @@ enum SearchPlan {
     /// `condition` with each occurrence of the SQL `pattern` replaced by what `replacement`
     /// returns (nil leaves it), given the condition's SQL before it and the values the
     /// pattern's own `?`s bind. The values bound before and after each occurrence keep their places.
-    private static func replacing(_ pattern: String, in condition: SQLCondition,
+    static func replacing(_ pattern: String, in condition: SQLCondition,
                                   _ replacement: (_ before: Substring, _ bound: ArraySlice<DatabaseValueConvertible>) -> SQLCondition?) -> SQLCondition {
         let patternValues = pattern.filter { $0 == "?" }.count
         var sql = "", values: [DatabaseValueConvertible] = [], used = 0
