@@ -124,7 +124,8 @@ enum SearchPlan {
                 return .drop
             }
         }
-        guard required.count > 1 else { return conditions }
+        // One list alone is taken out too, so the rest (a range, say) reads as its own condition.
+        guard !required.isEmpty, required.count > 1 || conditions.contains(where: { $0.sql != membership }) else { return conditions }
         let combined = required.map { "(" + $0 + ")" }.joined(separator: " AND ")
         return [SQLCondition(sql: membership, values: [combined])] + rest
     }
@@ -161,7 +162,9 @@ enum SearchPlan {
         let bound = newest / 3 + 1
         var rarest: (match: String, count: Int)?
         for list in lists {
-            let count = try matchCount(list, upTo: rarest.map { min($0.count, bound) } ?? bound, db: db)
+            // Where sets are kept, the list's set is read (the count tests it) and its size taken.
+            let count = db.isReadOnly ? try keptMatches(list, db: db).count
+                : try matchCount(list, upTo: rarest.map { min($0.count, bound) } ?? bound, db: db)
             if count < rarest?.count ?? bound { rarest = (list, count) }
         }
         if let range = try cheapestRange(ranges, against: rarest?.count ?? bound, db: db) {
@@ -190,6 +193,7 @@ enum SearchPlan {
 
     /// A range of one indexed column that every match is in: its comparisons, ANDed.
     struct RequiredRange {
+        var column: String
         var index: String
         var condition: SQLCondition
     }
@@ -208,7 +212,8 @@ enum SearchPlan {
                     }
                 }
             }
-            return parts.isEmpty ? nil : RequiredRange(index: index, condition: SQLCondition(sql: parts.joined(separator: " AND "), values: values))
+            return parts.isEmpty ? nil
+                : RequiredRange(column: column, index: index, condition: SQLCondition(sql: parts.joined(separator: " AND "), values: values))
         }
     }
 
@@ -375,17 +380,20 @@ enum SearchPlan {
     }
 
     /// Photo and video counts (hidden assets not yet subtracted) of a readable query the
-    /// text index answers alone: every condition a list (words, exact keywords,
-    /// `type:video`) or burst frames left out. Counted in match sets (`SearchMatchCache`):
-    /// the lists' own, intersected, and the `kind` column's (`kvideo`, `kmember`); nil
-    /// for any other query.
+    /// text index answers alone, with at most one range of an indexed column: every condition
+    /// a list (words, exact keywords, `type:video`), burst frames left out, or that range
+    /// (`duration:<10`). Counted in match sets (`SearchMatchCache`): the lists' own,
+    /// intersected, and the `kind` column's (`kvideo`, `kmember`), over the range's entries
+    /// where there is one (`rangeCounts`); nil for any other query.
     private static func textCounts(_ readable: AssetQuery, db: DatabaseConnection) throws -> AssetCounts? {
-        var lists: [String] = [], representativesOnly = false
+        var lists: [String] = [], representativesOnly = false, range: RequiredRange?
         for condition in readable.conditions {
             if condition.sql == membership, let match = condition.values.first as? String {
                 lists.append(match)
             } else if condition.sql == representatives {
                 representativesOnly = true
+            } else if range == nil, let only = rangeOnly(condition) {
+                range = only
             } else if !isConstant(condition) {
                 return nil
             }
@@ -393,16 +401,50 @@ enum SearchPlan {
         guard !lists.isEmpty else { return nil }
         let sets = try lists.map { try keptMatches($0, db: db) }
         let videos = try keptMatches("kind : kvideo", db: db)
+        let members = representativesOnly ? try keptMatches("kind : kmember", db: db) : nil
+        if let range { return try rangeCounts(range, sets: sets, videos: videos, members: members, db: db) }
         let all = sets[0].countInCommon(with: Array(sets.dropFirst()))
         let wordVideos = sets[0].countInCommon(with: sets.dropFirst() + [videos])
         var counts = AssetCounts(images: all - wordVideos, videos: wordVideos)
-        if representativesOnly {
-            let members = try keptMatches("kind : kmember", db: db)
+        if let members {
             let memberVideos = sets[0].countInCommon(with: sets.dropFirst() + [members, videos])
             counts.images -= sets[0].countInCommon(with: sets.dropFirst() + [members]) - memberVideos
             counts.videos -= memberVideos
         }
         return counts
+    }
+
+    /// The range `condition` is and nothing more (`duration:<10`'s `duration_sort` bounds), or nil.
+    static func rangeOnly(_ condition: SQLCondition) -> RequiredRange? {
+        let ranges = requiredRanges([condition])
+        guard ranges.count == 1, let range = ranges.first, range.condition.values.count == condition.values.count else { return nil }
+        var rest = condition.sql
+        for comparison in [">=", ">", "<=", "<"] {
+            rest = rest.replacingOccurrences(of: "\(range.column) \(comparison) ?", with: "1")
+        }
+        return isConstant(SQLCondition(sql: rest)) ? range : nil
+    }
+
+    /// Photo and video counts of the assets in `range` that every set holds, burst frames
+    /// in `members` left out, or nil where reading the range's index would cost more than
+    /// reading the rarest set's assets (`rangeEntryCostRatio`): each entry's id read from
+    /// the index alone and tested a bit a set.
+    private static func rangeCounts(_ range: RequiredRange, sets: [SearchMatchSet], videos: SearchMatchSet,
+                                    members: SearchMatchSet?, db: DatabaseConnection) throws -> AssetCounts? {
+        let limit = Int(Double(sets.map(\.count).min() ?? 0) / rangeEntryCostRatio)
+        let statement = try db.cachedStatement("""
+            SELECT a.id FROM assets a INDEXED BY \(range.index) WHERE \(range.condition.sql) LIMIT ?
+            """)
+        try statement.bind(range.condition.values + [limit + 1])
+        defer { sqlite3_reset(statement.handle) }
+        var counts = AssetCounts(images: 0, videos: 0), entries = 0
+        while try statement.step() {
+            entries += 1
+            let id = sqlite3_column_int64(statement.handle, 0)
+            guard sets.allSatisfy({ $0.contains(id) }), members?.contains(id) != true else { continue }
+            if videos.contains(id) { counts.videos += 1 } else { counts.images += 1 }
+        }
+        return entries > limit ? nil : counts
     }
 
     /// The condition a query leaves burst frames out with (those that do not stand for their burst).
