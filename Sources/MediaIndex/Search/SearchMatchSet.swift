@@ -29,6 +29,23 @@ struct SearchMatchSet: Sendable {
         words[Int(id >> 6)] &= ~(1 << UInt64(id & 63))
     }
 
+    /// The ids the set holds, in ascending order, as a JSON array (`[3,17,20]`).
+    var jsonArray: String {
+        var text = "[", first = true
+        text.reserveCapacity(count * 8 + 2)
+        for (index, word) in words.enumerated() where word != 0 {
+            var bits = word
+            while bits != 0 {
+                let bit = bits.trailingZeroBitCount
+                if !first { text += "," }
+                first = false
+                text += String(index << 6 | bit)
+                bits &= bits - 1
+            }
+        }
+        return text + "]"
+    }
+
     /// How many assets the set holds.
     var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 

@@ -59,6 +59,7 @@ enum SearchPlan {
     private static func sortedPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row] {
         var sorting = query
         sorting.sortsAfterReading = true
+        if db.isReadOnly { sorting.conditions = try listingKeptMatches(sorting.conditions, db: db) }
         let (idsSQL, idsValues) = sorting.pageIDsSQL()
         let ids = try db.rows(idsSQL, idsValues).compactMap { $0.int64("row_id") }
         guard !ids.isEmpty else { return [] }
@@ -69,6 +70,28 @@ enum SearchPlan {
         let (sql, values) = page.pageSQL()
         return try db.rows(sql, values)
     }
+
+    /// `conditions` with the first list they all require read from its kept match set
+    /// (`SearchMatchCache`), its ids bound as one JSON array, instead of asked of the text
+    /// index again: FTS5 decodes every list of the query each time (`keyword:mountain3
+    /// type:video` intersects 33k keyword matches with 190k videos: 5 ms at 1.9 M assets).
+    static func listingKeptMatches(_ conditions: [SQLCondition], db: DatabaseConnection) throws -> [SQLCondition] {
+        guard let first = memberships(conditions.filter { !$0.sql.contains(" OR ") }, negated: false).first else { return conditions }
+        let ids = try keptMatches(first, db: db).jsonArray
+        var replaced = false
+        return conditions.map { condition in
+            guard !replaced, !condition.sql.contains(" OR ") else { return condition }
+            return replacing(membership, in: condition) { before, bound in
+                guard !replaced, !before.hasSuffix(negation), bound.first as? String == first else { return nil }
+                replaced = true
+                return SQLCondition(sql: keptIDs, values: [ids])
+            }
+        }
+    }
+
+    /// A membership test of ids bound as a JSON array, which SQLite reads one by one, each
+    /// looked up by rowid.
+    static let keptIDs = "a.id IN (SELECT value FROM json_each(?))"
 
     /// `query` with its text conditions as this library lets them be read: the words a
     /// test of the text index alone where no asset's own words (user state) hold them, and
