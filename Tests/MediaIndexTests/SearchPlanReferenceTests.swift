@@ -82,6 +82,11 @@ struct SearchPlanReferenceTests {
         Case(query: "keyword:places camera:canon ", test: { keyword("places")($0) && $0.make == "canon" }),
         Case(query: "keyword:mountain3 ", test: keyword("mountain3")),
         Case(query: "forest keyword:beach ", test: { has("forest")($0) && keyword("beach")($0) }),
+        // A negated term's SQL opens parentheses of its own before its list (`NOT coalesce(((`):
+        // the list stays under the NOT, and a word after it still drives.
+        Case(query: "-keyword:mountain3 ", test: { !keyword("mountain3")($0) }),
+        Case(query: "forest -keyword:beach ", test: { has("forest")($0) && !keyword("beach")($0) }),
+        Case(query: "-keyword:beach sunset ", test: { !keyword("beach")($0) && has("sunset")($0) }),
         // A range every match is in (`assets_by_duration`, `assets_by_capture`) drives the
         // count where it holds fewer entries than the rarest list.
         Case(query: "sunset type:video duration:<10 ", test: { has("sunset")($0) && $0.video && ($0.duration ?? 99) < 10 }),

@@ -82,7 +82,7 @@ enum SearchPlan {
         return conditions.map { condition in
             guard !replaced, !condition.sql.contains(" OR ") else { return condition }
             return replacing(membership, in: condition) { before, bound in
-                guard !replaced, !before.hasSuffix(negation), bound.first as? String == first else { return nil }
+                guard !replaced, !isNegated(before), bound.first as? String == first else { return nil }
                 replaced = true
                 return SQLCondition(sql: keptIDs, values: [ids])
             }
@@ -121,15 +121,31 @@ enum SearchPlan {
     /// index (the `kind` column's `kvideo`), which a query with words intersects with its
     /// own lists in FTS5 instead of reading each match's row.
     static let videos = MediaFilter.videos.sqlCondition().sql
-    /// How a negated term's condition starts (`SearchExpression`'s `NOT`).
-    static let negation = "NOT coalesce(("
+    /// How a negated term's condition starts (`SearchCompiler`'s `NOT`).
+    static let negation = "NOT coalesce("
+
+    /// Whether SQL that ends in `before` stands under a negated term: inside the parentheses
+    /// of a `NOT coalesce(` not yet closed. (A term's SQL may open more parentheses of its own
+    /// first: `-keyword:dog` is `NOT coalesce(((` and the keyword's list.)
+    static func isNegated(_ before: Substring) -> Bool {
+        var start = before.startIndex
+        while let found = before.range(of: negation, range: start..<before.endIndex) {
+            var depth = 1
+            for character in before[found.upperBound...] {
+                if character == "(" { depth += 1 } else if character == ")" { depth -= 1; if depth == 0 { break } }
+            }
+            if depth > 0 { return true }
+            start = found.upperBound
+        }
+        return false
+    }
 
     /// `condition` with each `type:video` test it requires (no negation before it, in a
     /// condition without `OR`) turned into a membership of the `kind` column's `kvideo`.
     static func listingVideos(_ condition: SQLCondition) -> SQLCondition {
         guard !condition.sql.contains(" OR ") else { return condition }
         return replacing(videos, in: condition) { before, _ in
-            before.contains(negation) ? nil : SQLCondition(sql: membership, values: ["kind : kvideo"])  // perhaps under it: left as it is
+            isNegated(before) ? nil : SQLCondition(sql: membership, values: ["kind : kvideo"])
         }
     }
 
@@ -270,7 +286,7 @@ enum SearchPlan {
                                              _ rewrite: (_ match: String, _ negated: Bool) -> MembershipRewrite) -> SQLCondition {
         replacing(membership, in: condition) { before, bound in
             guard let match = bound.first as? String else { return nil }
-            switch rewrite(match, before.hasSuffix(negation)) {
+            switch rewrite(match, isNegated(before)) {
             case .keep: return nil
             case .probe: return SQLCondition(sql: probe, values: [match])
             case .drop: return SQLCondition(sql: "1")
@@ -392,7 +408,7 @@ enum SearchPlan {
             var rest = Substring(condition.sql)
             while let range = rest.range(of: membership) {
                 bound += rest[..<range.upperBound].filter { $0 == "?" }.count
-                let under = rest[..<range.lowerBound].hasSuffix(negation)
+                let under = isNegated(condition.sql[..<range.lowerBound])
                 if bound <= condition.values.count, let match = condition.values[bound - 1] as? String, negated || !under {
                     found.append(match)
                 }
