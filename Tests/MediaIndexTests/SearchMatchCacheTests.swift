@@ -32,6 +32,41 @@ struct SearchMatchCacheTests {
         try lib.library.requireWriter().write { db in try db.execute(sql) }
     }
 
+    /// `match`'s kept capture order on a reader, how it was found, and whether it equals its
+    /// matches' ids as SQL sorts them.
+    static func captureOrder(_ match: String, _ lib: SyntheticLibrary)
+        throws -> (outcome: SearchMatchCache.Outcome, same: Bool, count: Int) {
+        try lib.library.read { db in
+            let (keys, outcome) = try SearchMatchCache.shared.captureOrder(match, db: db.handle)
+            let sorted = try db.rows("""
+                SELECT a.id FROM assets a WHERE a.id IN (SELECT rowid FROM asset_text WHERE asset_text MATCH ?)
+                ORDER BY a.capture_sort, a.id
+                """, [match]).compactMap { $0.int64("id") }
+            return (outcome, keys.map(\.id) == sorted, sorted.count)
+        }
+    }
+
+    @Test("a kept capture order follows assets re-dated, re-worded, removed and added, reading only their keys")
+    func captureOrderKept() throws {
+        let lib = try Self.seeded()
+        let first = try Self.captureOrder("\"sunset\"", lib)
+        #expect(first.outcome == .readWhole && first.same && first.count > 500)
+        #expect(try Self.captureOrder("\"sunset\"", lib) == (.kept, true, first.count))
+        // Moved to either end of the order, and undated.
+        try Self.write(lib, "UPDATE assets SET creation_timestamp = 1 WHERE id IN (SELECT id FROM assets ORDER BY id DESC LIMIT 3)")
+        try Self.write(lib, "UPDATE assets SET creation_timestamp = 4e9 WHERE id IN (SELECT id FROM assets ORDER BY id LIMIT 3)")
+        try Self.write(lib, "UPDATE assets SET creation_timestamp = NULL WHERE id = 10")
+        let redated = try Self.captureOrder("\"sunset\"", lib)
+        #expect(redated.outcome == .updated && redated.same)
+        // Words that gain and lose the word, an asset removed, new assets.
+        try Self.write(lib, "UPDATE assets SET caption = 'a sunset at sea', keyword_key = NULL WHERE id IN (20, 21, 22)")
+        try Self.write(lib, "UPDATE assets SET caption = 'the harbour', keyword_key = NULL WHERE id IN (30, 31, 32)")
+        try Self.write(lib, "DELETE FROM files WHERE asset_id = 40; DELETE FROM assets WHERE id = 40")
+        try lib.library.seedSyntheticAssets(count: 50, batchSize: 50, startingAt: 2000, describe: true)
+        let later = try Self.captureOrder("\"sunset\"", lib)
+        #expect(later.outcome == .updated && later.same && later.count != first.count)
+    }
+
     @Test("a set read once is kept while nothing changes, and only new assets are asked about after a bulk")
     func keptAndAdded() throws {
         let lib = try Self.seeded()

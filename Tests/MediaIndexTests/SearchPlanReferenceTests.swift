@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import MediaIndex
@@ -184,6 +185,53 @@ struct SearchPlanReferenceTests {
             case .counted: #expect(index == nil, "\(query) was counted in the sets")
             case .query(let counting): #expect((counting.countingIndex ?? "none") == index, "\(query)")
             }
+        }
+    }
+
+    @Test("a range too wide to drive the count is read once, not again by the counting query")
+    func tooWideRangeReadOnce() throws {
+        let (lib, _) = try Self.fixture()
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: "screenshot duration:<60")
+        let statements = StatementLog()
+        let plan = try lib.library.read { db in
+            try statements.recording(on: db.handle) { try SearchPlan.counting(AssetQuery(options), db: db) }
+        }
+        guard case .query(let counting) = plan else { Issue.record("counted in the sets"); return }
+        #expect(counting.countingIndex == nil)
+        #expect(statements.sql.filter { $0.contains("INDEXED BY assets_by_duration") }.count == 1, "\(statements.sql)")
+    }
+
+    @Test("a rare word's page in capture order comes from its kept order: the matches' keys are read once, then not again")
+    func keptOrderPage() throws {
+        let (lib, _) = try Self.fixture()
+        var options = FetchOptions()
+        options.search = try SearchQuery(parsing: "screenshot")
+        options.limit = 25
+        let keysRead = { (sql: [String]) in sql.filter { $0.contains("json_each") && $0.contains("capture_sort") }.count }
+        for expected in [1, 0] {
+            let statements = StatementLog()
+            let page = try lib.library.read { db in
+                try statements.recording(on: db.handle) { try SearchPlan.probedPage(AssetQuery(options), db: db) }
+            }
+            #expect(page?.isEmpty == false)
+            #expect(keysRead(statements.sql) == expected, "\(statements.sql)")
+        }
+    }
+
+    /// The SQL of every statement a connection starts while `recording` runs.
+    final class StatementLog: @unchecked Sendable {
+        // @unchecked: written only by the trace callback, on the recording thread.
+        var sql: [String] = []
+
+        func recording<T>(on handle: OpaquePointer, _ body: () throws -> T) rethrows -> T {
+            sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, _ in
+                guard let context, let statement, let text = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
+                Unmanaged<StatementLog>.fromOpaque(context).takeUnretainedValue().sql.append(String(cString: text))
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+            defer { sqlite3_trace_v2(handle, 0, nil, nil) }
+            return try body()
         }
     }
 

@@ -34,10 +34,25 @@ final class SearchMatchCache: Sendable {
         var newestID: Int64
     }
 
+    /// One match in capture order: its `capture_sort` and id, compared as the page query sorts them.
+    struct CaptureKey: Comparable, Sendable {
+        var key: Double
+        var id: Int64
+        static func < (lhs: CaptureKey, rhs: CaptureKey) -> Bool { (lhs.key, lhs.id) < (rhs.key, rhs.id) }
+    }
+
+    /// A set's matches in capture order, ascending, as they stood at `state`.
+    private struct CaptureOrder {
+        var state: State
+        var keys: [CaptureKey]
+    }
+
     private struct Entry {
         var state: State
         var set: SearchMatchSet
         var used: UInt64
+        /// The set's matches in capture order, kept once a page asked for them (of its own state).
+        var order: CaptureOrder?
     }
 
     private struct Entries {
@@ -58,9 +73,41 @@ final class SearchMatchCache: Sendable {
     /// `matches`, with how the set was found.
     func lookUp(_ query: String, db: OpaquePointer) throws(SearchMatchSet.ReadError)
         -> (set: SearchMatchSet, outcome: Outcome) {
+        let found = try find(query, db: db)
+        return (found.set, found.outcome)
+    }
+
+    /// The assets `query` finds in capture order (`capture_sort`, then id, ascending), at the
+    /// state `db`'s transaction sees. The order is kept with the query's set, and brought up
+    /// to date as the set is: the keys of the assets added or touched since (a capture time
+    /// changed is a touched row, `SearchTextIndex.touched`) are read again, the others kept.
+    func captureOrder(_ query: String, db: OpaquePointer) throws(SearchMatchSet.ReadError)
+        -> (keys: [CaptureKey], outcome: Outcome) {
+        let found = try find(query, db: db)
+        guard let state = found.state, let key = found.key else { return (try Self.captureKeys(of: found.set, db: db), .readWhole) }
+        let kept = entries.withLock { $0.byKey[key]?.order }
+        if let kept, kept.state == state { return (kept.keys, .kept) }
+        var keys: [CaptureKey], outcome = Outcome.updated
+        if let kept, let touched = try Self.touched(from: kept.state, to: state, db: db) {
+            keys = try Self.update(kept.keys, to: found.set, above: kept.state.newestID, touched: touched, db: db)
+        } else {
+            keys = try Self.captureKeys(of: found.set, db: db)
+            outcome = .readWhole
+        }
+        entries.withLock { entries in
+            // Kept with the set of the same state only (a later one may have been stored meanwhile).
+            guard entries.byKey[key]?.state == state else { return }
+            entries.byKey[key]?.order = CaptureOrder(state: state, keys: keys)
+        }
+        return (keys, outcome)
+    }
+
+    /// `lookUp`, with the state and cache key the set was kept under (nil where sets are not kept).
+    private func find(_ query: String, db: OpaquePointer) throws(SearchMatchSet.ReadError)
+        -> (set: SearchMatchSet, outcome: Outcome, state: State?, key: String?) {
         guard sqlite3_db_readonly(db, "main") == 1, let file = sqlite3_db_filename(db, "main"),
               let state = try Self.state(db) else {
-            return (try SearchMatchSet.read(query, db: db), .readWhole)
+            return (try SearchMatchSet.read(query, db: db), .readWhole, nil, nil)
         }
         let key = String(cString: file) + "\u{0}" + state.generation + "\u{0}" + query
         let kept = entries.withLock { $0.byKey[key] }
@@ -72,15 +119,16 @@ final class SearchMatchCache: Sendable {
         } else {
             set = try SearchMatchSet.read(query, db: db)
         }
-        guard kept.map({ Self.isLater(state, than: $0.state) }) ?? true else { return (set, outcome) }
+        guard kept.map({ Self.isLater(state, than: $0.state) }) ?? true else { return (set, outcome, nil, nil) }
         entries.withLock { entries in
             entries.clock += 1
-            entries.byKey[key] = Entry(state: state, set: set, used: entries.clock)
+            // The order, of its own state, goes with the set: it is brought up to date when asked.
+            entries.byKey[key] = Entry(state: state, set: set, used: entries.clock, order: entries.byKey[key]?.order)
             if entries.byKey.count > Self.capacity, let oldest = entries.byKey.min(by: { $0.value.used < $1.value.used }) {
                 entries.byKey[oldest.key] = nil
             }
         }
-        return (set, outcome)
+        return (set, outcome, state, key)
     }
 
     /// `set`, read at `old`, brought to `new`; nil when it must be read whole.
@@ -92,12 +140,7 @@ final class SearchMatchCache: Sendable {
     private static func update(_ set: SearchMatchSet, of query: String, from old: State, to new: State,
                                db: OpaquePointer) throws(SearchMatchSet.ReadError) -> SearchMatchSet? {
         if old == new { return set }
-        guard isLater(new, than: old), new.start <= old.revision else { return nil }
-        var touched: [Int64] = []
-        let limit = maximumChanged(newest: new.newestID)
-        try SQLiteRows.each("SELECT DISTINCT asset_id FROM \(SearchTextIndex.touched) WHERE revision > ?1 LIMIT \(limit + 1)",
-                            nil, old.revision, db: db) { touched.append($0) }
-        guard touched.count + Int(max(0, new.newestID - old.newestID)) <= limit else { return nil }
+        guard let touched = try touched(from: old, to: new, db: db) else { return nil }
         var updated = set
         for id in touched { updated.remove(id) }
         let changes = SearchTextIndex.changes
@@ -110,6 +153,50 @@ final class SearchMatchCache: Sendable {
         if !touched.isEmpty { try SQLiteRows.each(copy + "id IN (\(ids)) AND id <= ?1", nil, old.newestID, db: db) { _ in } }
         try SQLiteRows.each("SELECT rowid FROM temp.\(changes) WHERE \(changes) MATCH ?1", query, nil, db: db) { updated.insert($0) }
         return updated
+    }
+
+    /// The assets touched between `old` and `new` (their words or capture time changed, or
+    /// they were removed), or nil when what was kept at `old` must be read whole: another
+    /// build, `new` not later, the touched rows since `old` no longer held, or more than
+    /// `maximumChanged(newest:)` assets touched and added.
+    private static func touched(from old: State, to new: State, db: OpaquePointer) throws(SearchMatchSet.ReadError) -> [Int64]? {
+        guard isLater(new, than: old), new.start <= old.revision else { return nil }
+        var touched: [Int64] = []
+        let limit = maximumChanged(newest: new.newestID)
+        try SQLiteRows.each("SELECT DISTINCT asset_id FROM \(SearchTextIndex.touched) WHERE revision > ?1 LIMIT \(limit + 1)",
+                            nil, old.revision, db: db) { touched.append($0) }
+        return touched.count + Int(max(0, new.newestID - old.newestID)) <= limit ? touched : nil
+    }
+
+    /// `keys`, kept for an earlier set whose highest asset id was `newest`, brought to `set`:
+    /// the matches no longer found and the `touched` ones left out, then the keys of the
+    /// touched ones still found and of those above `newest` read again.
+    private static func update(_ keys: [CaptureKey], to set: SearchMatchSet, above newest: Int64, touched: [Int64],
+                               db: OpaquePointer) throws(SearchMatchSet.ReadError) -> [CaptureKey] {
+        let touchedIDs = Set(touched)
+        var updated = keys.filter { set.contains($0.id) && !touchedIDs.contains($0.id) }
+        var reread = Set(touched.filter { set.contains($0) })
+        set.forEach(above: newest) { reread.insert($0) }
+        if !reread.isEmpty {
+            updated += try captureKeys(json: "[" + reread.map(String.init).joined(separator: ",") + "]", db: db)
+            updated.sort()
+        }
+        return updated
+    }
+
+    /// The capture keys of every asset of `set`, in order.
+    private static func captureKeys(of set: SearchMatchSet, db: OpaquePointer) throws(SearchMatchSet.ReadError) -> [CaptureKey] {
+        try captureKeys(json: set.jsonArray, db: db).sorted()
+    }
+
+    /// The capture keys of the assets whose ids `json` lists (a JSON array), unordered.
+    private static func captureKeys(json: String, db: OpaquePointer) throws(SearchMatchSet.ReadError) -> [CaptureKey] {
+        var keys: [CaptureKey] = []
+        let sql = "SELECT a.id, \(AssetQuery.sortColumn(.captureDate)) FROM assets a WHERE a.id IN (SELECT value FROM json_each(?1))"
+        try SQLiteRows.step(sql, json, nil, db: db) { row in
+            keys.append(CaptureKey(key: sqlite3_column_double(row, 1), id: sqlite3_column_int64(row, 0)))
+        }
+        return keys
     }
 
     /// Whether `state` is the same build at the same or a later point than `other`: the

@@ -29,19 +29,27 @@ struct SearchMatchSet: Sendable {
         words[Int(id >> 6)] &= ~(1 << UInt64(id & 63))
     }
 
+    /// Calls `body` with each id the set holds above `id`, in ascending order.
+    func forEach(above id: Int64 = -1, _ body: (Int64) -> Void) {
+        let start = Int(max(0, id + 1) >> 6)
+        guard start < words.count else { return }
+        for index in start..<words.count where words[index] != 0 {
+            var bits = words[index]
+            while bits != 0 {
+                let member = Int64(index << 6 | bits.trailingZeroBitCount)
+                if member > id { body(member) }
+                bits &= bits - 1
+            }
+        }
+    }
+
     /// The ids the set holds, in ascending order, as a JSON array (`[3,17,20]`).
     var jsonArray: String {
         var text = "[", first = true
-        text.reserveCapacity(count * 8 + 2)
-        for (index, word) in words.enumerated() where word != 0 {
-            var bits = word
-            while bits != 0 {
-                let bit = bits.trailingZeroBitCount
-                if !first { text += "," }
-                first = false
-                text += String(index << 6 | bit)
-                bits &= bits - 1
-            }
+        forEach { id in
+            if !first { text += "," }
+            first = false
+            text += String(id)
         }
         return text + "]"
     }

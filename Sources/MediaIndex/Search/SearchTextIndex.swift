@@ -22,9 +22,9 @@ enum SearchTextIndex {
     static let source = "asset_text_source"
     /// Holds, during `deferring(_:_:)`, the highest asset id the triggers keep.
     static let deferral = "search_text_deferred"
-    /// The ids of assets whose words changed other than by being added (updated, removed),
-    /// one row a change, in order: what `SearchMatchCache` asks to bring a kept match set up
-    /// to date.
+    /// The ids of assets whose words or capture time changed other than by being added
+    /// (updated, removed), one row a change, in order: what `SearchMatchCache` asks to bring
+    /// a kept match set, and its capture order, up to date.
     static let touched = "search_text_touched"
     /// One row: a random name for this build of the index (a kept match set is of one
     /// build) and the first revision of `search_text_touched` still held.
@@ -49,7 +49,7 @@ enum SearchTextIndex {
     /// `search_words` or camera names differ rebuilds the index on open instead of
     /// deleting words the index never held (the `'delete'` command needs the exact old words).
     static var signature: String {
-        (["v3 external touched", tokenizer, foldingFingerprint] + SearchTextColumn.all.map { column in
+        (["v4 external touched redated", tokenizer, foldingFingerprint] + SearchTextColumn.all.map { column in
             ([column.name, column.expression] + column.assetColumns
                 + column.otherTables.map { "\($0.table).\($0.assetIDColumn)" }).joined(separator: "\u{1F}")
         } + SuggestionSource.all.map { ["values v1", $0.field, $0.values, $0.value] + $0.assetColumns }
@@ -139,6 +139,9 @@ enum SearchTextIndex {
             "CREATE TRIGGER search_text_asset_deleted BEFORE DELETE ON assets WHEN \(kept("old.id")) BEGIN \(remove("old.id")) \(touch("old.id")) END",
             "CREATE TRIGGER search_text_asset_updating BEFORE \(updateOf) BEGIN \(remove("old.id")) \(touch("old.id")) END",
             "CREATE TRIGGER search_text_asset_updated AFTER \(updateOf) BEGIN \(add("new.id")) END",
+            // A kept capture order reads the keys of touched assets again.
+            "CREATE TRIGGER search_text_asset_redated AFTER UPDATE OF creation_timestamp ON assets "
+                + "WHEN old.creation_timestamp IS NOT new.creation_timestamp AND \(kept("old.id")) BEGIN \(touch("old.id")) END",
         ]
         for (other, column) in columns.flatMap(\.otherTables) {
             // Both assets when the row moves from one to another, the same one once.
