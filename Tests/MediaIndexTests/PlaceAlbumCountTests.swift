@@ -122,6 +122,36 @@ struct PlaceAlbumCountTests {
         #expect(regionCount >= 8 && cityCount >= 20, "\(regionCount) regions, \(cityCount) cities")
     }
 
+    @Test("the countries' kept counts follow assets that move, are renamed, lose their place, change kind or burst standing, or are removed")
+    func countriesFollowChanges() throws {
+        let lib = try Self.generatedLibrary(count: 600)
+        try lib.library.requireWriter().transaction { db in
+            try db.execute("UPDATE assets SET place_country_code = 'MC', place_country = 'Monaco' WHERE id % 7 = 0 AND place_country_code = 'JP'")
+            try db.execute("UPDATE assets SET place_country = 'Nippon' WHERE id % 5 = 0 AND place_country_code = 'JP'")
+            try db.execute("UPDATE assets SET place_country_code = NULL, place_country = NULL WHERE id % 6 = 0")
+            try db.execute("UPDATE assets SET place_country = NULL WHERE id % 11 = 0")
+            try db.execute("UPDATE assets SET is_burst_representative = 1 - is_burst_representative WHERE id % 4 = 0")
+            try db.execute("UPDATE assets SET media_type = CASE media_type WHEN 'video' THEN 'image' ELSE 'video' END WHERE id % 9 = 0")
+            try db.execute("DELETE FROM files WHERE asset_id IN (SELECT id FROM assets WHERE id % 8 = 0)")
+            try db.execute("DELETE FROM assets WHERE id % 8 = 0")
+        }
+        let listed = try lib.library.blocking.fetchAlbums().filter { $0.kind == .place }.dropFirst()
+        #expect(Array(listed) == (try Self.straightforwardChildren(of: .all, library: lib.library)))
+        let (kept, fresh) = try lib.library.read { db in
+            let rows = { (sql: String) in
+                try db.rows(sql).map { row in
+                    ["country_code", "country", "assets", "shown", "videos"].map { row.string($0) ?? row.int($0).map(String.init) ?? "-" }
+                }
+            }
+            return (try rows("SELECT * FROM place_country_stats ORDER BY 1, 2"), try rows("""
+                SELECT place_country_code AS country_code, coalesce(place_country, '') AS country, count(*) AS assets,
+                       sum(is_burst_representative = 1) AS shown, sum(is_burst_representative = 1 AND media_type = 'video') AS videos
+                FROM assets WHERE place_country_code IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2
+                """))
+        }
+        #expect(kept == fresh && kept.count >= 5)
+    }
+
     @Test("an empty Places lists nothing, and a library whose placed assets are all hidden neither")
     func emptyPlaces() throws {
         let lib = try SyntheticLibrary()

@@ -208,7 +208,8 @@ struct SearchPlanReferenceTests {
         var options = FetchOptions()
         options.search = try SearchQuery(parsing: "screenshot")
         options.limit = 25
-        let keysRead = { (sql: [String]) in sql.filter { $0.contains("json_each") && $0.contains("capture_sort") }.count }
+        let keysSQL = "SELECT a.id, \(AssetQuery.sortColumn(.captureDate)) FROM assets a WHERE"
+        let keysRead = { (sql: [String]) in sql.filter { $0.hasPrefix(keysSQL) }.count }
         for expected in [1, 0] {
             let statements = StatementLog()
             let page = try lib.library.read { db in

@@ -94,18 +94,19 @@ public struct PlaceAlbum: Sendable, Hashable {
     /// The albums one level down, by title, with their names and counts, as the assets give
     /// them: a country's regions, a region's cities (assets with no locality are in their
     /// region only). One grouped read of the place index (and one of the hidden assets) for
-    /// every child, where a count per child would read each child's entries again.
+    /// every child, where a count per child would read each child's entries again; the
+    /// countries from the counts kept for them (`countriesSQL`).
     func children(db: DatabaseConnection) throws -> [Child] {
         guard let (key, title) = childKeyAndTitle else { return [] }
         let condition = level == 2 ? SQLCondition(sql: condition.sql + " AND a.place_geoname_id IS NOT NULL",
                                                   values: condition.values) : condition
         // Counts as `AssetQuery.counts` makes them: a row that is not a video is an image.
         var children: [Child] = []
-        for row in try db.rows("""
+        for row in try db.rows(level == 0 ? Self.countriesSQL : """
             SELECT \(key) AS key, max(\(title)) AS title, sum(a.is_burst_representative = 1) AS shown,
                    sum(a.is_burst_representative = 1 AND a.media_type = 'video') AS videos
             FROM assets a INDEXED BY assets_by_place WHERE \(condition.sql) GROUP BY 1
-            """, condition.values) {
+            """, level == 0 ? [] : condition.values) {
             guard let child = child(key: row) else { continue }
             let videos = row.int("videos") ?? 0, shown = row.int("shown") ?? 0
             let name = row.string("title") ?? (level == 1 ? (child.countryCode ?? "") : "")
@@ -132,6 +133,14 @@ public struct PlaceAlbum: Sendable, Hashable {
             $0.title.localizedStandardCompare($1.title) == .orderedAscending
         }
     }
+
+    /// Every country's row as the grouped read gives it (`key`, `title`, `shown`, `videos`),
+    /// from the counts triggers keep (`place_country_stats`, migration 60): a few rows a
+    /// country instead of every placed asset's index entry.
+    private static let countriesSQL = """
+        SELECT country_code AS key, max(nullif(country, '')) AS title, sum(shown) AS shown, sum(videos) AS videos
+        FROM place_country_stats GROUP BY 1
+        """
 
     /// The column the albums one level down are keyed by, and the one that names them; nil at a city.
     private var childKeyAndTitle: (key: String, title: String)? {

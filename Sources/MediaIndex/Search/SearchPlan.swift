@@ -65,7 +65,7 @@ enum SearchPlan {
         let ids = try db.rows(idsSQL, idsValues).compactMap { $0.int64("row_id") }
         guard !ids.isEmpty else { return [] }
         var page = sorting
-        page.conditions = [SQLCondition(sql: "a.id IN (" + ids.map(String.init).joined(separator: ",") + ")")]
+        page.conditions = [idsCondition(ids)]
         page.excludesHidden = false
         page.cursor = nil
         let (sql, values) = page.pageSQL()
@@ -110,7 +110,7 @@ enum SearchPlan {
         var rows: [Row] = [], batch = limit + 1 + 32
         while rows.count <= limit, let ids = candidates.next(batch) {
             var page = reading
-            page.conditions.append(SQLCondition(sql: "a.id IN (" + ids.map(String.init).joined(separator: ",") + ")"))
+            page.conditions.append(idsCondition(ids))
             page.limit = limit - rows.count
             let (sql, values) = page.pageSQL()
             rows += try db.rows(sql, values)
@@ -137,6 +137,12 @@ enum SearchPlan {
     /// A membership test of ids bound as a JSON array, which SQLite reads one by one, each
     /// looked up by rowid.
     static let keptIDs = "a.id IN (SELECT value FROM json_each(?))"
+
+    /// The test that an asset is one of `ids`, bound as one value: one statement text for
+    /// every page (the connection keeps each text's prepared statement).
+    static func idsCondition(_ ids: [Int64]) -> SQLCondition {
+        SQLCondition(sql: keptIDs, values: ["[" + ids.map(String.init).joined(separator: ",") + "]"])
+    }
 
     /// `query` with its text conditions as this library lets them be read: the words a
     /// test of the text index alone where no asset's own words (user state) hold them, and
