@@ -71,6 +71,19 @@ struct IdentityTests {
         #expect(try library.assets().map(\.id.rawValue).sorted() == before)
     }
 
+    @Test("an index run leaves its work in the database file and the WAL empty")
+    func runEmptiesTheWAL() throws {
+        let scratch = try ScratchLibrary()
+        try scratch.addSynthetic("live-apple/IMG_7001.HEIC", as: "IMG_7001.HEIC")
+        try scratch.addSynthetic("live-apple/IMG_7001.MOV", as: "IMG_7001.MOV")
+        let library = try scratch.open()
+        try library.blocking.index(roots: [PathBytes(scratch.root)])
+        let wal = scratch.location.databasePath + "-wal"
+        let size = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber)?.intValue ?? 0
+        #expect(size == 0, "\(wal) holds \(size) bytes")
+        #expect(try library.assets().count == 1)
+    }
+
     @Test("moving a file to another root of the same library keeps its identifier")
     func moveAcrossRoots() throws {
         let scratch = try ScratchLibrary()

@@ -361,6 +361,7 @@ extension MediaLibrary.Blocking {
             // Takeout's favorites, from the user-state side (the index writer never
             // writes user state); what fails here is applied after the next run.
             _ = try? library.applyTakeoutFavorites()
+            try? writer.write { db in BackgroundCheckpoint.truncate(db) }
             return summary
         } catch let error as DatabaseError {
             throw LibraryError.database(error)
