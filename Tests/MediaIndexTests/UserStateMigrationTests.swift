@@ -125,4 +125,14 @@ struct UserStateMigrationTests {
             return path == location.userStatePath && found == 99 && known == UserStateStore.version
         }
     }
+
+    @Test("the tables a store's migrations create are read word by word: virtual ones with their shadow tables, any case, IF NOT EXISTS, a schema")
+    func createdTables() throws {
+        let found = UserStateStore.createdTables("""
+            create table a (x); CREATE VIRTUAL TABLE userstate.t USING fts5(y);
+            CREATE TABLE IF NOT EXISTS b (z); CREATE INDEX c ON a (x); CREATE TRIGGER d AFTER INSERT ON a BEGIN SELECT 1; END;
+            """)
+        #expect(found.map(\.name) == ["a", "t", "b"] && found.map(\.virtual) == [false, true, false])
+        #expect(UserStateStore.tables.isSuperset(of: ["schema_migrations", "asset_user_state", "user_text", "user_text_data"]))
+    }
 }

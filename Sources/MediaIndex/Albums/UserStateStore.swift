@@ -30,21 +30,39 @@ enum UserStateStore {
     /// The tables the store's migrations create, with an FTS5 table's shadow tables and the
     /// migrator's own: a store holding only these is ours, stamped or not.
     static let tables: Set<String> = {
-        let created = try! NSRegularExpression(
-            pattern: #"CREATE\s+(VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:\w+\.)?(\w+)"#, options: [.caseInsensitive])
         var names: Set<String> = ["schema_migrations"]
         for migration in migrator.migrations {
-            let sql = migration.sql as NSString
-            for match in created.matches(in: migration.sql, range: NSRange(location: 0, length: sql.length)) {
-                let name = sql.substring(with: match.range(at: 2))
+            for (name, virtual) in createdTables(migration.sql) {
                 names.insert(name)
-                if match.range(at: 1).location != NSNotFound {
-                    names.formUnion(["data", "idx", "content", "docsize", "config"].map { name + "_" + $0 })
-                }
+                if virtual { names.formUnion(["data", "idx", "content", "docsize", "config"].map { name + "_" + $0 }) }
             }
         }
         return names
     }()
+
+    /// The tables `sql` creates (`CREATE [VIRTUAL] TABLE [IF NOT EXISTS] [schema.]name`), each
+    /// with whether it is virtual. Read word by word: a regular expression would load ICU's
+    /// tables on every command's start (4 ms).
+    static func createdTables(_ sql: String) -> [(name: String, virtual: Bool)] {
+        let words = sql.split { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }.map(String.init)
+        var found: [(String, Bool)] = []
+        var index = 0
+        while index < words.count {
+            defer { index += 1 }
+            guard words[index].uppercased() == "CREATE" else { continue }
+            var next = index + 1
+            let virtual = next < words.count && words[next].uppercased() == "VIRTUAL"
+            if virtual { next += 1 }
+            guard next < words.count, words[next].uppercased() == "TABLE" else { continue }
+            next += 1
+            if next + 2 < words.count, words[next].uppercased() == "IF", words[next + 1].uppercased() == "NOT",
+               words[next + 2].uppercased() == "EXISTS" { next += 3 }
+            guard next < words.count, let name = words[next].split(separator: ".").last else { continue }
+            found.append((String(name), virtual))
+            index = next
+        }
+        return found
+    }
 
     /// Refuses a `user-state.sqlite` that another application made, as the library
     /// check refuses a foreign `library.sqlite`: it is left untouched.
