@@ -37,7 +37,8 @@ enum SearchPlan {
     /// - **more** (a common word): each list is read once into a set, and the capture
     ///   order is walked until the page is full: about `limit / share` assets.
     static func probedPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row]? {
-        guard let limit = query.limit, query.from == "assets a", query.recentlyAddedSince == nil else { return nil }
+        guard let limit = query.limit, query.from == "assets a", query.recentlyAddedSince == nil,
+              asksTextIndex(query) else { return nil }
         let probing = try readable(query, db: db)
         // The lists a page can be read from: words not negated (`-sunset` finds most assets).
         let driving = memberships(probing.conditions, negated: false)
