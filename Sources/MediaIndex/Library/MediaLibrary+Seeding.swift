@@ -19,6 +19,12 @@ package struct SeededFile: Sendable {
 }
 
 extension MediaLibrary {
+    /// Copies the library's WAL back and empties it, as an index run ends
+    /// (`BackgroundCheckpoint.truncate`): for a benchmark whose writer stopped.
+    package func emptyWAL() throws {
+        try requireWriter().write { db in BackgroundCheckpoint.truncate(db) }
+    }
+
     /// Writes one asset per file, each with its file row under `root` (registered when
     /// missing), in one transaction, through the same asset and file statements an index
     /// run uses (so triggers and indexes do the same work). For benchmarks and scale

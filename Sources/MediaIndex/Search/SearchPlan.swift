@@ -100,7 +100,8 @@ enum SearchPlan {
     /// no list is required.
     private static func keptOrderPage(_ query: AssetQuery, db: DatabaseConnection) throws -> [Row]? {
         guard db.isReadOnly, query.sort.key == .captureDate, let limit = query.limit,
-              let first = memberships(query.conditions.filter { !$0.sql.contains(" OR ") }, negated: false).first else { return nil }
+              let first = memberships(query.conditions.filter { !$0.sql.contains(" OR ") }, negated: false).first,
+              try keptMatches(first, db: db).count <= maximumKeptOrder else { return nil }
         let order: [SearchMatchCache.CaptureKey]
         do { order = try SearchMatchCache.shared.captureOrder(first, db: db.handle).keys } catch {
             throw DatabaseError(extendedCode: SQLITE_ERROR, message: error.message, path: db.path)
@@ -119,6 +120,11 @@ enum SearchPlan {
         }
         return rows
     }
+
+    /// The most matches whose capture order is kept (16 bytes each): a page is sorted this way
+    /// because one of its lists is rare, but the list it reads may be another, required one
+    /// beside a rare `OR`.
+    static let maximumKeptOrder = 65_536
 
     /// `conditions` for assets known to be among list `first`'s matches: its first required
     /// test (not negated, in a condition without `OR`) holds, and every other list is tested
