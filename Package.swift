@@ -128,7 +128,7 @@ let package = Package(
                 path: "Tests/MediaIndexTestSupport"),
         .testTarget(name: "MediaMetadataTests", dependencies: ["MediaMetadata", "CorpusSupport"]),
         .testTarget(name: "MediaIndexTests", dependencies: ["MediaIndex", "MediaIndexInterface", "MediaThumbnails", "CorpusSupport",
-                                                          "MediaIndexTestSupport", "ChildProcesses"]),
+                                                          "MediaIndexTestSupport", "ChildProcesses", "CSQLite"]),
         .testTarget(name: "MediaIndexCLITests", dependencies: ["MediaIndexCLI", "MediaIndexInterface", "MediaPlaces", "CorpusSupport",
                                                              "LoopbackHTTPClient"]),
     ],
